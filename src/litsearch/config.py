@@ -1,0 +1,94 @@
+"""Settings from the environment: base URLs, keys, contact email, timeouts.
+
+Everything a deployment or a test may change lives here, read once per run.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+DEFAULT_BASE_URLS = {
+    "semantic_scholar": "https://api.semanticscholar.org",
+    "openalex": "https://api.openalex.org",
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "arxiv": "https://export.arxiv.org/api",
+    "crossref": "https://api.crossref.org",
+    "unpaywall": "https://api.unpaywall.org",
+}
+
+BASE_URL_VARIABLES = {
+    "semantic_scholar": "LITSEARCH_SEMANTIC_SCHOLAR_URL",
+    "openalex": "LITSEARCH_OPENALEX_URL",
+    "pubmed": "LITSEARCH_PUBMED_URL",
+    "arxiv": "LITSEARCH_ARXIV_URL",
+    "crossref": "LITSEARCH_CROSSREF_URL",
+    "unpaywall": "LITSEARCH_UNPAYWALL_URL",
+}
+
+SECRET_VARIABLES = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY")
+
+
+def _float_env(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    base_urls: dict[str, str]
+    semantic_scholar_api_key: str | None = None
+    ncbi_api_key: str | None = None
+    openalex_api_key: str | None = None
+    email: str | None = None
+    connect_timeout: float = 5.0
+    read_timeout: float = 15.0
+    # Overall wall-clock allowance for one provider in one search (all its requests,
+    # retries and waits), so one slow provider cannot stall the whole search.
+    provider_budget: float = 30.0
+    max_response_bytes: int = 10 * 1024 * 1024
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        base_urls = {}
+        for provider, variable in BASE_URL_VARIABLES.items():
+            value = env.get(variable, "").strip() or DEFAULT_BASE_URLS[provider]
+            if not value.startswith(("http://", "https://")):
+                raise ValueError(f"{variable} must be an http(s) URL, not {value!r}")
+            base_urls[provider] = value.rstrip("/")
+        email = (
+            env.get("LITSEARCH_EMAIL") or env.get("OPENALEX_EMAIL") or env.get("UNPAYWALL_EMAIL") or ""
+        ).strip() or None
+        secrets = tuple(v.strip() for name in SECRET_VARIABLES if (v := env.get(name, "")) and v.strip())
+        return cls(
+            base_urls=base_urls,
+            semantic_scholar_api_key=(env.get("SEMANTIC_SCHOLAR_API_KEY") or "").strip() or None,
+            ncbi_api_key=(env.get("NCBI_API_KEY") or "").strip() or None,
+            openalex_api_key=(env.get("OPENALEX_API_KEY") or "").strip() or None,
+            email=email,
+            connect_timeout=_float_env(env, "LITSEARCH_CONNECT_TIMEOUT", 5.0),
+            read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
+            provider_budget=_float_env(env, "LITSEARCH_PROVIDER_BUDGET", 30.0),
+            secrets=secrets,
+        )
+
+    def url(self, provider: str, path: str) -> str:
+        return self.base_urls[provider] + path
+
+    def redact(self, text: str) -> str:
+        """Remove every configured secret from a message before it is shown or logged."""
+        for secret in self.secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "[redacted]")
+        return text

@@ -1,0 +1,315 @@
+"""The one HTTP layer: pacing per provider, retries, timeouts, budgets, size caps.
+
+Providers never touch httpx directly. They open a ``ProviderSession`` and call
+``get``/``post``; the session enforces the provider's declared ``PacePolicy``
+across every concurrent request in the process, retries what is worth retrying,
+and turns every failure into a ``ProviderError`` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Mapping
+
+import httpx
+
+from . import __version__
+from .config import Settings
+
+RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503})
+DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
+
+
+class ProviderError(Exception):
+    """A provider could not answer; ``str(error)`` is a one-line reason for the user."""
+
+
+@dataclass(frozen=True)
+class PacePolicy:
+    """How fast one API may be called, as data.
+
+    ``min_interval``: seconds between the starts of two requests.
+    ``max_in_flight``: requests open at the same time.
+    """
+
+    min_interval: float
+    max_in_flight: int
+    retries: int = 2
+    backoff: float = 1.0  # first backoff in seconds, doubled each retry
+
+
+def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
+    """The published limits of each API (see README, "Pacing")."""
+    return {
+        # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
+        "semantic_scholar": PacePolicy(min_interval=1.0, max_in_flight=1),
+        # NCBI: 3/s without a key, 10/s with one.
+        "pubmed": PacePolicy(min_interval=0.1 if settings.ncbi_api_key else 1 / 3, max_in_flight=3),
+        # arXiv terms of use: one connection, at least 3 s between calls.
+        "arxiv": PacePolicy(min_interval=3.0, max_in_flight=1),
+        "openalex": PacePolicy(min_interval=0.1, max_in_flight=5),
+        # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
+        "crossref": PacePolicy(min_interval=1 / 3, max_in_flight=3),
+        "unpaywall": PacePolicy(min_interval=0.1, max_in_flight=5),
+    }
+
+
+class PaceBook:
+    """When each provider may next start a request, shared by every session in the process.
+
+    Reservations are taken under a thread lock and slept off outside it, so
+    concurrent callers queue in order and none starts early, whatever event loop
+    or thread they run on.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self._next_start: dict[str, float] = {}
+        self._lock = threading.Lock()
+
+    def reserve(self, provider: str, min_interval: float) -> float:
+        """Book the next start slot for ``provider``; returns the clock time it may start."""
+        with self._lock:
+            now = self.clock()
+            start = max(now, self._next_start.get(provider, now))
+            self._next_start[provider] = start + min_interval
+            return start
+
+
+PROCESS_PACE_BOOK = PaceBook()
+
+
+@dataclass
+class FetchedResponse:
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").lower()
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+class HttpClient:
+    """Owns the httpx client and the pacing state for one run.
+
+    ``clock`` and ``sleep`` are injectable so tests can check pacing and budgets
+    without waiting in real time.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        policies: Mapping[str, PacePolicy] | None = None,
+        pace_book: PaceBook | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ):
+        self.settings = settings
+        self.policies = dict(policies or pace_policies(settings))
+        self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
+        self.clock = clock
+        self.sleep = sleep
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.request_counts: dict[str, int] = {}
+
+    @property
+    def user_agent(self) -> str:
+        contact = f"mailto:{self.settings.email}" if self.settings.email else DEFAULT_CONTACT
+        return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
+
+    async def __aenter__(self) -> "HttpClient":
+        timeout = httpx.Timeout(
+            connect=self.settings.connect_timeout,
+            read=self.settings.read_timeout,
+            write=self.settings.read_timeout,
+            pool=self.settings.connect_timeout,
+        )
+        self._client = httpx.AsyncClient(
+            timeout=timeout,
+            headers={"User-Agent": self.user_agent},
+            transport=self._transport,
+            follow_redirects=True,
+        )
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def session(self, provider: str, budget: float | None = None) -> "ProviderSession":
+        """A session for one provider's share of a search, with its own time budget."""
+        if provider not in self.policies:
+            raise KeyError(f"no pace policy for provider {provider!r}")
+        budget = self.settings.provider_budget if budget is None else budget
+        return ProviderSession(self, provider, deadline=self.clock() + budget)
+
+    def _slot(self, provider: str) -> asyncio.Semaphore:
+        if provider not in self._slots:
+            self._slots[provider] = asyncio.Semaphore(self.policies[provider].max_in_flight)
+        return self._slots[provider]
+
+
+class ProviderSession:
+    """Requests for one provider, paced, retried and bounded by one deadline."""
+
+    def __init__(self, http: HttpClient, provider: str, deadline: float):
+        self.http = http
+        self.provider = provider
+        self.policy = http.policies[provider]
+        self.deadline = deadline
+        self.requests_sent = 0
+
+    def remaining(self) -> float:
+        return self.deadline - self.http.clock()
+
+    async def get(self, url: str, *, params: Any = None, headers: Mapping[str, str] | None = None,
+                  accept_status: frozenset[int] = frozenset()) -> FetchedResponse:
+        return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status)
+
+    async def post(self, url: str, *, params: Any = None, data: Any = None, json: Any = None,
+                   headers: Mapping[str, str] | None = None,
+                   accept_status: frozenset[int] = frozenset()) -> FetchedResponse:
+        return await self.request("POST", url, params=params, data=data, json=json, headers=headers,
+                                  accept_status=accept_status)
+
+    async def request(self, method: str, url: str, *, accept_status: frozenset[int] = frozenset(),
+                      **kwargs: Any) -> FetchedResponse:
+        """Send with retries. 2xx (and ``accept_status``) return; anything else raises ProviderError."""
+        attempts = self.policy.retries + 1
+        last_reason = "no attempt made"
+        for attempt in range(attempts):
+            retry_after: float | None = None
+            try:
+                response = await self._send_once(method, url, **kwargs)
+            except httpx.TimeoutException as exc:
+                last_reason = _timeout_reason(exc, self.http.settings)
+            except httpx.TransportError as exc:
+                last_reason = f"connection failed ({_describe_transport_error(exc)})"
+            else:
+                if 200 <= response.status < 300 or response.status in accept_status:
+                    return response
+                last_reason = _status_reason(response)
+                if response.status not in RETRYABLE_STATUS:
+                    raise ProviderError(self._redact(last_reason))
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if attempt == attempts - 1:
+                break
+            wait = retry_after if retry_after is not None else self._backoff(attempt)
+            if wait >= self.remaining():
+                if retry_after is not None:
+                    raise ProviderError(self._redact(
+                        f"{last_reason}; server asked to wait {retry_after:.0f} s, "
+                        f"more than the {max(self.remaining(), 0):.0f} s left in this provider's budget"))
+                break
+            await self.http.sleep(wait)
+        suffix = f" after {attempts} attempts" if attempts > 1 else ""
+        raise ProviderError(self._redact(last_reason + suffix))
+
+    def _backoff(self, attempt: int) -> float:
+        return self.policy.backoff * (2 ** attempt) + random.uniform(0, 0.25)
+
+    async def _send_once(self, method: str, url: str, **kwargs: Any) -> FetchedResponse:
+        if self.remaining() <= 0:
+            raise ProviderError(f"gave up: this provider's time budget of "
+                                f"{self.http.settings.provider_budget:.0f} s ran out")
+        client = self.http._client
+        if client is None:
+            raise RuntimeError("HttpClient used outside 'async with'")
+        async with self.http._slot(self.provider):
+            start = self.http.pace_book.reserve(self.provider, self.policy.min_interval)
+            wait = start - self.http.clock()
+            if wait > 0:
+                if wait >= self.remaining():
+                    raise ProviderError(f"gave up: pacing would pass this provider's time budget")
+                await self.http.sleep(wait)
+            self.requests_sent += 1
+            self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
+            try:
+                return await asyncio.wait_for(self._read(client, method, url, **kwargs),
+                                              timeout=max(self.remaining(), 0.001))
+            except asyncio.TimeoutError:
+                raise ProviderError(
+                    f"gave up: no complete answer within this provider's time budget of "
+                    f"{self.http.settings.provider_budget:.0f} s") from None
+
+    async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
+        cap = self.http.settings.max_response_bytes
+        async with client.stream(method, url, **kwargs) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise ProviderError(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise ProviderError(f"response exceeds the {cap:,}-byte cap; stopped reading")
+                chunks.append(chunk)
+            return FetchedResponse(response.status_code, response.headers, b"".join(chunks), str(response.url))
+
+    def _redact(self, text: str) -> str:
+        return self.http.settings.redact(text)
+
+
+def _timeout_reason(exc: httpx.TimeoutException, settings: Settings) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"connect timeout after {settings.connect_timeout:g} s"
+    if isinstance(exc, httpx.ReadTimeout):
+        return f"read timeout after {settings.read_timeout:g} s"
+    return "timeout"
+
+
+def _describe_transport_error(exc: httpx.TransportError) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if "refused" in text.lower():
+        return "connection refused"
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "connection closed before the full answer arrived"
+    return text[:120]
+
+
+def _status_reason(response: FetchedResponse) -> str:
+    """'HTTP 429: Too Many Requests …' with a short, single-line excerpt of the body."""
+    excerpt = ""
+    body = response.text.strip()
+    if body and "html" not in response.content_type:
+        excerpt = " ".join(body.split())[:160]
+    reason = {429: "rate limited"}.get(response.status, "")
+    parts = [f"HTTP {response.status}"] + ([reason] if reason else [])
+    return " ".join(parts) + (f": {excerpt}" if excerpt else "")

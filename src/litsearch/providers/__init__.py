@@ -1,0 +1,12 @@
+"""One module per API. Each provider module exposes:
+
+- ``NAME``: the provider's key (``"semantic_scholar"``, ``"openalex"``, ``"pubmed"``, ``"arxiv"`` …).
+- pure parsing functions ``parse_*(body) -> list[Paper]`` (no I/O, fed real bodies in tests);
+  a body that is an error in disguise raises ``ProviderError`` with a one-line reason.
+- ``async def search(session, query, limit) -> list[Paper]``: the HTTP flow, through a
+  ``litsearch.http.ProviderSession`` only; ranks are 1-based positions in the answer.
+- ``combine_queries(variants) -> str`` where the API has boolean syntax, so several query
+  variants cost one request.
+"""
+
+PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")

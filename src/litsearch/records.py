@@ -1,0 +1,46 @@
+"""The normalized record every provider returns and every later step uses."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class Paper:
+    """One paper as one provider reported it, in a provider-neutral shape.
+
+    Identifiers are normalized by the provider's parser: ``doi`` bare and
+    lower-case, ``arxiv_id`` without version, ``openalex_id`` as ``W…``.
+    ``rank`` is the 1-based position in the provider's answer and ``score`` the
+    provider's own relevance score when it gives one (OpenAlex
+    ``relevance_score``), else None.
+    """
+
+    provider: str
+    title: str
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    publication_date: str | None = None
+    journal: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+    paper_id: str | None = None  # Semantic Scholar paperId (40-hex sha)
+    arxiv_id: str | None = None
+    openalex_id: str | None = None
+    abstract: str | None = None
+    tldr: str | None = None
+    citation_count: int | None = None
+    influential_citation_count: int | None = None
+    oa_url: str | None = None
+    publication_types: list[str] = field(default_factory=list)
+    external_ids: dict[str, str] = field(default_factory=dict)
+    volume: str | None = None
+    issue: str | None = None
+    pages: str | None = None
+    url: str | None = None
+    rank: int | None = None
+    score: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
