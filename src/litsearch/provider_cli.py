@@ -1,0 +1,74 @@
+"""The runnable helper behind scripts/<provider>.py: one provider, JSON records on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from typing import Sequence
+
+from .config import Settings
+from .http import HttpClient, ProviderError
+
+DESCRIPTIONS = {
+    "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
+    "openalex": "Search OpenAlex (/works?search=).",
+    "pubmed": "Search PubMed (esearch, then esummary and efetch for abstracts).",
+    "arxiv": "Search arXiv (/api/query, Atom feed).",
+}
+
+MAX_LIMIT = 100
+
+
+def load_provider(name: str):
+    return importlib.import_module(f"litsearch.providers.{name}")
+
+
+def build_parser(name: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=f"{name}.py",
+        description=DESCRIPTIONS[name] + " Prints a JSON list of normalized records on stdout.",
+        epilog=(
+            "Environment: LITSEARCH_EMAIL (contact), SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, "
+            "OPENALEX_API_KEY, LITSEARCH_<PROVIDER>_URL (base URL). Exit codes: 0 ok, "
+            "2 usage error, 3 the provider failed (one line on stderr)."
+        ),
+    )
+    parser.add_argument("query", help="search terms")
+    parser.add_argument("--limit", type=int, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
+    return parser
+
+
+async def _run(name: str, query: str, limit: int, settings: Settings) -> list[dict]:
+    provider = load_provider(name)
+    async with HttpClient(settings) as http:
+        records = await provider.search(http.session(name), query, limit)
+    return [record.to_dict() for record in records]
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> int:
+    parser = build_parser(name)
+    args = parser.parse_args(argv)
+    query = " ".join(args.query.split())
+    if not query:
+        parser.error("the query is empty")
+    if not 1 <= args.limit <= MAX_LIMIT:
+        parser.error(f"--limit must be between 1 and {MAX_LIMIT}")
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        print(f"{name}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        records = asyncio.run(_run(name, query, args.limit, settings))
+    except ProviderError as exc:
+        print(f"{name}: {settings.redact(str(exc))}", file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+    return 0
