@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import json
 import sys
 from typing import Sequence
 
 from .config import Settings
 from .http import HttpClient, ProviderError
+from .providers import load_provider
 
 DESCRIPTIONS = {
     "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
@@ -20,10 +20,6 @@ DESCRIPTIONS = {
 }
 
 MAX_LIMIT = 100
-
-
-def load_provider(name: str):
-    return importlib.import_module(f"litsearch.providers.{name}")
 
 
 def build_parser(name: str) -> argparse.ArgumentParser:

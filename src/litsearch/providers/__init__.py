@@ -10,3 +10,12 @@
 """
 
 PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
+
+
+def load_provider(name: str):
+    """The provider module for ``name`` (imported on demand)."""
+    import importlib
+
+    if name not in PROVIDERS + ("crossref", "unpaywall"):
+        raise KeyError(f"unknown provider {name!r}")
+    return importlib.import_module(f"litsearch.providers.{name}")

@@ -1,0 +1,148 @@
+"""The ``lit-search`` command.
+
+stdout carries the product (table or JSON); progress and diagnostics go to stderr.
+Exit codes: 0 at least one provider answered (zero results included), 2 usage error,
+3 every provider failed, 1 unexpected internal error (reported in one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from typing import Sequence
+
+from . import __version__
+from .config import Settings
+from .plan import parse_provider_list
+from .providers import PROVIDERS
+from .render import render_json, render_markdown
+from .search import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions, run_search
+from .text import plain_text
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_ALL_FAILED = 0, 1, 2, 3
+MAX_LIMIT = 100
+
+DESCRIPTION = """\
+Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
+deduplicated table (or JSON). Variants are folded into one boolean query per provider,
+so they do not multiply the number of requests."""
+
+EPILOG = f"""\
+providers (--providers): auto (default: semantic_scholar and openalex always, pubmed for
+  biomedical topics, arxiv for computing/maths/physics topics) or a comma list of
+  {", ".join(PROVIDERS)}.
+ranking: score = relevance x ln(citations + 1); relevance is each provider's rank or score
+  normalised to 0-1, plus 0.1 per additional provider that found the paper (max 1).
+limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
+environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
+  OPENALEX_API_KEY, NCBI_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
+  LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
+exit codes: 0 at least one provider answered (even with zero results), 2 usage error,
+  3 every provider failed, 1 internal error.
+examples:
+  lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
+  lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="lit-search", description=DESCRIPTION, epilog=EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("topic", nargs="+", help="the research topic (quotes optional)")
+    parser.add_argument("--variant", action="append", default=[], metavar="Q",
+                        help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
+    parser.add_argument("--providers", default="auto", metavar="LIST",
+                        help="auto, or a comma list of: " + ", ".join(PROVIDERS))
+    parser.add_argument("--limit", type=int, default=20, metavar="N",
+                        help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
+    parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
+                        help="order of the table (default relevance, i.e. the score above)")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                        help="markdown table (default) or the full JSON record")
+    parser.add_argument("--no-abstracts", action="store_true",
+                        help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--version", action="version", version=f"lit-search {__version__}")
+    return parser
+
+
+def clean_query(text: str, label: str) -> str:
+    cleaned = plain_text(text) or ""
+    if not cleaned:
+        raise UsageError(f"{label} is empty")
+    if len(cleaned) > MAX_QUERY_CHARS:
+        raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    return cleaned
+
+
+def options_from_args(args: argparse.Namespace) -> SearchOptions:
+    topic = clean_query(" ".join(args.topic), "the topic")
+    variants = [clean_query(v, f"--variant {i}") for i, v in enumerate(args.variant, start=1)]
+    if len(variants) > MAX_VARIANTS:
+        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    providers = None
+    if args.providers.strip().lower() != "auto":
+        try:
+            providers = parse_provider_list(args.providers)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort)
+
+
+def _progress(quiet: bool, message: str) -> None:
+    if not quiet:
+        print(f"lit-search: {message}", file=sys.stderr, flush=True)
+
+
+def search_command(argv: Sequence[str]) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        options = options_from_args(args)
+        settings = Settings.from_env()
+    except (UsageError, ValueError) as exc:
+        print(f"lit-search: error: {exc}\nTry 'lit-search --help'.", file=sys.stderr)
+        return EXIT_USAGE
+    result = asyncio.run(run_search(options, settings))
+    if result.provider_reason:
+        _progress(args.quiet, f"providers: {result.provider_reason}")
+    for outcome in result.outcomes:
+        if outcome.error:
+            _progress(args.quiet, f"{outcome.provider} failed: {outcome.error}")
+    render = render_json if args.format == "json" else render_markdown
+    sys.stdout.write(render(result, options.limit, include_abstracts=not args.no_abstracts))
+    sys.stdout.flush()
+    return EXIT_ALL_FAILED if result.all_failed else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(encoding="utf-8", errors="replace")
+    logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
+    try:
+        return search_command(argv)
+    except KeyboardInterrupt:
+        print("lit-search: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last line of defence: one line, never a traceback
+        print(f"lit-search: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
