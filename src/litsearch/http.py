@@ -22,7 +22,8 @@ import httpx
 from . import __version__
 from .config import Settings
 
-RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503})
+# 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
+RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
 
 

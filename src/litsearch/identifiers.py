@@ -45,7 +45,7 @@ def split_arxiv_id(value: str | None) -> tuple[str | None, str | None]:
     if not value:
         return None, None
     text = str(value).strip()
-    text = re.sub(r"^(?:https?://)?(?:export\.)?arxiv\.org/(?:abs|pdf)/", "", text, flags=re.I)
+    text = re.sub(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", "", text, flags=re.I)
     text = re.sub(r"^arxiv:", "", text, flags=re.I)
     text = re.sub(r"\.pdf$", "", text, flags=re.I)
     for pattern in (_ARXIV_NEW, _ARXIV_OLD):

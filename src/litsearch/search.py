@@ -25,6 +25,7 @@ MAX_QUERY_CHARS = 1000
 MAX_VARIANTS = 8
 # Records asked of each provider: more than shown, so merging and ranking have choice.
 MIN_FETCH, MAX_FETCH = 25, 100
+BULK_RECORDS = 1000
 # The hard stop for a provider is its budget plus this margin (covers parsing and pacing).
 BUDGET_MARGIN_SECONDS = 2.0
 
@@ -98,8 +99,9 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         limit = options.fetch_per_provider
         if plan.mode == "combined" and plan.provider == "semantic_scholar":
             # The bulk endpoint understands OR but has no relevance order: rank locally.
-            records = await module.search_bulk(session, plan.query, limit)
-            records = rank_by_lexical_relevance(records, options.queries)
+            # One bulk call returns up to 1,000 papers: rank all of them, then keep the best.
+            records = await module.search_bulk(session, plan.query, BULK_RECORDS)
+            records = rank_by_lexical_relevance(records, options.queries)[:limit]
         else:
             records = await module.search(session, plan.query, limit)
         outcome.records = records

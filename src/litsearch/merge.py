@@ -1,0 +1,926 @@
+"""Find records that describe the same paper and merge each group into one record.
+
+Used twice: to fold the answers of several providers into one table, and by
+`lit-search dedupe` on reviewers' exports. The priorities are those of a
+systematic review: a false merge silently loses a paper, so every rule is
+conservative, and pairs that look alike but fail a guard are reported as
+*uncertain* for a human instead of being merged.
+
+How it works:
+1. Identity: records sharing a DOI, PMID, arXiv id, OpenAlex id or Semantic
+   Scholar id are united (union-find). arXiv DataCite DOIs (10.48550/arXiv.*)
+   count as arXiv ids, so a preprint joins its journal version when any record
+   links the two ids.
+2. Fuzzy: candidate pairs come from blocking keys (title prefix/suffix, long
+   title words, volume+page, author+page), so no all-pairs loop; each pair is
+   judged on the cleaned title plus year, authors, journal, volume and pages.
+3. Vetoes hold at cluster level, so no chain of pairs can join what a direct
+   comparison forbids: two different (non-arXiv) DOIs, or PMIDs, never share a
+   cluster; neither do an erratum/reply and an article, nor titles whose
+   numbers differ ("Part 1"/"Part 2"), nor years more than one apart.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+from .identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_arxiv_id, normalize_doi, normalize_pmid
+from .records import Paper
+from .text import fold_title, plain_text
+
+__all__ = [
+    "Cluster",
+    "DedupeResult",
+    "UncertainPair",
+    "dedupe",
+    "find_clusters",
+    "find_uncertain_pairs",
+    "merge_cluster",
+    "merge_records",
+]
+
+
+# --------------------------------------------------------------------------- public API
+
+
+@dataclass
+class Cluster:
+    """Indices (ascending) of input records that are one paper, and why they were joined."""
+
+    members: list[int]
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UncertainPair:
+    """Two records that look alike but were kept apart; for a human to decide."""
+
+    first: int
+    second: int
+    title_similarity: float
+    reason: str
+
+
+@dataclass
+class DedupeResult:
+    clusters: list[Cluster]
+    uncertain_pairs: list[UncertainPair]
+
+
+def dedupe(records: Sequence[Paper]) -> DedupeResult:
+    """Clusters (every record in exactly one) plus the near-miss pairs left unmerged."""
+    profiles = [_profile(record) for record in records]
+    clusters = _ClusterBuilder(profiles)
+    clusters.unite_by_identifiers()
+    uncertain = clusters.unite_by_similarity()
+    result = clusters.result()
+    cluster_of = {member: number for number, cluster in enumerate(result) for member in cluster.members}
+    uncertain = [pair for pair in uncertain if cluster_of[pair.first] != cluster_of[pair.second]]
+    return DedupeResult(clusters=result, uncertain_pairs=uncertain)
+
+
+def find_clusters(records: Sequence[Paper]) -> list[Cluster]:
+    """Every record in exactly one cluster, singletons included, ordered by first member."""
+    return dedupe(records).clusters
+
+
+def find_uncertain_pairs(records: Sequence[Paper]) -> list[UncertainPair]:
+    """Pairs that resemble each other but were not merged (near threshold or failing one guard)."""
+    return dedupe(records).uncertain_pairs
+
+
+def merge_records(records: Sequence[Paper]) -> list[Paper]:
+    """One record per cluster, in cluster order (singletons returned unchanged)."""
+    merged = []
+    for cluster in find_clusters(records):
+        members = [records[i] for i in cluster.members]
+        merged.append(members[0] if len(members) == 1 else merge_cluster(members))
+    return merged
+
+
+def merge_cluster(records: Sequence[Paper]) -> Paper:
+    """One record holding the richest value of each field of the cluster's records.
+
+    Longest abstract, highest citation counts, union of identifiers, longest
+    author list; for the other fields the first non-empty value, taking journal
+    versions before preprints so DOI, journal and year are the published ones.
+    """
+    if not records:
+        raise ValueError("merge_cluster needs at least one record")
+    ordered = sorted(records, key=_is_preprint)  # stable: journal versions first, input order kept
+    first = lambda name: _first_present(getattr(r, name) for r in ordered)  # noqa: E731
+
+    external_ids: dict[str, str] = {}
+    for record in ordered:
+        for key, value in record.external_ids.items():
+            external_ids.setdefault(key, value)
+
+    return Paper(
+        provider="merged",
+        title=first("title") or "",
+        authors=max((r.authors for r in ordered), key=len),
+        year=first("year"),
+        publication_date=first("publication_date"),
+        journal=first("journal"),
+        doi=_preferred_doi(ordered),
+        pmid=first("pmid"),
+        paper_id=first("paper_id"),
+        arxiv_id=first("arxiv_id") or _first_present(arxiv_id_from_doi(r.doi) for r in ordered),
+        openalex_id=first("openalex_id"),
+        abstract=max((r.abstract for r in ordered if r.abstract), key=len, default=None),
+        tldr=first("tldr"),
+        citation_count=max((r.citation_count for r in ordered if r.citation_count is not None), default=None),
+        influential_citation_count=max(
+            (r.influential_citation_count for r in ordered if r.influential_citation_count is not None),
+            default=None,
+        ),
+        oa_url=first("oa_url"),
+        publication_types=list(dict.fromkeys(t for r in ordered for t in r.publication_types)),
+        external_ids=external_ids,
+        volume=first("volume"),
+        issue=first("issue"),
+        pages=first("pages"),
+        url=first("url"),
+        rank=min((r.rank for r in records if r.rank is not None), default=None),
+        score=max((r.score for r in records if r.score is not None), default=None),
+    )
+
+
+# --------------------------------------------------------------------------- merging helpers
+
+_PREPRINT_VENUES = re.compile(
+    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|preprints?\.org|techrxiv|osf preprints)\b",
+    re.I,
+)
+
+
+def _is_preprint(record: Paper) -> bool:
+    if is_arxiv_doi(record.doi) or record.provider == "arxiv":
+        return True
+    if not record.doi and record.arxiv_id and not record.journal:
+        return True
+    if any(t.lower() in {"preprint", "posted-content"} for t in record.publication_types):
+        return True
+    return bool(record.journal and _PREPRINT_VENUES.search(record.journal))
+
+
+def _preferred_doi(ordered: Sequence[Paper]) -> str | None:
+    """A publisher DOI when any record has one; an arXiv DataCite DOI only as a fallback."""
+    dois = [r.doi for r in ordered if r.doi]
+    return _first_present(d for d in dois if not is_arxiv_doi(d)) or _first_present(dois)
+
+
+def _first_present(values: Iterable):
+    for value in values:
+        if value not in (None, "", [], {}):
+            return value
+    return None
+
+
+# --------------------------------------------------------------------------- record profile
+# Everything a comparison needs, computed once per record.
+
+
+@dataclass
+class _Profile:
+    dois: frozenset[str]  # publisher DOIs (arXiv DataCite DOIs excluded)
+    pmids: frozenset[str]
+    arxiv_ids: frozenset[str]
+    other_ids: frozenset[str]  # OpenAlex and Semantic Scholar ids, prefixed
+    title: str  # folded, cleaned main title ("" when missing)
+    variants: tuple[str, ...]  # title plus its parts for bilingual titles
+    numbers: frozenset[str]  # numbers in the title ("Part 2", "phase II" -> "2")
+    notice: str | None  # "erratum", "retraction" or "reply" for notices about another article
+    generic: bool  # "Editorial", "Introduction", very short: a title that identifies nothing
+    year: int | None
+    first_author: frozenset[str]  # name tokens of the first author
+    surnames: tuple[str, ...]  # main surname token of each author (first 12)
+    author_pool: frozenset[str]  # every name token of every author
+    journal: tuple[tuple[str, ...], ...]  # token lists of the journal name's variants
+    volume: str | None
+    first_page: str | None
+    last_page: str | None
+
+
+def _profile(record: Paper) -> _Profile:
+    raw_title = record.title or ""
+    variants = _title_variants(raw_title)
+    title = variants[0] if variants else ""
+    authors = [a for a in record.authors if _is_person(a)]
+    first_page, last_page = page_range(record.pages)
+    if first_page == "1" and not record.volume:
+        first_page = last_page = None  # online-first pagination, renumbered in the issue
+    return _Profile(
+        dois=frozenset(_publisher_dois(record)),
+        pmids=frozenset(p for p in (normalize_pmid(record.pmid), normalize_pmid(record.external_ids.get("PubMed"))) if p),
+        arxiv_ids=frozenset(_arxiv_ids(record)),
+        other_ids=frozenset(
+            f"{kind}:{value}"
+            for kind, value in (("openalex", record.openalex_id), ("s2", record.paper_id))
+            if value
+        ),
+        title=title,
+        variants=tuple(variants),
+        numbers=frozenset(_title_numbers(title)),
+        notice=_notice_kind(raw_title),
+        generic=_is_generic_title(title),
+        year=record.year,
+        first_author=frozenset(_name_tokens(authors[0])) if authors else frozenset(),
+        surnames=tuple(s for s in (_surname(a) for a in authors[:12]) if s),
+        author_pool=frozenset(token for a in authors for token in _name_tokens(a)),
+        journal=_journal_variants(record.journal),
+        volume=_leading_number(record.volume),
+        first_page=first_page,
+        last_page=last_page,
+    )
+
+
+def _publisher_dois(record: Paper) -> Iterator[str]:
+    for value in (record.doi, record.external_ids.get("DOI")):
+        doi = normalize_doi(value)
+        if doi and not is_arxiv_doi(doi):
+            yield doi
+
+
+def _arxiv_ids(record: Paper) -> Iterator[str]:
+    for value in (record.arxiv_id, record.external_ids.get("ArXiv")):
+        arxiv_id = normalize_arxiv_id(value)
+        if arxiv_id:
+            yield arxiv_id
+    for value in (record.doi, record.external_ids.get("DOI")):
+        arxiv_id = arxiv_id_from_doi(normalize_doi(value))
+        if arxiv_id:
+            yield arxiv_id
+
+
+# ---- titles
+
+# Bibliographic databases append notes to titles; they say nothing about which paper it is.
+_ORIGINAL_TITLE_MARK = re.compile(r"<\s*original\s*>", re.I)  # Embase: "English <ORIGINAL> original-language"
+_RETRACTED_PREFIX = re.compile(r"^\s*(?:retracted(?:\s+article)?|withdrawn)\s*[:.\-]\s*", re.I)
+# MEDLINE notes like "[Erratum appears in N Engl J Med. 2005;352:2146]", often cut off by export length limits.
+_DATABASE_NOTE = re.compile(
+    r"\[\s*(?:published\s+)?(?:erratum|errata|corrigendum|retraction|retracted|comment|comments|update|updated|"
+    r"summary for patients|republished|reprint|expression of concern|see comments?|see also|corrected and republished)"
+    r"\b[^\]]*(?:\]|$)",
+    re.I,
+)
+_TRAILING_NOTE = re.compile(
+    r"\s*\[\s*(?:\d+\s*refs?|abstract(?:\s*(?:no|number)\.?\s*:?\s*[\w.\-]+)?|poster[^\]]*|tp\s*\d+|[pe]\s*\d+|"
+    r"isrctn\s*\d+|nct\s*\d+|epub ahead of print|electronic resource|corrected|"
+    r"[^\]\d]{1,60})\s*\]\s*\.?\s*$",
+    re.I,
+)
+_PAREN_NOTE = re.compile(
+    r"\(\s*(?:author'?s'?\s+transl(?:ation)?\.?|(?:provisional|structured)\s+abstract|provisional record|"
+    r"abstract|structured abstract)\s*\)",
+    re.I,
+)
+_CORRECTED_MARK = re.compile(r"\[\s*corrected\s*\]", re.I)
+_LEADING_BRACKETS = re.compile(r"^\[([^\]]+)\]\.?\s*(?:to\s*:)?\s*(\S.{10,})$", re.I)
+_BILINGUAL_SPLIT = re.compile(r"\s+=\s+|;\s+|<\s*original\s*>", re.I)
+
+
+def clean_title(value: str | None) -> str:
+    """Title without database notes, language tags and markup, as displayed text."""
+    text = _ORIGINAL_TITLE_MARK.sub(" <original> ", value or "")
+    text = text.replace("<original>", "\x00")  # keep the marker past the tag stripper
+    text = (plain_text(text) or "").replace("\x00", "<original>")
+    text = text.strip().strip("\"'“”").strip()
+    text = _RETRACTED_PREFIX.sub("", text)
+    text = _CORRECTED_MARK.sub("", text)
+    text = _PAREN_NOTE.sub("", text)
+    # Notes only when something precedes them: "[Erratum for …]" alone *is* the title.
+    text = _DATABASE_NOTE.sub(lambda m: "" if m.start() > 0 else m.group(0), text)
+    for _ in range(4):  # "Title. [Review] [24 refs]" carries several trailing notes
+        stripped = _TRAILING_NOTE.sub("", text)
+        if stripped == text or len(fold_title(stripped).split()) < 3:
+            break
+        text = stripped
+    return text.strip()
+
+
+def _title_variants(value: str) -> list[str]:
+    """Folded title, then each part of a bilingual title ("English; Original", "… <ORIGINAL> …")."""
+    cleaned = clean_title(value)
+    if not cleaned:
+        return []
+    main = fold_title(_ORIGINAL_TITLE_MARK.split(cleaned.replace("<original>", "<ORIGINAL>"))[0])
+    variants = [main] if main else []
+    whole = fold_title(cleaned.replace("<original>", " "))
+    if whole and whole not in variants:
+        variants.append(whole)
+    leading = _LEADING_BRACKETS.match(cleaned)  # "[English title] Original title" / "[…] TO: …"
+    parts = _BILINGUAL_SPLIT.split(cleaned) + ([leading.group(1), leading.group(2)] if leading else [])
+    for part in parts:
+        folded = fold_title(part)
+        if len(folded.split()) >= 4 and folded not in variants:
+            variants.append(folded)
+    return variants
+
+
+_ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
+          "x": "10", "xi": "11", "xii": "12"}
+_NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+                 "eight": "8", "nine": "9", "ten": "10", "first": "1st", "second": "2nd", "third": "3rd",
+                 "fourth": "4th", "fifth": "5th"}
+# "I" is a pronoun or an initial unless it follows a word that numbers things.
+_NUMBERING_WORDS = {"part", "phase", "stage", "type", "grade", "class", "study", "trial", "volume", "chapter",
+                    "section", "series", "focus", "report", "paper", "experiment", "group", "level"}
+
+
+def _title_numbers(title: str) -> Iterator[str]:
+    """Numbers a title uses to tell siblings apart: digits, roman numerals, number words."""
+    previous = ""
+    for token in title.split():
+        digits = re.findall(r"\d+", token)
+        if digits:
+            yield from (d.lstrip("0") or "0" for d in digits)
+        elif token in _NUMBER_WORDS:
+            yield _NUMBER_WORDS[token]
+        elif token in _ROMAN and (len(token) > 1 and token not in {"vi", "xi"} or previous in _NUMBERING_WORDS):
+            yield _ROMAN[token]
+        previous = token
+
+
+def _numbers_differ(a: _Profile, b: _Profile) -> bool:
+    """Both titles number something and the numbers differ ("Part 1"/"Part 2", "phase II"/"phase I/II").
+
+    A title cut short by an export loses the numbers of its tail, so the longer
+    title only counts numbers within the length of the shorter one.
+    """
+    if not a.numbers or not b.numbers or a.numbers == b.numbers:
+        return False
+    short, long = sorted((a.title, b.title), key=len)
+    short_numbers = a.numbers if short is a.title else b.numbers
+    return set(_title_numbers(long[: len(short) + 1])) != short_numbers
+
+
+_NOTICE_PATTERNS = (
+    ("erratum", re.compile(
+        r"^(?:erratum|errata|corrigend(?:um|a)|addendum|(?:author|publisher)\s*(?:'s)?\s*correction|"
+        r"publisher'?s note|correction(?:s)?(?=\s*(?::|to\b|for\b|of\s+(?:article|the\s+article|errors?)\b|$|notice))|"
+        r"notice of correction)",
+        re.I)),
+    ("retraction", re.compile(
+        r"^(?:retraction|notice of retraction|retraction notice|expression of concern|editorial expression of concern|"
+        r"withdrawal(?=\s*(?::|of\b|notice|$)))",
+        re.I)),
+    ("reply", re.compile(
+        r"^(?:reply|replies|in reply|authors?'?\s*(?:reply|response)|the authors?'?\s*(?:reply|response)|"
+        r"response(?:s)?\s*(?:to|from)\s+(?:the\s+)?(?:letter|comment|commentary|editorial|correspondence|critique|"
+        r"criticism|reviewer|authors?|dr\b|drs\b)|in response to|re\s*:|comments?\s+on\b|commentary\s+on\b|"
+        r"letter to the editor|letter\s*:|comment\s*:|commentary\s*:|a reply to|rejoinder)",
+        re.I)),
+)
+
+
+def _notice_kind(raw_title: str) -> str | None:
+    """The kind of notice a title announces (erratum, retraction, reply/comment), else None."""
+    text = (plain_text(raw_title) or "").strip().lstrip("[(\"'“ ").strip()
+    if _RETRACTED_PREFIX.match(text):  # "RETRACTED: Title" is the article itself, marked
+        return None
+    for kind, pattern in _NOTICE_PATTERNS:
+        if pattern.match(text):
+            return kind
+    return None
+
+
+_GENERIC_TITLE = re.compile(
+    r"^(?:(?:guest |invited )?editorials?(?: comment| note)?|editors? (?:s )?(?:note|notes|comment|introduction|choice)|"
+    r"introduction|introductory remarks|preface|foreword|prologue|epilogue|overview|summary|abstracts?|"
+    r"(?:invited )?commentary|comments?|reply|replies|response|(?:the )?authors? (?:s )?reply|in reply|"
+    r"letters?(?: to the editor)?|to the editor|correspondence|erratum|errata|corrigendum|corrections?|"
+    r"retraction(?: notice)?|notice of retraction|expression of concern|in this issue|in brief|news(?: in brief)?|"
+    r"book reviews?|(?:meeting |conference )?abstracts|posters?(?: session| sessions)?|oral presentations?|"
+    r"(?:author |subject )?index|(?:table of )?contents|announcements?|obituary|in memoriam|acknowledg(?:e)?ments?|"
+    r"(?:thank you to )?(?:our )?reviewers|highlights|discussion|conclusions?|untitled|no title|"
+    r"title not available|not available|case reports?|images?|quiz|answers?|keynote(?: address)?|welcome|"
+    r"opening remarks|closing remarks|special issue|mini ?track|"
+    r"(?:introduction|preface|editorial) (?:to|for|of) (?:the )?(?:special|focus|mini ?track|minitrack|track|"
+    r"symposium|section|issue|theme|virtual|thematic|supplement)\b.*|"
+    r"(?:mini ?track|minitrack|track|symposium|special issue|special section) (?:introduction|overview)\b.*)$"
+)
+
+
+def _is_generic_title(title: str) -> bool:
+    """Titles shared by many unrelated items, or too short to identify one."""
+    return len(title) < 16 or len(title.split()) < 3 or bool(_GENERIC_TITLE.match(title))
+
+
+# ---- authors
+
+_NAME_PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "st", "ste",
+                   "saint", "jr", "sr", "ii", "iii", "iv", "ten", "ter", "dos", "das", "do", "el", "al", "bin",
+                   "ben", "mc", "mac", "y", "e"}
+_NOT_A_PERSON = re.compile(r"^\W*(?:anonymous|anon|et\.? al\.?|n/?a|none|unknown|\[?no authors? listed\]?)\W*$", re.I)
+
+
+def _is_person(author: str) -> bool:
+    return bool(author and author.strip() and not _NOT_A_PERSON.match(author))
+
+
+# Letters NFKD does not decompose; "?" and U+FFFD are what lossy exports leave of any non-ASCII letter.
+_NAME_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "þ": "th",
+                               "ı": "i", "\ufffd": "?"})
+
+
+def _fold_name(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text.lower().translate(_NAME_LETTERS))
+    return "".join(ch for ch in text if not unicodedata.combining(ch))
+
+
+def _name_words(text: str) -> list[str]:
+    return [t for t in re.findall(r"[a-z?]+", _fold_name(text)) if len(t) > 1 and t not in _NAME_PARTICLES]
+
+
+def _name_tokens(author: str) -> list[str]:
+    """Name words of one author (surname and given names, no initials or particles)."""
+    if _initials_after_surname(author):
+        author = author.rsplit(None, 1)[0]
+    return _name_words(author)
+
+
+def _same_name_word(x: str, y: str) -> bool:
+    """Equal, or equal but for letters a lossy export turned into "?" or dropped at the end ("Muli"/"Mulić")."""
+    if x == y:
+        return True
+    if len(x) == len(y) and ("?" in x or "?" in y):
+        return all(a == b or "?" in (a, b) for a, b in zip(x, y))
+    short, long = sorted((x.rstrip("?"), y.rstrip("?")), key=len)
+    return len(short) >= 4 and len(long) - len(short) <= 1 and long.startswith(short)
+
+
+def _initials_after_surname(author: str) -> bool:
+    """PubMed style "Smith JA": the last word is upper-case initials."""
+    words = author.strip().split()
+    return "," not in author and len(words) > 1 and bool(re.fullmatch(r"[A-Z]{1,3}\.?", words[-1]))
+
+
+def _surname(author: str) -> str | None:
+    """Main surname word: "Smith, J." / "John Smith" / "Smith JA" -> "smith"."""
+    if "," in author:
+        part = author.split(",", 1)[0]
+    elif _initials_after_surname(author):
+        part = " ".join(author.split()[:-1])
+    else:
+        part = author.split()[-1] if author.split() else ""
+    tokens = _name_words(part)
+    return max(tokens, key=len) if tokens else None
+
+
+def _authors_agree(a: _Profile, b: _Profile) -> bool | None:
+    """True when the first authors share a name word or most surnames recur; None when unknown."""
+    if not a.author_pool or not b.author_pool:
+        return None
+    if _first_authors_agree(a, b):
+        return True
+    shorter, other = (a, b) if len(a.surnames) <= len(b.surnames) else (b, a)
+    if not shorter.surnames:
+        return None
+    found = sum(1 for surname in shorter.surnames if surname in other.author_pool)
+    return found >= 2 and found * 2 >= len(shorter.surnames)
+
+
+def _first_authors_agree(a: _Profile, b: _Profile) -> bool:
+    if a.first_author & b.first_author:
+        return True
+    return any(_same_name_word(x, y) for x in a.first_author for y in b.first_author)
+
+
+def _first_author_label(a: _Profile) -> str:
+    return a.surnames[0].capitalize() if a.surnames else "?"
+
+
+# ---- venue
+
+_JOURNAL_STOPWORDS = {"the", "of", "and", "for", "in", "on", "de", "la", "le", "les", "des", "du", "der", "die",
+                      "das", "und", "fur", "y", "e", "et", "a", "an", "d", "l", "i", "di", "del", "della", "proceedings",
+                      "official", "electronic", "resource", "online", "print", "impr"}
+# Journal fields hold several names: "A = B", "A: subtitle", "A [English name]", "A. Journal international du …".
+_JOURNAL_PARTS = re.compile(r"\s*=\s*|\s*:\s*|\.\s+|\.(?=conference\b)|\s*/\s*|\s*[\[\]()]\s*", re.I)
+
+
+def _journal_variants(value: str | None) -> tuple[tuple[str, ...], ...]:
+    """Token lists for the journal name and each of its parts."""
+    text = plain_text(value) or ""
+    if not text:
+        return ()
+    variants = []
+    for part in [text, *_JOURNAL_PARTS.split(text)]:
+        tokens = tuple(t for t in fold_title(part).split() if t not in _JOURNAL_STOPWORDS and not t.isdigit())
+        if tokens and tokens not in variants:
+            variants.append(tokens)
+    return tuple(variants)
+
+
+def _journals_agree(a: _Profile, b: _Profile) -> bool | None:
+    """True: same journal, allowing abbreviations ("J Clin Oncol", "Jthoraccardiovascsurg").
+
+    False only when no word of one name even abbreviates a word of the other; None when
+    unknown or unclear (journal names are too irregular to call a partial match different).
+    """
+    if not a.journal or not b.journal:
+        return None
+    if any(_abbreviates(x, y) or _abbreviates(y, x) for x in a.journal for y in b.journal):
+        return True
+    words_a = {w for variant in a.journal for w in variant}
+    words_b = {w for variant in b.journal for w in variant}
+    if any(_abbreviates((x,), (y,)) or _abbreviates((y,), (x,)) for x in words_a for y in words_b):
+        return None
+    return False
+
+
+@lru_cache(maxsize=200_000)
+def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
+    """Whether each word of `short` abbreviates one or more consecutive words of `full`, covering all of them.
+
+    A word abbreviates a word when it starts with the same letter and its letters
+    appear in order ("dtsch" / "deutsche"); run-together abbreviations are pieces
+    of consecutive words ("revargentcardiol" / "revista argentina cardiologia").
+    """
+    if short == full:
+        return True
+
+    @lru_cache(maxsize=None)
+    def covers(i: int, j: int) -> bool:
+        if i == len(short):
+            return j == len(full)
+        return any(covers(i + 1, k) for k in _spans(short[i], full, j))
+
+    return covers(0, 0)
+
+
+def _spans(word: str, full: tuple[str, ...], start: int) -> Iterator[int]:
+    """End indices k such that `word` abbreviates full[start:k] as consecutive pieces."""
+
+    def pieces(w: str, j: int) -> Iterator[int]:
+        if j >= len(full):
+            return
+        target = full[j]
+        if not w or w[0] != target[0]:
+            return
+        # Try every split: w[:cut] abbreviates target, the rest continues with the next word.
+        for cut in range(len(w), 0, -1):
+            if _is_subsequence(w[:cut], target):
+                if cut == len(w):
+                    yield j + 1
+                else:
+                    yield from pieces(w[cut:], j + 1)
+
+    yield from pieces(word, start)
+
+
+def _is_subsequence(small: str, big: str) -> bool:
+    it = iter(big)
+    return all(ch in it for ch in small)
+
+
+_SPREADSHEET_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+_PAGE = re.compile(r"\s*([a-z]{0,4})(\d+)[a-z]{0,3}\s*(?:[-\u2010-\u2015]+\s*[a-z]{0,4}(\d+)[a-z]{0,3})?\b", re.I)
+
+
+def page_range(pages: str | None) -> tuple[str | None, str | None]:
+    """(first, last) page digits: "73-76" and "73-6" -> ("73", "76"); unknown parts are None.
+
+    A field listing several ranges ("233-8, 230-5") gives the range that starts first,
+    so the same ranges listed in another order compare equal.
+    """
+    text = (pages or "").strip()
+    if not text or re.fullmatch(r"\d+\s*p+\.?", text, re.I):  # "94 p" is a page count
+        return None, None
+    if _SPREADSHEET_DATE.search(text):  # "01-Jun", "13-May": a spreadsheet ate the page range
+        return None, None
+    ranges = [r for r in (_one_page_range(part) for part in re.split(r"[,;+]", text)) if r[0] is not None]
+    return min(ranges, key=lambda r: int(r[0])) if ranges else (None, None)
+
+
+def _one_page_range(text: str) -> tuple[str | None, str | None]:
+    match = _PAGE.match(text)
+    if not match:
+        return None, None
+    first = match.group(2).lstrip("0") or "0"
+    last = match.group(3)
+    if last is not None:
+        last = last.lstrip("0") or "0"
+        if len(last) < len(first):  # abbreviated end page: 1183-7 -> 1187
+            last = first[: len(first) - len(last)] + last
+        if int(last) < int(first):
+            last = None
+    return first, last
+
+
+def _leading_number(value: str | None) -> str | None:
+    match = re.search(r"\d+", value or "")
+    return (match.group(0).lstrip("0") or "0") if match else None
+
+
+def _venue(a: _Profile, b: _Profile) -> str:
+    """'match' (volume and first page agree, or a multi-page range), 'conflict', or 'unknown'."""
+    volume = _agreement(a.volume, b.volume)
+    page = _agreement(a.first_page, b.first_page)
+    if volume is False or page is False:
+        return "conflict"
+    if volume and page:
+        return "match"
+    if page and a.last_page and a.last_page == b.last_page and a.last_page != a.first_page:
+        return "match"
+    return "unknown"
+
+
+def _agreement(x: str | None, y: str | None) -> bool | None:
+    return None if x is None or y is None else x == y
+
+
+# --------------------------------------------------------------------------- pair judgement
+
+NEAR_IDENTICAL = 95.0  # % title similarity that counts as the same title
+SIMILAR = 88.0  # % similarity that needs bibliographic confirmation
+UNCERTAIN_FLOOR = 85.0  # % similarity from which a refused pair is reported
+
+
+@dataclass
+class _Verdict:
+    merge: bool
+    similarity: float
+    reason: str
+    uncertain: bool = False
+
+
+def _hard_veto(a: _Profile, b: _Profile) -> str | None:
+    """Why these two can never be one paper, whatever else agrees; None when nothing forbids it."""
+    if a.dois and b.dois and not a.dois & b.dois:
+        return "different DOIs"
+    if a.pmids and b.pmids and not a.pmids & b.pmids:
+        return "different PMIDs"
+    if a.notice != b.notice:
+        return "a notice (erratum/reply/retraction) and another item"
+    if a.year and b.year and abs(a.year - b.year) > 1:
+        return f"years {a.year}/{b.year}"
+    if _numbers_differ(a, b):
+        return "titles carry different numbers"
+    return None
+
+
+def _title_similarity(a: _Profile, b: _Profile) -> float:
+    """Best similarity (0-100) over title variants: edit ratio or word-order-insensitive ratio."""
+    best = 0.0
+    for x in a.variants:
+        for y in b.variants:
+            score = max(fuzz.ratio(x, y, score_cutoff=best), fuzz.token_sort_ratio(x, y, score_cutoff=best))
+            best = max(best, score)
+    return best
+
+
+def _truncated_twin(a: _Profile, b: _Profile) -> bool:
+    """One title is the other cut short (subtitle dropped, field length limit); needs 5+ words."""
+    short, long = sorted((a.title, b.title), key=len)
+    if len(short.split()) < 5 or len(short) == len(long):
+        return False
+    return fuzz.ratio(short, long[: len(short)]) >= 97 and long[len(short) : len(short) + 1] in ("", " ")
+
+
+def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
+    """Merge or not, with a human-readable reason; None when the pair is not worth reporting."""
+    if not a.title or not b.title:
+        return None  # a record without title only joins through an identifier
+    veto = _hard_veto(a, b)
+    similarity = _title_similarity(a, b)
+    if veto:
+        if similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not a.generic:
+            return _Verdict(False, similarity, f"title {similarity:.0f}% similar but {veto}", uncertain=True)
+        return None
+
+    authors = _authors_agree(a, b)
+    journals = _journals_agree(a, b)
+    venue = _venue(a, b)
+    same_year = a.year is not None and a.year == b.year
+    near_year = a.year is None or b.year is None or abs(a.year - b.year) <= 1
+    facts = _describe(a, b, similarity, authors, journals, venue)
+
+    similar_title = similarity >= SIMILAR or _truncated_twin(a, b)
+    if similar_title:
+        refusal = _refusal(a, b, similarity >= NEAR_IDENTICAL, authors, journals, venue, same_year, near_year)
+        if refusal is None:
+            return _Verdict(True, similarity, facts)
+    else:
+        refusal = f"titles only {similarity:.0f}% similar"
+
+    if same_year and _same_citation(a, b, venue):
+        # One first author, year, volume and page range is one article whatever the
+        # title says (translated titles, original-language titles).
+        if journals is not False:
+            return _Verdict(True, similarity, f"same first author, year, volume and pages; {facts}")
+        return _Verdict(False, similarity, f"same citation but journals differ; {facts}", uncertain=True)
+
+    worth_reporting = (similar_title or similarity >= UNCERTAIN_FLOOR) and authors is not False
+    worth_reporting = worth_reporting and not ((a.generic or b.generic) and venue == "conflict")
+    return _Verdict(False, similarity, f"{refusal}; {facts}", uncertain=worth_reporting)
+
+
+def _same_citation(a: _Profile, b: _Profile, venue: str) -> bool:
+    """Same first author, volume and multi-page range."""
+    return (venue == "match" and a.last_page is not None and a.last_page == b.last_page
+            and a.last_page != a.first_page and _first_authors_agree(a, b))
+
+
+def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year) -> str | None:
+    """Why a pair with similar titles is not merged; None to merge."""
+    if not near_year:
+        return "years differ"
+    if authors is False:
+        return "authors differ"
+    if venue == "conflict":
+        return "volume or pages differ"
+    if a.generic or b.generic:
+        # "Editorial", "Introduction to the minitrack on …": the title identifies nothing.
+        if same_year and venue == "match" and journals is not False and strong_title:
+            return None
+        return "generic title without matching journal, volume and pages"
+    if not strong_title:
+        # Similar but not identical titles need the bibliographic details to agree.
+        if authors and venue == "match" and near_year:
+            return None
+        return "titles similar but not identical, volume/pages not confirming"
+    if authors is None:
+        if venue == "match" or (same_year and journals and a.volume == b.volume and a.first_page == b.first_page):
+            return None
+        return "same title but authors unknown"
+    if same_year:
+        if journals is not False or venue == "match":
+            return None
+        return "same title and year but different journals (conference abstract and article?)"
+    if venue == "match":
+        return None
+    return "same title, years one apart, volume and pages not confirming"
+
+
+def _describe(a: _Profile, b: _Profile, similarity, authors, journals, venue) -> str:
+    parts = [f"title {similarity:.0f}% similar"]
+    if a.year or b.year:
+        parts.append(f"year {a.year}" if a.year == b.year else f"year {a.year}/{b.year}")
+    if authors:
+        parts.append(f"first author {_first_author_label(a)}")
+    elif authors is False:
+        parts.append(f"first authors {_first_author_label(a)}/{_first_author_label(b)}")
+    if venue == "match":
+        parts.append(f"volume {a.volume or '?'} page {a.first_page}")
+    elif venue == "conflict":
+        parts.append(f"volume/page {a.volume}:{a.first_page} vs {b.volume}:{b.first_page}")
+    if journals is False:
+        parts.append("journals differ")
+    return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- blocking
+
+_BLOCK_ALL_PAIRS = 40  # blocks up to this size compare every pair
+_BLOCK_WINDOW = 12  # larger blocks compare neighbours in title order only
+
+
+def _blocking_keys(p: _Profile) -> Iterator[str]:
+    for variant in p.variants:
+        compact = variant.replace(" ", "")
+        if len(compact) >= 12:
+            yield "p" + compact[:24]
+            yield "s" + compact[-24:]
+        words = sorted({w for w in variant.split() if len(w) > 3}, key=lambda w: (-len(w), w))[:3]
+        if len(words) == 3:
+            yield "w" + " ".join(sorted(words))
+    if p.first_page and p.volume:
+        yield f"v{p.volume}:{p.first_page}:{p.year}"
+    if p.first_page and p.surnames:
+        yield f"a{p.surnames[0]}:{p.first_page}"
+
+
+def _candidate_pairs(profiles: Sequence[_Profile]) -> set[tuple[int, int]]:
+    blocks: dict[str, list[int]] = defaultdict(list)
+    for index, profile in enumerate(profiles):
+        if profile.title:
+            for key in set(_blocking_keys(profile)):
+                blocks[key].append(index)
+    pairs: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        if len(members) < 2:
+            continue
+        if len(members) <= _BLOCK_ALL_PAIRS:
+            pairs.update((i, j) for n, i in enumerate(members) for j in members[n + 1 :])
+        else:
+            ordered = sorted(members, key=lambda i: (profiles[i].title, i))
+            for n, i in enumerate(ordered):
+                for j in ordered[n + 1 : n + 1 + _BLOCK_WINDOW]:
+                    pairs.add((min(i, j), max(i, j)))
+    return pairs
+
+
+# --------------------------------------------------------------------------- clustering
+
+
+class _ClusterBuilder:
+    """Union-find whose unions respect the vetoes at cluster level."""
+
+    def __init__(self, profiles: Sequence[_Profile]):
+        self.profiles = profiles
+        self.parent = list(range(len(profiles)))
+        self.members: dict[int, list[int]] = {i: [i] for i in range(len(profiles))}
+        self.dois: dict[int, frozenset[str]] = {i: p.dois for i, p in enumerate(profiles)}
+        self.pmids: dict[int, frozenset[str]] = {i: p.pmids for i, p in enumerate(profiles)}
+        self.reasons: dict[int, list[str]] = defaultdict(list)
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def unite(self, i: int, j: int, reason: str, *, check_pairs: bool) -> bool:
+        """Join the clusters of i and j unless a veto holds between them; True when joined."""
+        ri, rj = self.root(i), self.root(j)
+        if ri == rj:
+            return True
+        if self.dois[ri] and self.dois[rj] and not self.dois[ri] & self.dois[rj]:
+            return False  # two publisher DOIs: never one paper, not even through a chain
+        if self.pmids[ri] and self.pmids[rj] and not self.pmids[ri] & self.pmids[rj]:
+            return False
+        if check_pairs and not self._compatible(ri, rj):
+            return False
+        if len(self.members[ri]) < len(self.members[rj]):
+            ri, rj = rj, ri
+        self.parent[rj] = ri
+        self.members[ri].extend(self.members.pop(rj))
+        self.dois[ri] = self.dois[ri] | self.dois.pop(rj)
+        self.pmids[ri] = self.pmids[ri] | self.pmids.pop(rj)
+        self.reasons[ri].extend(self.reasons.pop(rj, []))
+        self.reasons[ri].append(reason)
+        return True
+
+    def _compatible(self, ri: int, rj: int) -> bool:
+        """No member of one cluster is forbidden to be the same paper as a member of the other."""
+        return all(
+            _hard_veto(self.profiles[x], self.profiles[y]) is None
+            for x in self.members[ri]
+            for y in self.members[rj]
+        )
+
+    def unite_by_identifiers(self) -> None:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for index, p in enumerate(self.profiles):
+            for doi in p.dois:
+                groups[f"DOI {doi}"].append(index)
+            for pmid in p.pmids:
+                groups[f"PMID {pmid}"].append(index)
+            for arxiv_id in p.arxiv_ids:
+                groups[f"arXiv id {arxiv_id}"].append(index)
+            for other in p.other_ids:
+                kind, value = other.split(":", 1)
+                groups[f"{'OpenAlex' if kind == 'openalex' else 'Semantic Scholar'} id {value}"].append(index)
+        for key in sorted(groups, key=lambda k: (groups[k][0], k)):
+            members = groups[key]
+            for position, j in enumerate(members[1:], start=1):
+                # Supplements give many abstracts one DOI: join only records whose titles agree.
+                for i in members[:position]:
+                    if self._titles_allow_identifier_match(i, j) and self.unite(i, j, f"same {key}", check_pairs=False):
+                        break
+
+    def _titles_allow_identifier_match(self, i: int, j: int) -> bool:
+        a, b = self.profiles[i], self.profiles[j]
+        if not a.title or not b.title:
+            return True
+        if _title_similarity(a, b) >= 60 or _truncated_twin(a, b):
+            return True
+        # Translations share the identifier but not the words: accept when the citation agrees.
+        return bool(_authors_agree(a, b)) and _venue(a, b) == "match"
+
+    def unite_by_similarity(self) -> list[UncertainPair]:
+        verdicts = []
+        for i, j in sorted(_candidate_pairs(self.profiles)):
+            if self.root(i) == self.root(j):
+                continue
+            verdict = _judge(self.profiles[i], self.profiles[j])
+            if verdict is not None:
+                verdicts.append((i, j, verdict))
+        uncertain = []
+        # Strongest evidence first, so a doubtful link never pre-empts a sure one.
+        for i, j, verdict in sorted(verdicts, key=lambda v: (not v[2].merge, -v[2].similarity, v[0], v[1])):
+            if verdict.merge:
+                if not self.unite(i, j, verdict.reason, check_pairs=True):
+                    uncertain.append(UncertainPair(i, j, verdict.similarity, f"{verdict.reason}; conflicts with its cluster"))
+            elif verdict.uncertain:
+                uncertain.append(UncertainPair(i, j, verdict.similarity, verdict.reason))
+        uncertain.sort(key=lambda pair: (pair.first, pair.second))
+        return uncertain
+
+    def result(self) -> list[Cluster]:
+        clusters = []
+        for root, members in self.members.items():
+            reasons = list(dict.fromkeys(self.reasons.get(root, [])))
+            clusters.append(Cluster(members=sorted(members), reasons=reasons))
+        clusters.sort(key=lambda c: c.members[0])
+        return clusters

@@ -1,0 +1,242 @@
+"""arXiv through its Atom API (export.arxiv.org/api/query).
+
+arXiv reports errors inside a normal-looking feed with HTTP 200 (one entry titled
+"Error"), and answers plain text "Rate exceeded." when throttled; both are turned
+into ``ProviderError`` here, because feedparser accepts them silently. Messages do
+not repeat the provider's name: callers prefix it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from typing import Any, Iterable
+from xml.etree.ElementTree import ParseError
+
+import defusedxml
+import defusedxml.ElementTree as SafeET
+import feedparser
+
+from ..http import ProviderError, ProviderSession
+from ..identifiers import normalize_doi, split_arxiv_id
+from ..records import Paper
+from ..text import plain_text
+
+NAME = "arxiv"
+MAX_RESULTS = 100
+ATOM_NS = "http://www.w3.org/2005/Atom"
+ARXIV_NS = "http://arxiv.org/schemas/atom"
+ABS_URL = "https://arxiv.org/abs/{arxiv_id}"
+
+# Words of a query as arXiv's search can take them: letters/digits, inner "-" or "." kept
+# ("off-target", "3.5"); quotes, parentheses, colons, slashes and the like dropped.
+_WORD = re.compile(r"\w+(?:[-.]\w+)*")
+# Boolean words typed by the user are not search terms; arXiv's own operators are added here.
+_OPERATOR_WORDS = {"and", "or", "not", "andnot"}
+# HTTP 400 from arXiv still carries the error feed, whose summary is the useful reason.
+_ERROR_FEED_STATUS = frozenset({400})
+
+
+# ---------------------------------------------------------------- parsing (pure)
+
+def parse_feed(body: str | bytes) -> list[Paper]:
+    """Records of an arXiv Atom feed, ranked by position (1-based); ``[]`` for an empty feed."""
+    raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
+    _check_is_atom_feed(raw)
+    # A stream, never a str: feedparser.parse() fetches URL-like strings and opens
+    # strings that name a local file.
+    feed = feedparser.parse(io.BytesIO(raw))
+    if feed.bozo and not feed.entries:
+        raise ProviderError(f"unreadable feed ({_one_line(feed.get('bozo_exception'))})")
+    _raise_if_empty_page(feed)
+    prefix = _arxiv_prefix(feed.get("namespaces") or {})
+    papers = []
+    for position, entry in enumerate(feed.entries, start=1):
+        _raise_if_error_entry(entry)
+        paper = _paper_from_entry(entry, prefix, position)
+        if paper is not None:
+            papers.append(paper)
+    return papers
+
+
+def _check_is_atom_feed(raw: bytes) -> None:
+    """Refuse anything but a plain Atom feed before feedparser sees it.
+
+    feedparser would parse "Rate exceeded." or an HTML page as an empty feed, and may
+    expand entities declared in a DOCTYPE; defusedxml refuses those declarations
+    outright (arXiv feeds never have one), so an entity bomb is never expanded.
+    """
+    text = raw.lstrip()
+    if not text.startswith(b"<"):
+        raise ProviderError(_plain_text_reason(text))
+    if re.match(rb"<!doctype\s+html|<html[\s>]", text[:200], re.I):
+        raise ProviderError("arXiv answered an HTML page, not an Atom feed")
+    try:
+        root = SafeET.fromstring(raw, forbid_dtd=True)
+    except defusedxml.DefusedXmlException as error:
+        raise ProviderError(f"refused a feed with a {_refusal(error)}") from None
+    except ParseError as error:
+        raise ProviderError(f"malformed XML from arXiv ({error})") from None
+    if root.tag != f"{{{ATOM_NS}}}feed":
+        raise ProviderError(f"arXiv answered <{root.tag}>, not an Atom feed")
+
+
+def _plain_text_reason(text: bytes) -> str:
+    message = " ".join(text.decode("utf-8", "replace").split())
+    if "rate exceeded" in message.lower():
+        return "rate exceeded (arXiv allows one request every 3 s)"
+    return f"arXiv answered plain text, not an Atom feed: {message[:120]!r}" if message else \
+        "arXiv answered an empty body"
+
+
+def _refusal(error: Exception) -> str:
+    if isinstance(error, defusedxml.DTDForbidden):
+        return "DOCTYPE declaration"
+    if isinstance(error, defusedxml.EntitiesForbidden):
+        return "ENTITY declaration"
+    return f"forbidden XML construct ({type(error).__name__})"
+
+
+def _raise_if_empty_page(feed: Any) -> None:
+    """arXiv sometimes sends a page with no entries although it counts results past its start.
+
+    Returning [] would pass for "nothing found"; it is a transient failure instead.
+    """
+    total = _as_int(feed.feed.get("opensearch_totalresults"))
+    start = _as_int(feed.feed.get("opensearch_startindex")) or 0
+    if not feed.entries and total and total > start:
+        raise ProviderError(f"arXiv sent an empty page although it reports {total} results; try again")
+
+
+def _raise_if_error_entry(entry: Any) -> None:
+    """arXiv's error answer: one entry titled "Error" whose id points into /api/errors."""
+    if "/api/errors" in str(entry.get("id", "")):
+        reason = _unfold(entry.get("summary")) or "unspecified error"
+        raise ProviderError(reason)
+
+
+def _paper_from_entry(entry: Any, prefix: str, position: int) -> Paper | None:
+    title = _entry_text(entry, "title")
+    if not title:
+        return None
+    arxiv_id, version = split_arxiv_id(entry.get("id"))
+    external_ids: dict[str, str] = {}
+    if arxiv_id:
+        external_ids["arXiv"] = arxiv_id + (version or "")
+    primary_category = (entry.get(f"{prefix}_primary_category") or {}).get("term")
+    if primary_category:
+        external_ids["arxiv_primary_category"] = primary_category
+    published = str(entry.get("published") or "")
+    return Paper(
+        provider=NAME,
+        title=title,
+        authors=[name for author in entry.get("authors") or [] if (name := _unfold(author.get("name")))],
+        year=int(published[:4]) if published[:4].isdigit() else None,
+        publication_date=published[:10] if re.match(r"\d{4}-\d\d-\d\d", published) else None,
+        journal=_unfold(entry.get(f"{prefix}_journal_ref")),
+        # arxiv:doi is the published version's DOI, present only when the authors gave it.
+        doi=normalize_doi(entry.get(f"{prefix}_doi")),
+        arxiv_id=arxiv_id,
+        abstract=_entry_text(entry, "summary"),
+        oa_url=_pdf_link(entry.get("links") or []),
+        publication_types=["preprint"],
+        external_ids=external_ids,
+        url=ABS_URL.format(arxiv_id=arxiv_id) if arxiv_id else entry.get("link"),
+        rank=position,
+        score=None,
+    )
+
+
+def _entry_text(entry: Any, field: str) -> str | None:
+    """Title or summary as one line; markup removed only when the feed declares it HTML.
+
+    arXiv sends type="text", which feedparser has already unescaped, so "x<y" is real
+    text there and must not go through tag stripping.
+    """
+    value = entry.get(field)
+    detail = entry.get(f"{field}_detail") or {}
+    if "html" in str(detail.get("type", "")):
+        return plain_text(value)
+    return _unfold(value)
+
+
+def _pdf_link(links: Iterable[Any]) -> str | None:
+    for link in links:
+        if link.get("title") == "pdf" and link.get("href"):
+            return link["href"]
+    return None
+
+
+def _arxiv_prefix(namespaces: dict[str, str]) -> str:
+    """feedparser names arXiv's elements after the prefix the document declared (usually "arxiv")."""
+    for prefix, uri in namespaces.items():
+        if uri == ARXIV_NS and prefix:
+            return prefix
+    return "arxiv"
+
+
+def _unfold(value: Any) -> str | None:
+    """arXiv hard-wraps titles and abstracts; join the lines into one."""
+    if value is None:
+        return None
+    return " ".join(str(value).split()) or None
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _one_line(value: Any) -> str:
+    return " ".join(str(value).split())[:160]
+
+
+# ---------------------------------------------------------------- query syntax
+
+def to_search_query(query: str) -> str:
+    """arXiv ``search_query`` for one query: ``(all:w1 AND all:w2 …)``; "" when nothing is left."""
+    words = [word for word in _WORD.findall(str(query or "")) if word.lower() not in _OPERATOR_WORDS]
+    if not words:
+        return ""
+    return "(" + " AND ".join(f"all:{word}" for word in words) + ")"
+
+
+def combine_queries(variants: Iterable[str]) -> str:
+    """One ``search_query`` matching any variant: ``(all:a AND all:b) OR (all:c …)``."""
+    parts: dict[str, str] = {}  # arXiv search ignores case, so "CRISPR" and "crispr" are one variant
+    for variant in variants:
+        part = to_search_query(variant)
+        if part:
+            parts.setdefault(part.lower(), part)
+    return " OR ".join(parts.values())
+
+
+# ---------------------------------------------------------------- HTTP flow
+
+async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+    """Up to ``limit`` (at most 100) arXiv records for ``query`` by relevance."""
+    search_query = to_search_query(query)
+    max_results = min(int(limit), MAX_RESULTS)
+    if not search_query or max_results < 1:
+        return []
+    return await search_raw(session, search_query, max_results)
+
+
+async def search_raw(session: ProviderSession, search_query: str, max_results: int) -> list[Paper]:
+    """Run an already-built ``search_query`` (e.g. from ``combine_queries``)."""
+    params = {
+        "search_query": search_query,
+        "start": "0",
+        "max_results": str(min(max_results, MAX_RESULTS)),
+        "sortBy": "relevance",
+        "sortOrder": "descending",
+    }
+    response = await session.get(session.http.settings.url(NAME, "/query"), params=params,
+                                 accept_status=_ERROR_FEED_STATUS)
+    papers = parse_feed(response.content)
+    if response.status != 200:
+        # A 400 whose body was not an error feed: still a failure.
+        raise ProviderError(f"HTTP {response.status} from arXiv")
+    return papers[:max_results]

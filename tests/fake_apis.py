@@ -1,0 +1,391 @@
+"""Fake Semantic Scholar, OpenAlex, PubMed and arXiv that speak each real API's format.
+
+They serve one small corpus of overlapping papers, so an end-to-end run exercises
+cross-provider merging (DOI case and URL form, arXiv versions, a preprint/published
+pair, a PMID-only link, title variants) and the hard negatives that must stay apart.
+A query containing "nothingmatches" gets an empty answer from every provider.
+
+Run ``python tests/fake_apis.py`` to serve them on a free loopback port and print the
+environment variables that point lit-search at them.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from html import escape
+from typing import Any
+
+from fake_server import Answer, FakeServer, SeenRequest
+
+EMPTY_TRIGGER = "nothingmatches"
+
+# Each paper: canonical metadata plus how each provider shows it ("in" lists providers;
+# per-provider overrides model real differences between APIs).
+CORPUS: list[dict[str, Any]] = [
+    {
+        "key": "transformer",
+        "title": "Attention Is All You Need",
+        "authors": ["Ashish Vaswani", "Noam Shazeer", "Niki Parmar", "Jakob Uszkoreit", "Llion Jones",
+                    "Aidan N. Gomez", "Lukasz Kaiser", "Illia Polosukhin"],
+        "year": 2017, "date": "2017-06-12", "venue": "Neural Information Processing Systems",
+        "arxiv": "1706.03762", "arxiv_version": "v7", "s2": "204e3073870fae3d05bcbc2f6a8e263d9b72e776",
+        "openalex": "W2626778328",
+        "abstract": "The dominant sequence transduction models are based on complex recurrent or "
+                    "convolutional neural networks that include an encoder and a decoder. We propose a new "
+                    "simple network architecture, the Transformer, based solely on attention mechanisms.",
+        "tldr": "A new simple network architecture, the Transformer, based solely on attention mechanisms.",
+        "citations": 120345, "influential": 16012,
+        "in": ["semantic_scholar", "openalex", "arxiv"],
+        "openalex_doi": "https://doi.org/10.48550/arxiv.1706.03762",
+        "pdf": "https://arxiv.org/pdf/1706.03762",
+    },
+    {
+        "key": "crispr",
+        "title": "DNA targeting specificity of RNA-guided Cas9 nucleases",
+        "authors": ["Patrick D Hsu", "David A Scott", "Joshua A Weinstein", "F Ann Ran"],
+        "year": 2013, "date": "2013-07-21", "venue": "Nature Biotechnology",
+        "doi": "10.1038/nbt.2647", "pmid": "23873081", "s2": "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678",
+        "openalex": "W2022234560",
+        "abstract": "The Streptococcus pyogenes Cas9 nuclease can be targeted to specific genomic loci by "
+                    "single guide RNAs. Here we characterize off-target cleavage and its dependence on "
+                    "mismatches between guide and target.",
+        "citations": 5120, "influential": 310,
+        "in": ["semantic_scholar", "openalex", "pubmed"],
+        "s2_doi": "10.1038/NBT.2647",  # S2 keeps publisher case
+        "openalex_doi": "https://doi.org/10.1038/nbt.2647",
+    },
+    {
+        "key": "preprint_pair",
+        "title": "Language Models are Few-Shot Learners",
+        "authors": ["Tom B. Brown", "Benjamin Mann", "Nick Ryder", "Melanie Subbiah"],
+        "year": 2020, "date": "2020-05-28", "venue": "Advances in Neural Information Processing Systems",
+        "doi": "10.5555/3495724.3495883", "arxiv": "2005.14165", "arxiv_version": "v4",
+        "s2": "90abbc2cf38462b954ae1b772fac9532e2ccd8b0", "openalex": "W3030163527",
+        "abstract": "We show that scaling up language models greatly improves task-agnostic, few-shot "
+                    "performance, sometimes even reaching competitiveness with prior state-of-the-art "
+                    "fine-tuning approaches.",
+        "citations": 30210,
+        # arXiv lists the preprint without a DOI; S2 links both ids; OpenAlex has only the published DOI.
+        "in": ["semantic_scholar", "openalex", "arxiv"],
+        "arxiv_doi": None,
+    },
+    {
+        "key": "pmid_only",
+        "title": "Off-target effects in CRISPR/Cas9 gene editing",
+        "authors": ["Congting Guo", "Xiaoding Ma", "Fei Gao", "Yuxuan Guo"],
+        "year": 2023, "date": "2023-03-09", "venue": "Frontiers in Bioengineering and Biotechnology",
+        "doi": "10.3389/fbioe.2023.1143157", "pmid": "36970624", "openalex": "W4324371002",
+        "abstract": "Off-target effects remain a major concern for therapeutic genome editing. This review "
+                    "summarizes detection methods and strategies that reduce off-target cleavage.",
+        "citations": 95,
+        "in": ["openalex", "pubmed"],
+        "pubmed_doi": None,  # the esummary carries no DOI: only the PMID links the two
+    },
+    {
+        "key": "title_variant",
+        "title": "Genome-wide detection of off-target sites in <i>in vivo</i> editing",
+        "s2_title": "Genome-wide detection of off-target sites in in vivo editing.",
+        "authors": ["Maria Keller", "Jonas Weber"],
+        "year": 2021, "venue": "Genome Research",
+        "s2": "5f0e1d2c3b4a59687766554433221100aabbccdd", "openalex": "W3190000001",
+        "abstract": "We present a genome-wide method to detect off-target sites after in vivo editing.",
+        "citations": 42,
+        "in": ["semantic_scholar", "openalex"],
+    },
+    {
+        "key": "editorial_2019",
+        "title": "Editorial",
+        "authors": ["Anne Editor"], "year": 2019, "venue": "Journal of Gene Medicine",
+        "doi": "10.1002/jgm.3100", "openalex": "W2990000001", "citations": 0,
+        "in": ["openalex"],
+    },
+    {
+        "key": "editorial_2021",
+        "title": "Editorial",
+        "authors": ["Anne Editor"], "year": 2021, "venue": "Journal of Gene Medicine",
+        "doi": "10.1002/jgm.3300", "s2": "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0", "citations": 1,
+        "in": ["semantic_scholar"],
+    },
+    {
+        "key": "conference",
+        "title": "Fast off-target search for CRISPR guides",
+        "authors": ["Lena Fischer", "Omar Haddad"], "year": 2018, "venue": "RECOMB",
+        "doi": "10.1007/978-3-319-89929-9_12", "s2": "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0",
+        "citations": 30, "in": ["semantic_scholar"],
+    },
+    {
+        "key": "journal_extension",
+        "title": "Fast off-target search for CRISPR guides",
+        "authors": ["Lena Fischer", "Omar Haddad"], "year": 2019, "venue": "Journal of Computational Biology",
+        "doi": "10.1089/cmb.2018.0201", "openalex": "W2910000002", "citations": 55,
+        "in": ["openalex"],
+    },
+]
+
+
+def _has(paper: dict, provider: str) -> bool:
+    return provider in paper["in"]
+
+
+def _query_of(request: SeenRequest, name: str) -> str:
+    return request.param(name) or ""
+
+
+def _papers_for(provider: str, query: str) -> list[dict]:
+    if EMPTY_TRIGGER in query.lower():
+        return []
+    return [p for p in CORPUS if _has(p, provider)]
+
+
+# --- Semantic Scholar -----------------------------------------------------------
+
+def s2_paper(p: dict) -> dict:
+    ids: dict[str, Any] = {"CorpusId": zlib.crc32(p["key"].encode()) % 10**8}
+    doi = p.get("s2_doi", p.get("doi"))
+    if doi:
+        ids["DOI"] = doi
+    if p.get("arxiv"):
+        ids["ArXiv"] = p["arxiv"]
+    if p.get("pmid"):
+        ids["PubMed"] = p["pmid"]
+    return {
+        "paperId": p.get("s2"),
+        "title": p.get("s2_title", p["title"]),
+        "authors": [{"authorId": str(i + 1), "name": n} for i, n in enumerate(p["authors"])],
+        "year": p["year"], "venue": p.get("venue", ""),
+        "journal": {"name": p.get("venue", "")},
+        "externalIds": ids,
+        "abstract": p.get("abstract"),
+        "tldr": {"model": "tldr@v2.0.0", "text": p["tldr"]} if p.get("tldr") else None,
+        "citationCount": p.get("citations", 0),
+        "influentialCitationCount": p.get("influential", 0),
+        "openAccessPdf": {"url": p["pdf"], "status": "GREEN"} if p.get("pdf") else None,
+        "publicationDate": p.get("date"),
+        "publicationTypes": ["JournalArticle"],
+        "url": f"https://www.semanticscholar.org/paper/{p.get('s2')}",
+    }
+
+
+def s2_search(request: SeenRequest) -> Answer:
+    papers = _papers_for("semantic_scholar", _query_of(request, "query"))
+    data = [s2_paper(p) for p in papers]
+    if request.path.endswith("/bulk"):
+        return Answer(200, json.dumps({"total": len(data), "token": None, "data": data}))
+    if not data:
+        return Answer(200, json.dumps({"total": 0, "offset": 0}))
+    return Answer(200, json.dumps({"total": len(data), "offset": 0, "data": data}))
+
+
+# --- OpenAlex -------------------------------------------------------------------
+
+def inverted_index(text: str | None) -> dict | None:
+    if not text:
+        return None
+    index: dict[str, list[int]] = {}
+    for position, word in enumerate(text.split()):
+        index.setdefault(word, []).append(position)
+    return index
+
+
+def openalex_work(p: dict, position: int) -> dict:
+    doi = p.get("openalex_doi") or (f"https://doi.org/{p['doi']}" if p.get("doi") else None)
+    ids: dict[str, Any] = {"openalex": f"https://openalex.org/{p['openalex']}"}
+    if doi:
+        ids["doi"] = doi
+    if p.get("pmid"):
+        ids["pmid"] = f"https://pubmed.ncbi.nlm.nih.gov/{p['pmid']}"
+    return {
+        "id": f"https://openalex.org/{p['openalex']}",
+        "doi": doi,
+        "title": p["title"], "display_name": p["title"],
+        "publication_year": p["year"], "publication_date": p.get("date") or f"{p['year']}-01-01",
+        "ids": ids,
+        "authorships": [{"author_position": "first" if i == 0 else "middle",
+                         "author": {"id": f"https://openalex.org/A{i}", "display_name": n}}
+                        for i, n in enumerate(p["authors"])],
+        "primary_location": {"source": {"display_name": p.get("venue")}},
+        "best_oa_location": {"pdf_url": p["pdf"]} if p.get("pdf") else None,
+        "open_access": {"is_oa": bool(p.get("pdf")), "oa_url": p.get("pdf")},
+        "cited_by_count": p.get("citations", 0),
+        "type": "preprint" if "arxiv" in (doi or "") else "article",
+        "abstract_inverted_index": inverted_index(p.get("abstract")),
+        "relevance_score": round(1000.0 / (position + 1), 3),
+    }
+
+
+def openalex_works(request: SeenRequest) -> Answer:
+    papers = _papers_for("openalex", _query_of(request, "search"))
+    results = [openalex_work(p, i) for i, p in enumerate(papers)]
+    meta = {"count": len(results), "db_response_time_ms": 12, "page": 1, "per_page": 25}
+    return Answer(200, json.dumps({"meta": meta, "results": results, "group_by": []}))
+
+
+# --- PubMed ---------------------------------------------------------------------
+
+def _pubmed_corpus() -> dict[str, dict]:
+    return {p["pmid"]: p for p in CORPUS if _has(p, "pubmed")}
+
+
+def pubmed_esearch(request: SeenRequest) -> Answer:
+    papers = _papers_for("pubmed", _query_of(request, "term"))
+    ids = [p["pmid"] for p in papers]
+    body = {"header": {"type": "esearch", "version": "0.3"},
+            "esearchresult": {"count": str(len(ids)), "retmax": str(len(ids)), "retstart": "0",
+                              "idlist": ids, "translationset": [], "querytranslation": ""}}
+    return Answer(200, json.dumps(body))
+
+
+def _requested_ids(request: SeenRequest) -> list[str]:
+    return [i for i in (request.param("id") or "").split(",") if i]
+
+
+def pubmed_esummary(request: SeenRequest) -> Answer:
+    corpus = _pubmed_corpus()
+    result: dict[str, Any] = {"uids": []}
+    for pmid in _requested_ids(request):
+        p = corpus.get(pmid)
+        if not p:
+            result[pmid] = {"uid": pmid, "error": "cannot get document summary"}
+            continue
+        doi = p.get("pubmed_doi", p.get("doi"))
+        article_ids = [{"idtype": "pubmed", "idtypen": 1, "value": pmid}]
+        if doi:
+            article_ids.append({"idtype": "doi", "idtypen": 3, "value": doi})
+        result["uids"].append(pmid)
+        result[pmid] = {
+            "uid": pmid, "pubdate": f"{p['year']} Mar", "epubdate": "", "source": p["venue"][:20],
+            "authors": [{"name": _pubmed_name(n), "authtype": "Author", "clusterid": ""} for n in p["authors"]],
+            "title": p["title"] + ".", "volume": "11", "issue": "", "pages": "1143157",
+            "fulljournalname": p["venue"], "sortpubdate": f"{p['year']}/03/09 00:00",
+            "articleids": article_ids, "elocationid": f"doi: {doi}" if doi else "",
+            "pubtype": ["Journal Article"],
+        }
+    return Answer(200, json.dumps({"header": {"type": "esummary", "version": "0.3"}, "result": result}))
+
+
+def _pubmed_name(name: str) -> str:
+    parts = name.replace(".", "").split()
+    return parts[-1] + " " + "".join(x[0] for x in parts[:-1])
+
+
+def pubmed_efetch(request: SeenRequest) -> Answer:
+    corpus = _pubmed_corpus()
+    articles = []
+    for pmid in _requested_ids(request):
+        p = corpus.get(pmid)
+        if not p:
+            continue
+        sentences = (p.get("abstract") or "").split(". ")
+        abstract = ""
+        if sentences and sentences[0]:
+            abstract = (
+                "<Abstract>"
+                f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">{escape(sentences[0])}.</AbstractText>'
+                f'<AbstractText Label="RESULTS" NlmCategory="RESULTS">{escape(". ".join(sentences[1:]))}'
+                "</AbstractText></Abstract>"
+            )
+        authors = "".join(
+            f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
+            for n in p["authors"])
+        doi = p.get("pubmed_doi", p.get("doi"))
+        doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
+        articles.append(
+            "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
+            f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
+            f"<Journal><JournalIssue><PubDate><Year>{p['year']}</Year></PubDate></JournalIssue>"
+            f"<Title>{escape(p['venue'])}</Title></Journal>"
+            f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle>{abstract}"
+            f"<AuthorList>{authors}</AuthorList></Article></MedlineCitation>"
+            f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
+            "</ArticleIdList></PubmedData></PubmedArticle>")
+    body = ('<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>")
+    return Answer(200, body, content_type="text/xml; charset=UTF-8")
+
+
+# --- arXiv ----------------------------------------------------------------------
+
+def arxiv_entry(p: dict) -> str:
+    version = p.get("arxiv_version", "v1")
+    doi = p.get("arxiv_doi", p.get("doi"))
+    doi_xml = f"<arxiv:doi>{escape(doi)}</arxiv:doi>" if doi else ""
+    authors = "".join(f"<author><name>{escape(n)}</name></author>" for n in p["authors"])
+    # Titles and abstracts arrive hard-wrapped, as arXiv sends them.
+    title = escape(p["title"]).replace(" ", "\n  ", 1)
+    return (
+        f"<entry><id>http://arxiv.org/abs/{p['arxiv']}{version}</id>"
+        f"<updated>{p.get('date', '2020-01-01')}T17:57:34Z</updated>"
+        f"<published>{p.get('date', '2020-01-01')}T17:57:34Z</published>"
+        f"<title>{title}</title><summary>  {escape(p.get('abstract') or '')}\n</summary>{authors}{doi_xml}"
+        f'<link href="http://arxiv.org/abs/{p["arxiv"]}{version}" rel="alternate" type="text/html"/>'
+        f'<link title="pdf" href="http://arxiv.org/pdf/{p["arxiv"]}{version}" rel="related" type="application/pdf"/>'
+        '<arxiv:primary_category xmlns:arxiv="http://arxiv.org/schemas/atom" term="cs.CL" scheme="http://arxiv.org/schemas/atom"/>'
+        '<category term="cs.CL" scheme="http://arxiv.org/schemas/atom"/></entry>')
+
+
+def arxiv_query(request: SeenRequest) -> Answer:
+    papers = _papers_for("arxiv", _query_of(request, "search_query"))
+    entries = "".join(arxiv_entry(p) for p in papers)
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n'
+            '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
+            'xmlns:arxiv="http://arxiv.org/schemas/atom">'
+            '<link href="http://arxiv.org/api/query" rel="self" type="application/atom+xml"/>'
+            '<title type="html">ArXiv Query</title><id>http://arxiv.org/api/fake</id>'
+            '<updated>2026-11-22T00:00:00-05:00</updated>'
+            f"<opensearch:totalResults>{len(papers)}</opensearch:totalResults>"
+            "<opensearch:startIndex>0</opensearch:startIndex>"
+            f"<opensearch:itemsPerPage>{len(papers)}</opensearch:itemsPerPage>{entries}</feed>")
+    return Answer(200, body, content_type="application/atom+xml; charset=utf-8")
+
+
+# --- wiring ---------------------------------------------------------------------
+
+PREFIXES = {
+    "semantic_scholar": "/s2",
+    "openalex": "/openalex",
+    "pubmed": "/eutils",
+    "arxiv": "/arxiv",
+}
+
+
+def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict[str, str]:
+    """Mount the four fake APIs on ``server``; returns the LITSEARCH_*_URL variables.
+
+    ``overrides`` maps a route (e.g. "/eutils/esearch.fcgi") to a responder or a list of
+    Answers, to inject faults into one provider while the others stay healthy.
+    """
+    routes = {
+        "/s2/graph/v1/paper/search": s2_search,
+        "/openalex/works": openalex_works,
+        "/eutils/esearch.fcgi": pubmed_esearch,
+        "/eutils/esummary.fcgi": pubmed_esummary,
+        "/eutils/efetch.fcgi": pubmed_efetch,
+        "/arxiv/query": arxiv_query,
+    }
+    for path, responder in routes.items():
+        server.route(path, responder)
+    for path, replacement in (overrides or {}).items():
+        if isinstance(replacement, list):
+            server.script(path, *replacement)
+        else:
+            server.route(path, replacement)
+    return {
+        "LITSEARCH_SEMANTIC_SCHOLAR_URL": server.url + "/s2",
+        "LITSEARCH_OPENALEX_URL": server.url + "/openalex",
+        "LITSEARCH_PUBMED_URL": server.url + "/eutils",
+        "LITSEARCH_ARXIV_URL": server.url + "/arxiv",
+    }
+
+
+if __name__ == "__main__":
+    import time
+
+    with FakeServer() as fake:
+        for name, value in install(fake).items():
+            print(f"export {name}={value}")
+        print("# serving; Ctrl-C to stop", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
