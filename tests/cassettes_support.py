@@ -39,6 +39,7 @@ def cassette_vcr() -> vcr.VCR:
         filter_headers=["x-api-key", "authorization", ("user-agent", "lit-search (redacted)")],
         # Identity parameters are dropped (not masked) so a cassette replays with or without them.
         filter_query_parameters=[("api_key", None), ("email", None), ("mailto", None), ("tool", None)],
+        filter_post_data_parameters=[("api_key", None), ("email", None), ("mailto", None), ("tool", None)],
         before_record_response=_scrub_body,
         decode_compressed_response=True,
     )

@@ -86,3 +86,17 @@ def test_rate_exceeded_text_with_http_200_raises():
 def test_query_without_searchable_words_sends_nothing():
     records, requests = run(atom(ONE_ENTRY), '"" ( ) :', 5)
     assert records == [] and requests == []
+
+
+@pytest.mark.parametrize("query", [
+    arxiv.combine_queries(["protein language model", "PLM scaling"]),
+    "au:del_maestro AND ti:checkerboard",
+])
+def test_queries_in_arxiv_syntax_are_sent_unchanged(query):
+    _, (request,) = run(atom(ONE_ENTRY), query, 5)
+    assert request.url.params["search_query"] == query
+
+
+def test_plain_words_that_merely_contain_a_colon_are_rebuilt():
+    _, (request,) = run(atom(ONE_ENTRY), "ratio 3:1 mixtures", 5)
+    assert request.url.params["search_query"] == "(all:ratio AND all:3 AND all:1 AND all:mixtures)"

@@ -207,7 +207,7 @@ def test_semantic_scholar_never_exceeds_one_request_per_second_under_10_concurre
         asyncio.run(_concurrent_gets(server.url, "semantic_scholar", 10))
     gaps = _gaps(server)
     assert len(server.requests) == 10
-    assert min(gaps) >= 0.99, gaps
+    assert min(gaps) >= 1.0, gaps
 
 
 def test_arxiv_requests_start_at_least_three_seconds_apart_one_at_a_time():
@@ -215,7 +215,7 @@ def test_arxiv_requests_start_at_least_three_seconds_apart_one_at_a_time():
         server.script("/p", Answer(200, "<feed/>", content_type="application/atom+xml", delay=0.2))
         asyncio.run(_concurrent_gets(server.url, "arxiv", 2))
     assert len(server.requests) == 2
-    assert _gaps(server)[0] >= 2.99
+    assert _gaps(server)[0] >= 3.0
 
 
 def test_pacing_holds_across_sessions_and_clients_in_one_process():
@@ -230,7 +230,7 @@ def test_pacing_holds_across_sessions_and_clients_in_one_process():
         server.script("/p", Answer(200, "{}"))
         asyncio.run(two_clients(server.url))
     assert len(server.requests) == 6
-    assert min(_gaps(server)) >= 0.19
+    assert min(_gaps(server)) >= 0.2
 
 
 def test_in_flight_limit_is_respected():

@@ -34,7 +34,8 @@ def test_search_merges_esummary_and_efetch_in_esearch_order():
     nanopore, t_cells, editorial = records
     # DOI only in elocationid; the collective author is kept; PMC id recorded.
     assert nanopore.doi == "10.5555/ncomms.2024.2291"
-    assert nanopore.authors == ["Okafor CN", "Lindqvist M", "Gene Editing Safety Consortium"]
+    # efetch full names replace esummary's "Okafor CN" style.
+    assert nanopore.authors == ["Chidi N Okafor", "Maja Lindqvist", "Gene Editing Safety Consortium"]
     assert nanopore.external_ids == {"pmid": "38990003", "doi": "10.5555/ncomms.2024.2291",
                                      "pmcid": "PMC11000003"}
     assert nanopore.publication_date == "2024-03-14"

@@ -11,10 +11,14 @@ Two views, both pure functions of (predicted clusters, true clusters, record ids
     FN += n - 1, TP += m - n.
   precision = TP/(TP+FP), recall = TP/(TP+FN), FP-rate = FP/(FP+TN).
 * Pairwise: precision/recall/F1 over the within-cluster record pairs.
+
+`parse_published_results` reads bib-dedupe's published markdown table, so a
+benchmark can print its figures beside ours.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from itertools import combinations
@@ -124,3 +128,31 @@ def _prf(tp: int, fp: int, fn: int) -> tuple[float, float, float]:
 
 def _ratio(numerator: float, denominator: float, *, empty: float) -> float:
     return numerator / denominator if denominator else empty
+
+
+_SECTION = re.compile(r"^##\s+(\S+)")
+
+
+def parse_published_results(markdown: str) -> dict[str, dict[str, dict[str, float]]]:
+    """{dataset: {package: {"tp", "fp", "fn", "tn", "f1", ...}}} from bib-dedupe's results table.
+
+    F1 is recomputed from the counts so comparisons are exact rather than rounded.
+    """
+    results: dict[str, dict[str, dict[str, float]]] = {}
+    dataset, columns = None, []
+    for line in markdown.splitlines():
+        if section := _SECTION.match(line):
+            dataset, columns = section.group(1), []
+            continue
+        if dataset is None or not line.startswith("|"):
+            continue
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if cells and cells[0] == "package":
+            columns = [c.lower() for c in cells]
+        elif columns and cells and not set(cells[0]) <= {":", "-"}:
+            row = dict(zip(columns, cells))
+            counts = {key: int(row[key]) for key in ("tp", "fp", "fn", "tn") if row.get(key, "").isdigit()}
+            if len(counts) == 4:
+                _, _, f1 = _prf(counts["tp"], counts["fp"], counts["fn"])
+                results.setdefault(dataset, {})[row["package"]] = {**counts, "f1": f1}
+    return results

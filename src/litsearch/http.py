@@ -86,6 +86,12 @@ class PaceBook:
 PROCESS_PACE_BOOK = PaceBook()
 
 
+def paced_interval(min_interval: float) -> float:
+    """The spacing actually kept: a little slack over the declared interval, because the
+    server times arrivals, which scheduling and network jitter shift by a few milliseconds."""
+    return min_interval * 1.03 + 0.01 if min_interval > 0 else 0.0
+
+
 @dataclass
 class FetchedResponse:
     status: int
@@ -253,7 +259,7 @@ class ProviderSession:
         if client is None:
             raise RuntimeError("HttpClient used outside 'async with'")
         async with self.http._slot(self.provider):
-            start = self.http.pace_book.reserve(self.provider, self.policy.min_interval)
+            start = self.http.pace_book.reserve(self.provider, paced_interval(self.policy.min_interval))
             wait = start - self.http.clock()
             if wait > 0:
                 if wait >= self.remaining():

@@ -11,7 +11,8 @@ _DOI_PREFIXES = re.compile(
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?", re.I)
-_ARXIV_OLD = re.compile(r"([a-z\-]+(?:\.[A-Z]{2})?/\d{7})(v\d+)?", re.I)
+# Old-style ids: "hep-th/9901001"; a subject class ("math.GT/0309136") is not part of the id.
+_ARXIV_OLD = re.compile(r"([a-z\-]+)(?:\.[A-Z]{2})?/(\d{7})(v\d+)?", re.I)
 
 
 def normalize_doi(value: str | None) -> str | None:
@@ -48,13 +49,12 @@ def split_arxiv_id(value: str | None) -> tuple[str | None, str | None]:
     text = re.sub(r"^(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", "", text, flags=re.I)
     text = re.sub(r"^arxiv:", "", text, flags=re.I)
     text = re.sub(r"\.pdf$", "", text, flags=re.I)
-    for pattern in (_ARXIV_NEW, _ARXIV_OLD):
-        match = pattern.fullmatch(text)
-        if match:
-            base = match.group(1)
-            if pattern is _ARXIV_OLD:
-                base = base.lower()
-            return base, (match.group(2) or None)
+    match = _ARXIV_NEW.fullmatch(text)
+    if match:
+        return match.group(1), match.group(2) or None
+    match = _ARXIV_OLD.fullmatch(text)
+    if match:
+        return f"{match.group(1).lower()}/{match.group(2)}", match.group(3) or None
     return None, None
 
 

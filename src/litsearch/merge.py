@@ -33,7 +33,7 @@ from rapidfuzz import fuzz
 
 from .identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_arxiv_id, normalize_doi, normalize_pmid
 from .records import Paper
-from .text import fold_title, plain_text
+from .text import plain_text
 
 __all__ = [
     "Cluster",
@@ -207,14 +207,19 @@ class _Profile:
     volume: str | None
     first_page: str | None
     last_page: str | None
+    article_number: bool  # pages is an electronic locator such as e12724 or CD006828
+
+
+_AUTHORS_COMPARED = 30  # consortium papers list hundreds; the first thirty identify the paper
 
 
 def _profile(record: Paper) -> _Profile:
     raw_title = record.title or ""
     variants = _title_variants(raw_title)
     title = variants[0] if variants else ""
-    authors = [a for a in record.authors if _is_person(a)]
-    first_page, last_page = page_range(record.pages)
+    authors = [a for a in record.authors[:_AUTHORS_COMPARED] if _is_person(a)]
+    author_tokens = [_name_tokens(a) for a in authors]
+    first_page, last_page = _page_range(record.pages)
     if first_page == "1" and not record.volume:
         first_page = last_page = None  # online-first pagination, renumbered in the issue
     return _Profile(
@@ -232,13 +237,14 @@ def _profile(record: Paper) -> _Profile:
         notice=_notice_kind(raw_title),
         generic=_is_generic_title(title),
         year=record.year,
-        first_author=frozenset(_name_tokens(authors[0])) if authors else frozenset(),
+        first_author=frozenset(author_tokens[0]) if authors else frozenset(),
         surnames=tuple(s for s in (_surname(a) for a in authors[:12]) if s),
-        author_pool=frozenset(token for a in authors for token in _name_tokens(a)),
+        author_pool=frozenset(token for tokens in author_tokens for token in tokens),
         journal=_journal_variants(record.journal),
         volume=_leading_number(record.volume),
         first_page=first_page,
         last_page=last_page,
+        article_number=bool(_ARTICLE_NUMBER.match(record.pages or "")),
     )
 
 
@@ -285,42 +291,59 @@ _PAREN_NOTE = re.compile(
 )
 _CORRECTED_MARK = re.compile(r"\[\s*corrected\s*\]", re.I)
 _LEADING_BRACKETS = re.compile(r"^\[([^\]]+)\]\.?\s*(?:to\s*:)?\s*(\S.{10,})$", re.I)
-_BILINGUAL_SPLIT = re.compile(r"\s+=\s+|;\s+|<\s*original\s*>", re.I)
+_BILINGUAL_SPLIT = re.compile(r"\s+=\s+|;\s+|\ue000")
+_BILINGUAL_HINT = re.compile(r"\s=\s|;\s|^\[[^\]]+\]\.?\s*\S")
 
 
-def clean_title(value: str | None) -> str:
-    """Title without database notes, language tags and markup, as displayed text."""
-    text = _ORIGINAL_TITLE_MARK.sub(" <original> ", value or "")
-    text = text.replace("<original>", "\x00")  # keep the marker past the tag stripper
-    text = (plain_text(text) or "").replace("\x00", "<original>")
-    text = text.strip().strip("\"'“”").strip()
+_ORIGINAL_BOUNDARY = "\ue000"  # private-use character: survives plain_text, never in real titles
+_NON_WORD = re.compile(r"[^\w\s]|_")
+
+
+def _fold_plain(text: str) -> str:
+    """`fold_title` for text that is already plain (no markup): accents off, lower-case, no punctuation."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text)
+        text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
+
+def _clean_title(value: str | None) -> str:
+    """Plain title without database notes and language tags; an <ORIGINAL> mark becomes a boundary."""
+    text = _ORIGINAL_TITLE_MARK.sub(_ORIGINAL_BOUNDARY, value or "")
+    text = (plain_text(text) or "").strip().strip("\"'“”").strip()
     text = _RETRACTED_PREFIX.sub("", text)
     text = _CORRECTED_MARK.sub("", text)
+    text = _CITED_CORRECTION.sub("", text)
     text = _PAREN_NOTE.sub("", text)
     # Notes only when something precedes them: "[Erratum for …]" alone *is* the title.
     text = _DATABASE_NOTE.sub(lambda m: "" if m.start() > 0 else m.group(0), text)
     for _ in range(4):  # "Title. [Review] [24 refs]" carries several trailing notes
         stripped = _TRAILING_NOTE.sub("", text)
-        if stripped == text or len(fold_title(stripped).split()) < 3:
+        if stripped == text or len(_fold_plain(stripped).split()) < 3:
             break
         text = stripped
-    return text.strip()
+    return _DIGIT_GROUP.sub("", text.strip())
+
+
+_DIGIT_GROUP = re.compile(r"(?<=\d)[ ,\u2009\u202f](?=\d{3}\b)")  # "10 000" / "10,000" -> "10000"
 
 
 def _title_variants(value: str) -> list[str]:
     """Folded title, then each part of a bilingual title ("English; Original", "… <ORIGINAL> …")."""
-    cleaned = clean_title(value)
+    cleaned = _clean_title(value)
     if not cleaned:
         return []
-    main = fold_title(_ORIGINAL_TITLE_MARK.split(cleaned.replace("<original>", "<ORIGINAL>"))[0])
+    main = _fold_plain(cleaned.split(_ORIGINAL_BOUNDARY)[0])
     variants = [main] if main else []
-    whole = fold_title(cleaned.replace("<original>", " "))
+    if _ORIGINAL_BOUNDARY not in cleaned and not _BILINGUAL_HINT.search(cleaned):
+        return variants
+    whole = _fold_plain(cleaned.replace(_ORIGINAL_BOUNDARY, " "))
     if whole and whole not in variants:
         variants.append(whole)
     leading = _LEADING_BRACKETS.match(cleaned)  # "[English title] Original title" / "[…] TO: …"
     parts = _BILINGUAL_SPLIT.split(cleaned) + ([leading.group(1), leading.group(2)] if leading else [])
     for part in parts:
-        folded = fold_title(part)
+        folded = _fold_plain(part)
         if len(folded.split()) >= 4 and folded not in variants:
             variants.append(folded)
     return variants
@@ -382,11 +405,22 @@ _NOTICE_PATTERNS = (
 )
 
 
+# Correction notices cite the corrected article after its title:
+# Web of Science "Title (vol 360, pg 542, 2009)", Embase "Title (Journal (2009) 360 (542-544))".
+_CITED_CORRECTION = re.compile(
+    r"\(\s*vol\.?\s*\w+\s*,\s*pg\.?\s*\w+\s*,\s*(?:19|20)\d\d\s*\)\s*$|"
+    r"\(\s*[A-Za-z][^()]*\(\s*(?:19|20)\d\d\s*\)\s*[\w.]+\s*(?:\([^()]*\)\s*)?\(\s*[\w\s\-\u2013]+\)\s*\)\s*$",
+    re.I,
+)
+
+
 def _notice_kind(raw_title: str) -> str | None:
     """The kind of notice a title announces (erratum, retraction, reply/comment), else None."""
     text = (plain_text(raw_title) or "").strip().lstrip("[(\"'“ ").strip()
     if _RETRACTED_PREFIX.match(text):  # "RETRACTED: Title" is the article itself, marked
         return None
+    if _CITED_CORRECTION.search(text):
+        return "erratum"
     for kind, pattern in _NOTICE_PATTERNS:
         if pattern.match(text):
             return kind
@@ -433,6 +467,8 @@ _NAME_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß
 
 
 def _fold_name(text: str) -> str:
+    if text.isascii():
+        return text.lower()
     text = unicodedata.normalize("NFKD", text.lower().translate(_NAME_LETTERS))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
@@ -508,6 +544,7 @@ _JOURNAL_STOPWORDS = {"the", "of", "and", "for", "in", "on", "de", "la", "le", "
 _JOURNAL_PARTS = re.compile(r"\s*=\s*|\s*:\s*|\.\s+|\.(?=conference\b)|\s*/\s*|\s*[\[\]()]\s*", re.I)
 
 
+@lru_cache(maxsize=50_000)
 def _journal_variants(value: str | None) -> tuple[tuple[str, ...], ...]:
     """Token lists for the journal name and each of its parts."""
     text = plain_text(value) or ""
@@ -515,7 +552,7 @@ def _journal_variants(value: str | None) -> tuple[tuple[str, ...], ...]:
         return ()
     variants = []
     for part in [text, *_JOURNAL_PARTS.split(text)]:
-        tokens = tuple(t for t in fold_title(part).split() if t not in _JOURNAL_STOPWORDS and not t.isdigit())
+        tokens = tuple(t for t in _fold_plain(part).split() if t not in _JOURNAL_STOPWORDS and not t.isdigit())
         if tokens and tokens not in variants:
             variants.append(tokens)
     return tuple(variants)
@@ -583,11 +620,12 @@ def _is_subsequence(small: str, big: str) -> bool:
     return all(ch in it for ch in small)
 
 
+_ARTICLE_NUMBER = re.compile(r"^\s*[a-z]{1,4}\d+\s*$", re.I)
 _SPREADSHEET_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
 _PAGE = re.compile(r"\s*([a-z]{0,4})(\d+)[a-z]{0,3}\s*(?:[-\u2010-\u2015]+\s*[a-z]{0,4}(\d+)[a-z]{0,3})?\b", re.I)
 
 
-def page_range(pages: str | None) -> tuple[str | None, str | None]:
+def _page_range(pages: str | None) -> tuple[str | None, str | None]:
     """(first, last) page digits: "73-76" and "73-6" -> ("73", "76"); unknown parts are None.
 
     A field listing several ranges ("233-8, 230-5") gives the range that starts first,
@@ -612,8 +650,8 @@ def _one_page_range(text: str) -> tuple[str | None, str | None]:
         last = last.lstrip("0") or "0"
         if len(last) < len(first):  # abbreviated end page: 1183-7 -> 1187
             last = first[: len(first) - len(last)] + last
-        if int(last) < int(first):
-            last = None
+        if int(last) < int(first) and len(last) != len(first):
+            last = None  # not a range; an equal-length "2297-2108" is a typo in the start page
     return first, last
 
 
@@ -623,16 +661,35 @@ def _leading_number(value: str | None) -> str | None:
 
 
 def _venue(a: _Profile, b: _Profile) -> str:
-    """'match' (volume and first page agree, or a multi-page range), 'conflict', or 'unknown'."""
+    """'match' (volume and pages agree, or the same multi-page range), 'conflict', or 'unknown'."""
     volume = _agreement(a.volume, b.volume)
-    page = _agreement(a.first_page, b.first_page)
-    if volume is False or page is False:
+    pages = _pages_agree(a, b)
+    if volume is False or pages is False:
         return "conflict"
-    if volume and page:
+    if volume and pages:
         return "match"
-    if page and a.last_page and a.last_page == b.last_page and a.last_page != a.first_page:
+    if pages and a.first_page == b.first_page and a.last_page and a.last_page == b.last_page != a.first_page:
         return "match"
     return "unknown"
+
+
+def _pages_agree(a: _Profile, b: _Profile) -> bool | None:
+    if a.first_page is None or b.first_page is None:
+        return None
+    if a.article_number != b.article_number:
+        return None  # an electronic article number (e12724) and printed pages cannot be compared
+    if a.first_page == b.first_page:
+        return True
+    if a.last_page or b.last_page:
+        # A typo or a dropped start page leaves the end page: "2297-2108"/"2097-2108", "488"/"487-488".
+        return (a.last_page or a.first_page) == (b.last_page or b.first_page)
+    return False
+
+
+def _same_printed_item(a: _Profile, b: _Profile) -> bool:
+    """Same volume and first page: two records of one printed item, whatever their titles say."""
+    return (a.volume is not None and a.volume == b.volume and a.first_page is not None
+            and a.first_page == b.first_page and a.article_number == b.article_number)
 
 
 def _agreement(x: str | None, y: str | None) -> bool | None:
@@ -660,10 +717,12 @@ def _hard_veto(a: _Profile, b: _Profile) -> str | None:
         return "different DOIs"
     if a.pmids and b.pmids and not a.pmids & b.pmids:
         return "different PMIDs"
-    if a.notice != b.notice:
-        return "a notice (erratum/reply/retraction) and another item"
     if a.year and b.year and abs(a.year - b.year) > 1:
         return f"years {a.year}/{b.year}"
+    if _same_printed_item(a, b):
+        return None  # one volume and page: a typo in a title number, or an erratum indexed without its label
+    if a.notice != b.notice:
+        return "a notice (erratum/reply/retraction) and another item"
     if _numbers_differ(a, b):
         return "titles carry different numbers"
     return None
@@ -713,22 +772,24 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
     else:
         refusal = f"titles only {similarity:.0f}% similar"
 
-    if same_year and _same_citation(a, b, venue):
-        # One first author, year, volume and page range is one article whatever the
-        # title says (translated titles, original-language titles).
-        if journals is not False:
-            return _Verdict(True, similarity, f"same first author, year, volume and pages; {facts}")
-        return _Verdict(False, similarity, f"same citation but journals differ; {facts}", uncertain=True)
+    if same_year and _same_page_range(a, b, venue):
+        # Year, volume and page range identify one article: whatever the title says when the
+        # first author agrees (translated titles), whatever the authors say when the title agrees
+        # (group author in one record, a misspelt name in the other).
+        if _first_authors_agree(a, b) or similarity >= NEAR_IDENTICAL:
+            if journals is not False:
+                return _Verdict(True, similarity, f"same year, volume and pages; {facts}")
+            return _Verdict(False, similarity, f"same citation but journals differ; {facts}", uncertain=True)
 
     worth_reporting = (similar_title or similarity >= UNCERTAIN_FLOOR) and authors is not False
     worth_reporting = worth_reporting and not ((a.generic or b.generic) and venue == "conflict")
     return _Verdict(False, similarity, f"{refusal}; {facts}", uncertain=worth_reporting)
 
 
-def _same_citation(a: _Profile, b: _Profile, venue: str) -> bool:
-    """Same first author, volume and multi-page range."""
-    return (venue == "match" and a.last_page is not None and a.last_page == b.last_page
-            and a.last_page != a.first_page and _first_authors_agree(a, b))
+def _same_page_range(a: _Profile, b: _Profile, venue: str) -> bool:
+    """Same volume and the same multi-page range."""
+    return (venue == "match" and a.first_page == b.first_page and a.last_page is not None
+            and a.last_page == b.last_page and a.last_page != a.first_page)
 
 
 def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year) -> str | None:
@@ -750,14 +811,16 @@ def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year)
             return None
         return "titles similar but not identical, volume/pages not confirming"
     if authors is None:
-        if venue == "match" or (same_year and journals and a.volume == b.volume and a.first_page == b.first_page):
+        if venue == "match":
             return None
         return "same title but authors unknown"
     if same_year:
         if journals is not False or venue == "match":
             return None
         return "same title and year but different journals (conference abstract and article?)"
-    if venue == "match":
+    # A year apart: epub and print years differ, but so do an abstract and its article.
+    # Same journal and volume says it is one publication.
+    if venue == "match" or (journals and a.volume is not None and a.volume == b.volume):
         return None
     return "same title, years one apart, volume and pages not confirming"
 

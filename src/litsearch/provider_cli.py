@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Sequence
 
-from .config import Settings
+from .config import BASE_URL_VARIABLES, DEFAULT_BASE_URLS, Settings
 from .http import HttpClient, ProviderError
 from .providers import load_provider
 
@@ -26,10 +26,14 @@ def build_parser(name: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"{name}.py",
         description=DESCRIPTIONS[name] + " Prints a JSON list of normalized records on stdout.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog=(
-            "Environment: LITSEARCH_EMAIL (contact), SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, "
-            "OPENALEX_API_KEY, LITSEARCH_<PROVIDER>_URL (base URL). Exit codes: 0 ok, "
-            "2 usage error, 3 the provider failed (one line on stderr)."
+            "environment:\n"
+            "  LITSEARCH_EMAIL        contact address sent to the API (also OPENALEX_EMAIL, UNPAYWALL_EMAIL)\n"
+            "  SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, OPENALEX_API_KEY   optional keys\n"
+            f"  {BASE_URL_VARIABLES[name]}   base URL (default {DEFAULT_BASE_URLS[name]})\n"
+            "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
+            "Exit codes: 0 ok, 2 usage error, 3 the provider failed (one line on stderr)."
         ),
     )
     parser.add_argument("query", help="search terms")

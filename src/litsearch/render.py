@@ -132,14 +132,30 @@ def _looks_like_pdf(url: str | None) -> bool:
     return bool(url) and (url.lower().split("?")[0].endswith(".pdf") or "/pdf/" in url.lower())
 
 
+# Providers spell id names differently (S2 "PubMed", OpenAlex "pmid"): one spelling each.
+_ID_NAMES = {"doi": "DOI", "pubmed": "PMID", "pmid": "PMID", "pmcid": "PMCID", "pubmedcentral": "PMCID",
+             "arxiv": "ArXiv", "openalex": "OpenAlex", "mag": "MAG", "corpusid": "CorpusId",
+             "dblp": "DBLP", "acl": "ACL", "s2": "S2"}
+
+
+def canonical_external_ids(paper) -> dict[str, str]:
+    ids: dict[str, str] = {}
+    for name, value in paper.external_ids.items():
+        key = _ID_NAMES.get(name.lower().replace("_", ""), name)
+        if value not in (None, "") and key not in ids:
+            ids[key] = str(value)
+    # The normalized top-level ids win over the raw spellings.
+    for key, value in (("DOI", paper.doi), ("PMID", paper.pmid), ("ArXiv", paper.arxiv_id),
+                       ("OpenAlex", paper.openalex_id), ("S2", paper.paper_id)):
+        if value:
+            ids[key] = value
+    return dict(sorted(ids.items()))
+
+
 def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, Any]:
     """One result in the JSON schema (see README, "JSON output")."""
     paper = item.paper
-    external_ids = dict(paper.external_ids)
-    for key, value in (("DOI", paper.doi), ("PubMed", paper.pmid), ("ArXiv", paper.arxiv_id),
-                       ("OpenAlex", paper.openalex_id), ("S2", paper.paper_id)):
-        if value:
-            external_ids.setdefault(key, value)
+    external_ids = canonical_external_ids(paper)
     return {
         "doi": paper.doi,
         "pmid": paper.pmid,

@@ -6,7 +6,11 @@ import html
 import re
 import unicodedata
 
-_TAG = re.compile(r"<[^>]{0,2000}>")
+# Only real tags: "<name attr='v'>" or "</name>". A bare "<" in prose ("p<0.05 and n>30")
+# is text, not markup, and must survive.
+_TAG = re.compile(r"""</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*\s*/?>""")
+_INLINE_TAG = re.compile(
+    r"""</?(?:i|b|em|strong|sup|sub|u|sc|span|scp|mml:\w+|math|mi|mo|mn|msub|msup|mrow)\b[^<>]*>""", re.I)
 _SPACE = re.compile(r"\s+")
 # Control characters other than ordinary whitespace never belong in a title or abstract.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
@@ -20,9 +24,12 @@ def plain_text(value: str | None) -> str | None:
     if value is None:
         return None
     text = str(value)
+    # Entity-escaped markup ("&lt;i&gt;") is still markup: unescape tags first.
+    if "&lt;" in text:
+        text = re.sub(r"&lt;(/?[A-Za-z][^&<>]{0,200}?)&gt;", r"<\1>", text)
     # A tag boundary separates words ("<jats:p>A</jats:p><jats:p>B") so it becomes a space,
     # except inline formatting tags, which sit inside words ("H<sub>2</sub>O").
-    text = re.sub(r"</?(?:i|b|em|strong|sup|sub|u|sc|span|scp|mml:\w+|math)\b[^>]*>", "", text, flags=re.I)
+    text = _INLINE_TAG.sub("", text)
     text = _TAG.sub(" ", text)
     text = html.unescape(text)
     text = _CONTROL.sub("", text)

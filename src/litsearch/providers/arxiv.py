@@ -31,6 +31,8 @@ ABS_URL = "https://arxiv.org/abs/{arxiv_id}"
 # Words of a query as arXiv's search can take them: letters/digits, inner "-" or "." kept
 # ("off-target", "3.5"); quotes, parentheses, colons, slashes and the like dropped.
 _WORD = re.compile(r"\w+(?:[-.]\w+)*")
+# A field prefix at a word start ("all:", "au:"): the query is written in arXiv's syntax.
+_FIELD_PREFIX = re.compile(r"(?<![\w:])(?:all|ti|au|abs|co|jr|cat|rn|id):(?=\S)")
 # Boolean words typed by the user are not search terms; arXiv's own operators are added here.
 _OPERATOR_WORDS = {"and", "or", "not", "andnot"}
 # HTTP 400 from arXiv still carries the error feed, whose summary is the useful reason.
@@ -203,6 +205,10 @@ def to_search_query(query: str) -> str:
     return "(" + " AND ".join(f"all:{word}" for word in words) + ")"
 
 
+def _is_arxiv_syntax(query: str) -> bool:
+    return bool(_FIELD_PREFIX.search(str(query or "")))
+
+
 def combine_queries(variants: Iterable[str]) -> str:
     """One ``search_query`` matching any variant: ``(all:a AND all:b) OR (all:c …)``."""
     parts: dict[str, str] = {}  # arXiv search ignores case, so "CRISPR" and "crispr" are one variant
@@ -216,8 +222,13 @@ def combine_queries(variants: Iterable[str]) -> str:
 # ---------------------------------------------------------------- HTTP flow
 
 async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
-    """Up to ``limit`` (at most 100) arXiv records for ``query`` by relevance."""
-    search_query = to_search_query(query)
+    """Up to ``limit`` (at most 100) arXiv records for ``query`` by relevance.
+
+    Plain words become ``(all:w1 AND all:w2 …)``. A query already in arXiv syntax (it
+    uses a field prefix such as ``all:`` or ``au:``, e.g. the output of
+    ``combine_queries``) is sent as it is: rebuilding it would AND its operators away.
+    """
+    search_query = query.strip() if _is_arxiv_syntax(query) else to_search_query(query)
     max_results = min(int(limit), MAX_RESULTS)
     if not search_query or max_results < 1:
         return []

@@ -451,6 +451,9 @@ def _merge_in_order(pmids: list[str], summaries: dict[str, Paper],
 def _fill_from_details(paper: Paper, detail: dict[str, Any]) -> None:
     paper.abstract = detail.get("abstract") or paper.abstract
     paper.title = paper.title or detail.get("title") or ""
+    # efetch has full names ("Patrick D Hsu") where esummary has "Hsu PD".
+    if detail.get("authors"):
+        paper.authors = list(detail["authors"])
     if not paper.doi and detail.get("doi"):
         paper.doi = detail["doi"]
         paper.external_ids["doi"] = detail["doi"]

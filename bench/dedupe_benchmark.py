@@ -1,0 +1,180 @@
+"""Dedupe benchmark: the merge engine on labelled exports, next to bib-dedupe's published figures.
+
+Usage:  .venv/bin/python bench/dedupe_benchmark.py [--sets respiratory,stroke] [--no-scale]
+
+For every set under ../shared/benchmarks/dedupe it prints record-level TP/FP/FN/TN,
+precision, recall, F1, FP-rate (bib-dedupe's counting), pairwise P/R/F1, run time
+and peak traced memory, beside bib-dedupe's row from its published table. Then a
+synthetic scale run times `find_clusters` on 2,000 and 100,000 records made by
+perturbing the real titles. Figures go to stdout; nothing is asserted here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import random
+import string
+import sys
+import time
+import tracemalloc
+from dataclasses import replace
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "src"))
+
+from litsearch.bibio import read_benchmark_csv  # noqa: E402
+from litsearch.dedupe_scoring import parse_published_results, score_dedupe  # noqa: E402
+from litsearch.merge import dedupe, find_clusters  # noqa: E402
+from litsearch.records import Paper  # noqa: E402
+
+SHARED = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared"))
+BENCHMARKS = SHARED / "benchmarks" / "dedupe"
+PUBLISHED = BENCHMARKS / "published_results_bibdedupe_2024-12-01.md"
+SETS = ["respiratory", "haematology", "stroke", "cytology_screening", "special_cases"]
+
+
+def read_true_clusters(path: Path) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return [row["merged_ids"].split(";") for row in csv.DictReader(handle) if row.get("merged_ids")]
+
+
+def timed(function, *args):
+    """(result, seconds) of one call."""
+    start = time.perf_counter()
+    result = function(*args)
+    return result, time.perf_counter() - start
+
+
+def peak_megabytes(function, *args) -> float:
+    """Peak memory traced while `function` runs (a separate run: tracing slows it down)."""
+    tracemalloc.start()
+    try:
+        function(*args)
+        return tracemalloc.get_traced_memory()[1] / 1e6
+    finally:
+        tracemalloc.stop()
+
+
+def run_set(name: str, published: dict) -> dict | None:
+    folder = BENCHMARKS / name
+    records_path, truth_path = folder / "records_pre_merged.csv", folder / "merged_record_ids.csv"
+    if not records_path.exists() or not truth_path.exists():
+        print(f"skipping {name}: {folder} not found", file=sys.stderr)
+        return None
+    records = read_benchmark_csv(records_path)
+    ids = [r.external_ids["ID"] for r in records]
+    result, seconds = timed(dedupe, records)
+    predicted = [[ids[i] for i in cluster.members] for cluster in result.clusters]
+    scores = score_dedupe(predicted, read_true_clusters(truth_path), ids)
+    reference = published.get(name, {}).get("bib-dedupe")
+    return {
+        "set": name,
+        "records": len(records),
+        "scores": scores,
+        "seconds": seconds,
+        "peak_mb": peak_megabytes(dedupe, records),
+        "uncertain": len(result.uncertain_pairs),
+        "reference": reference,
+    }
+
+
+def print_set_table(rows: list[dict]) -> None:
+    header = ("| set | records | TP | FP | FN | TN | P | R | F1 | FP-rate | pair P | pair R | pair F1 | s | peak MB "
+              "| uncertain | bib-dedupe TP/FP/FN | bib-dedupe F1 |")
+    print(header)
+    print("|" + "---|" * (header.count("|") - 1))
+    for row in rows:
+        s, ref = row["scores"], row["reference"]
+        reference = f"{ref['tp']}/{ref['fp']}/{ref['fn']} | {ref['f1']:.4f}" if ref else "- | -"
+        print(
+            f"| {row['set']} | {row['records']} | {s.tp} | {s.fp} | {s.fn} | {s.tn} | {s.precision:.4f} "
+            f"| {s.recall:.4f} | {s.f1:.4f} | {s.fp_rate:.4f} | {s.pairwise_precision:.4f} "
+            f"| {s.pairwise_recall:.4f} | {s.pairwise_f1:.4f} | {row['seconds']:.2f} | {row['peak_mb']:.1f} "
+            f"| {row['uncertain']} | {reference} |"
+        )
+
+
+# --------------------------------------------------------------------------- synthetic scale run
+
+def _recase(title: str, rng: random.Random) -> str:
+    choice = rng.random()
+    if choice < 0.3:
+        return title.lower()
+    if choice < 0.5:
+        return title.title()
+    if choice < 0.6:
+        return title.upper()
+    return title
+
+
+def _repunctuate(title: str, rng: random.Random) -> str:
+    title = title.replace(": ", rng.choice([": ", " - ", ". ", " : "]))
+    if rng.random() < 0.4:
+        title = title.rstrip(".") + "."
+    if rng.random() < 0.1:
+        title = f"<i>{title}</i>"
+    return title
+
+
+def _unique_title(words: list[str], rng: random.Random) -> str:
+    """A new title from real vocabulary plus a random token, so it matches nothing by chance."""
+    body = " ".join(rng.sample(words, rng.randint(6, 14)))
+    return f"{body} {''.join(rng.choices(string.ascii_lowercase, k=7))}".capitalize()
+
+
+def make_synthetic_records(real: list[Paper], count: int, *, seed: int = 7) -> list[Paper]:
+    """`count` records: perturbed copies of real records (as duplicates) and unique new titles."""
+    rng = random.Random(seed)
+    words = sorted({w for r in real for w in r.title.split() if w.isalpha() and len(w) > 3})
+    records: list[Paper] = []
+    while len(records) < count:
+        base = rng.choice(real)
+        if rng.random() < 0.6:
+            # A different paper: new title, same-looking metadata.
+            base = replace(base, title=_unique_title(words, rng),
+                           year=(base.year or 2000) + rng.randint(-3, 3),
+                           pages=f"{rng.randint(1, 2000)}-{rng.randint(2001, 2100)}")
+        copies = 1 + (rng.random() < 0.35) + (rng.random() < 0.1)
+        for _ in range(copies):
+            year = base.year
+            if year and rng.random() < 0.05:
+                year += rng.choice((-1, 1))
+            records.append(replace(base, title=_repunctuate(_recase(base.title, rng), rng), year=year,
+                                   external_ids={"ID": f"syn{len(records)}"}))
+    return records[:count]
+
+
+def run_scale(real: list[Paper]) -> None:
+    print("\nSynthetic scale run (perturbed real titles, ~35% duplicated):")
+    print("| records | clusters | seconds | peak MB |")
+    print("|---|---|---|---|")
+    for count in (2_000, 100_000):
+        records = make_synthetic_records(real, count)
+        clusters, seconds = timed(find_clusters, records)
+        peak = peak_megabytes(find_clusters, records)
+        print(f"| {count} | {len(clusters)} | {seconds:.2f} | {peak:.0f} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated set names")
+    parser.add_argument("--no-scale", action="store_true", help="skip the synthetic 100,000-record run")
+    args = parser.parse_args(argv)
+    if not BENCHMARKS.exists():
+        print(f"benchmark data not found at {BENCHMARKS}; nothing to run", file=sys.stderr)
+        return 0
+    published = parse_published_results(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.exists() else {}
+    rows = [row for name in args.sets.split(",") if (row := run_set(name.strip(), published))]
+    print_set_table(rows)
+    if not args.no_scale:
+        real = [r for name in SETS[:4] if (BENCHMARKS / name / "records_pre_merged.csv").exists()
+                for r in read_benchmark_csv(BENCHMARKS / name / "records_pre_merged.csv") if r.title]
+        run_scale(real)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
