@@ -214,11 +214,8 @@ _AUTHORS_COMPARED = 30  # consortium papers list hundreds; the first thirty iden
 
 
 def _profile(record: Paper) -> _Profile:
-    raw_title = record.title or ""
-    variants = _title_variants(raw_title)
-    title = variants[0] if variants else ""
-    authors = [a for a in record.authors[:_AUTHORS_COMPARED] if _is_person(a)]
-    author_tokens = [_name_tokens(a) for a in authors]
+    title, variants, numbers, notice, generic = _title_features(record.title or "")
+    authors = [f for f in map(_author_features, record.authors[:_AUTHORS_COMPARED]) if f is not None]
     first_page, last_page = _page_range(record.pages)
     if first_page == "1" and not record.volume:
         first_page = last_page = None  # online-first pagination, renumbered in the issue
@@ -232,20 +229,37 @@ def _profile(record: Paper) -> _Profile:
             if value
         ),
         title=title,
-        variants=tuple(variants),
-        numbers=frozenset(_title_numbers(title)),
-        notice=_notice_kind(raw_title),
-        generic=_is_generic_title(title),
+        variants=variants,
+        numbers=numbers,
+        notice=notice,
+        generic=generic,
         year=record.year,
-        first_author=frozenset(author_tokens[0]) if authors else frozenset(),
-        surnames=tuple(s for s in (_surname(a) for a in authors[:12]) if s),
-        author_pool=frozenset(token for tokens in author_tokens for token in tokens),
+        first_author=authors[0][0] if authors else frozenset(),
+        surnames=tuple(surname for _, surname in authors[:12] if surname),
+        author_pool=frozenset(token for tokens, _ in authors for token in tokens),
         journal=_journal_variants(record.journal),
         volume=_leading_number(record.volume),
         first_page=first_page,
         last_page=last_page,
         article_number=bool(_ARTICLE_NUMBER.match(record.pages or "")),
     )
+
+
+# Exports repeat titles (that is why they need deduplicating) and author names: cache their analysis.
+@lru_cache(maxsize=200_000)
+def _title_features(raw_title: str) -> tuple[str, tuple[str, ...], frozenset[str], str | None, bool]:
+    """(comparison title, its variants, its numbers, notice kind, generic?) of a raw title."""
+    variants = tuple(_title_variants(raw_title))
+    title = variants[0] if variants else ""
+    return title, variants, frozenset(_title_numbers(title)), _notice_kind(raw_title), _is_generic_title(title)
+
+
+@lru_cache(maxsize=200_000)
+def _author_features(author: str) -> tuple[frozenset[str], str | None] | None:
+    """(name words, main surname) of one author string; None for "Anonymous" and the like."""
+    if not _is_person(author):
+        return None
+    return frozenset(_name_tokens(author)), _surname(author)
 
 
 def _publisher_dois(record: Paper) -> Iterator[str]:
@@ -309,19 +323,24 @@ def _fold_plain(text: str) -> str:
 
 def _clean_title(value: str | None) -> str:
     """Plain title without database notes and language tags; an <ORIGINAL> mark becomes a boundary."""
-    text = _ORIGINAL_TITLE_MARK.sub(_ORIGINAL_BOUNDARY, value or "")
-    text = (plain_text(text) or "").strip().strip("\"'“”").strip()
-    text = _RETRACTED_PREFIX.sub("", text)
-    text = _CORRECTED_MARK.sub("", text)
-    text = _CITED_CORRECTION.sub("", text)
-    text = _PAREN_NOTE.sub("", text)
-    # Notes only when something precedes them: "[Erratum for …]" alone *is* the title.
-    text = _DATABASE_NOTE.sub(lambda m: "" if m.start() > 0 else m.group(0), text)
-    for _ in range(4):  # "Title. [Review] [24 refs]" carries several trailing notes
-        stripped = _TRAILING_NOTE.sub("", text)
-        if stripped == text or len(_fold_plain(stripped).split()) < 3:
-            break
-        text = stripped
+    text = value or ""
+    # Each pattern only runs when its telltale character is present: most titles need none.
+    if "<" in text or "&" in text or not text.isprintable():
+        text = plain_text(_ORIGINAL_TITLE_MARK.sub(_ORIGINAL_BOUNDARY, text)) or ""
+    else:
+        text = " ".join(text.split())
+    text = _RETRACTED_PREFIX.sub("", text.strip("\"'“” "))
+    if "(" in text:
+        text = _PAREN_NOTE.sub("", _CITED_CORRECTION.sub("", text))
+    if "[" in text:
+        text = _CORRECTED_MARK.sub("", text)
+        # Notes only when something precedes them: "[Erratum for …]" alone *is* the title.
+        text = _DATABASE_NOTE.sub(lambda m: "" if m.start() > 0 else m.group(0), text)
+        for _ in range(4):  # "Title. [Review] [24 refs]" carries several trailing notes
+            stripped = _TRAILING_NOTE.sub("", text)
+            if stripped == text or len(_fold_plain(stripped).split()) < 3:
+                break
+            text = stripped
     return _DIGIT_GROUP.sub("", text.strip())
 
 
@@ -349,6 +368,7 @@ def _title_variants(value: str) -> list[str]:
     return variants
 
 
+_DIGITS = re.compile(r"\d+")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
           "x": "10", "xi": "11", "xii": "12"}
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
@@ -363,7 +383,7 @@ def _title_numbers(title: str) -> Iterator[str]:
     """Numbers a title uses to tell siblings apart: digits, roman numerals, number words."""
     previous = ""
     for token in title.split():
-        digits = re.findall(r"\d+", token)
+        digits = _DIGITS.findall(token)
         if digits:
             yield from (d.lstrip("0") or "0" for d in digits)
         elif token in _NUMBER_WORDS:
@@ -451,6 +471,8 @@ def _is_generic_title(title: str) -> bool:
 
 # ---- authors
 
+_NAME_WORD = re.compile(r"[a-z?]+")
+_INITIALS = re.compile(r"[A-Z]{1,3}\.?")
 _NAME_PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "di", "da", "du", "le", "la", "st", "ste",
                    "saint", "jr", "sr", "ii", "iii", "iv", "ten", "ter", "dos", "das", "do", "el", "al", "bin",
                    "ben", "mc", "mac", "y", "e"}
@@ -474,7 +496,7 @@ def _fold_name(text: str) -> str:
 
 
 def _name_words(text: str) -> list[str]:
-    return [t for t in re.findall(r"[a-z?]+", _fold_name(text)) if len(t) > 1 and t not in _NAME_PARTICLES]
+    return [t for t in _NAME_WORD.findall(_fold_name(text)) if len(t) > 1 and t not in _NAME_PARTICLES]
 
 
 def _name_tokens(author: str) -> list[str]:
@@ -497,7 +519,7 @@ def _same_name_word(x: str, y: str) -> bool:
 def _initials_after_surname(author: str) -> bool:
     """PubMed style "Smith JA": the last word is upper-case initials."""
     words = author.strip().split()
-    return "," not in author and len(words) > 1 and bool(re.fullmatch(r"[A-Z]{1,3}\.?", words[-1]))
+    return "," not in author and len(words) > 1 and bool(_INITIALS.fullmatch(words[-1]))
 
 
 def _surname(author: str) -> str | None:
@@ -620,6 +642,8 @@ def _is_subsequence(small: str, big: str) -> bool:
     return all(ch in it for ch in small)
 
 
+_PAGE_COUNT = re.compile(r"\d+\s*p+\.?", re.I)
+_RANGE_SEPARATOR = re.compile(r"[,;+]")
 _ARTICLE_NUMBER = re.compile(r"^\s*[a-z]{1,4}\d+\s*$", re.I)
 _SPREADSHEET_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
 _PAGE = re.compile(r"\s*([a-z]{0,4})(\d+)[a-z]{0,3}\s*(?:[-\u2010-\u2015]+\s*[a-z]{0,4}(\d+)[a-z]{0,3})?\b", re.I)
@@ -632,11 +656,11 @@ def _page_range(pages: str | None) -> tuple[str | None, str | None]:
     so the same ranges listed in another order compare equal.
     """
     text = (pages or "").strip()
-    if not text or re.fullmatch(r"\d+\s*p+\.?", text, re.I):  # "94 p" is a page count
+    if not text or _PAGE_COUNT.fullmatch(text):  # "94 p" is a page count
         return None, None
     if _SPREADSHEET_DATE.search(text):  # "01-Jun", "13-May": a spreadsheet ate the page range
         return None, None
-    ranges = [r for r in (_one_page_range(part) for part in re.split(r"[,;+]", text)) if r[0] is not None]
+    ranges = [r for r in (_one_page_range(part) for part in _RANGE_SEPARATOR.split(text)) if r[0] is not None]
     return min(ranges, key=lambda r: int(r[0])) if ranges else (None, None)
 
 
@@ -656,7 +680,7 @@ def _one_page_range(text: str) -> tuple[str | None, str | None]:
 
 
 def _leading_number(value: str | None) -> str | None:
-    match = re.search(r"\d+", value or "")
+    match = _DIGITS.search(value or "")
     return (match.group(0).lstrip("0") or "0") if match else None
 
 
@@ -741,7 +765,7 @@ def _title_similarity(a: _Profile, b: _Profile) -> float:
 def _truncated_twin(a: _Profile, b: _Profile) -> bool:
     """One title is the other cut short (subtitle dropped, field length limit); needs 5+ words."""
     short, long = sorted((a.title, b.title), key=len)
-    if len(short.split()) < 5 or len(short) == len(long):
+    if len(short) == len(long) or short[:6] != long[:6] or short.count(" ") < 4:
         return False
     return fuzz.ratio(short, long[: len(short)]) >= 97 and long[len(short) : len(short) + 1] in ("", " ")
 
@@ -750,8 +774,12 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
     """Merge or not, with a human-readable reason; None when the pair is not worth reporting."""
     if not a.title or not b.title:
         return None  # a record without title only joins through an identifier
-    veto = _hard_veto(a, b)
     similarity = _title_similarity(a, b)
+    # Most pairs that blocking proposes share little: leave early unless the titles or the citation may match.
+    same_page = a.first_page is not None and a.first_page == b.first_page
+    if similarity < UNCERTAIN_FLOOR and not same_page and not _truncated_twin(a, b):
+        return None
+    veto = _hard_veto(a, b)
     if veto:
         if similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not a.generic:
             return _Verdict(False, similarity, f"title {similarity:.0f}% similar but {veto}", uncertain=True)
@@ -762,13 +790,13 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
     venue = _venue(a, b)
     same_year = a.year is not None and a.year == b.year
     near_year = a.year is None or b.year is None or abs(a.year - b.year) <= 1
-    facts = _describe(a, b, similarity, authors, journals, venue)
+    facts = lambda: _describe(a, b, similarity, authors, journals, venue)  # noqa: E731 - only when reported
 
     similar_title = similarity >= SIMILAR or _truncated_twin(a, b)
     if similar_title:
         refusal = _refusal(a, b, similarity >= NEAR_IDENTICAL, authors, journals, venue, same_year, near_year)
         if refusal is None:
-            return _Verdict(True, similarity, facts)
+            return _Verdict(True, similarity, facts())
     else:
         refusal = f"titles only {similarity:.0f}% similar"
 
@@ -778,12 +806,14 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
         # (group author in one record, a misspelt name in the other).
         if _first_authors_agree(a, b) or similarity >= NEAR_IDENTICAL:
             if journals is not False:
-                return _Verdict(True, similarity, f"same year, volume and pages; {facts}")
-            return _Verdict(False, similarity, f"same citation but journals differ; {facts}", uncertain=True)
+                return _Verdict(True, similarity, f"same year, volume and pages; {facts()}")
+            return _Verdict(False, similarity, f"same citation but journals differ; {facts()}", uncertain=True)
 
     worth_reporting = (similar_title or similarity >= UNCERTAIN_FLOOR) and authors is not False
     worth_reporting = worth_reporting and not ((a.generic or b.generic) and venue == "conflict")
-    return _Verdict(False, similarity, f"{refusal}; {facts}", uncertain=worth_reporting)
+    if not worth_reporting:
+        return None
+    return _Verdict(False, similarity, f"{refusal}; {facts()}", uncertain=True)
 
 
 def _same_page_range(a: _Profile, b: _Profile, venue: str) -> bool:

@@ -15,9 +15,10 @@ from .providers import PROVIDERS
 
 ALWAYS = ("semantic_scholar", "openalex")
 
-# Word starts ("stems"): "gene" matches gene, genes, genetic, genome…
+# Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
+# asks for the whole word ("gene=" must not match "generation").
 BIOMEDICAL_STEMS = (
-    "gene", "genom", "protein", "cell", "clinic", "patient", "disease", "cancer", "tumo", "oncol",
+    "gene=", "genes", "genetic", "genom", "protein", "cell", "clinic", "patient", "disease", "cancer", "tumo", "oncol",
     "therap", "drug", "pharma", "vaccin", "virus", "viral", "bacteri", "microb", "infect", "immun",
     "antibod", "crispr", "cas9", "rna", "dna", "mrna", "sirna", "mutat", "enzym", "metabol", "neuro",
     "brain", "alzheimer", "parkinson", "diabet", "cardi", "heart", "stroke", "hypertens", "obes",
@@ -60,7 +61,8 @@ def _matched_terms(text: str, stems: tuple[str, ...]) -> list[str]:
     lowered = " " + re.sub(r"[^\w\s-]", " ", text.lower()) + " "
     found: list[str] = []
     for stem in stems:
-        match = re.search(r"(?<![\w-])" + re.escape(stem) + r"[\w-]*", lowered)
+        tail = r"(?![\w-])" if stem.endswith("=") else r"[\w-]*"
+        match = re.search(r"(?<![\w-])" + re.escape(stem.rstrip("=")) + tail, lowered)
         if match and match.group(0) not in found:
             found.append(match.group(0))
     return found

@@ -236,6 +236,7 @@ def footer_lines(result) -> list[str]:
         if outcome.error:
             lines.append(f"{outcome.provider}: failed, {markdown_text(outcome.error)} ({requests})")
         else:
-            lines.append(f"{outcome.provider}: searched, {len(outcome.records)} results "
+            count = len(outcome.records)
+            lines.append(f"{outcome.provider}: searched, {count} result{'s' if count != 1 else ''} "
                          f"({requests}, {outcome.seconds:.1f} s)")
     return lines
