@@ -82,6 +82,14 @@ class PaceBook:
             self._next_start[provider] = start + min_interval
             return start
 
+    def started(self, provider: str, min_interval: float) -> None:
+        """Record that a request really started now: a late start (an overslept wait, a
+        busy loop) pushes the next slot back, so gaps never shrink below the interval."""
+        with self._lock:
+            earliest = self.clock() + min_interval
+            if earliest > self._next_start.get(provider, 0.0):
+                self._next_start[provider] = earliest
+
 
 PROCESS_PACE_BOOK = PaceBook()
 
@@ -89,7 +97,7 @@ PROCESS_PACE_BOOK = PaceBook()
 def paced_interval(min_interval: float) -> float:
     """The spacing actually kept: a little slack over the declared interval, because the
     server times arrivals, which scheduling and network jitter shift by a few milliseconds."""
-    return min_interval * 1.03 + 0.01 if min_interval > 0 else 0.0
+    return min_interval * 1.05 + 0.02 if min_interval > 0 else 0.0
 
 
 @dataclass
@@ -259,12 +267,14 @@ class ProviderSession:
         if client is None:
             raise RuntimeError("HttpClient used outside 'async with'")
         async with self.http._slot(self.provider):
-            start = self.http.pace_book.reserve(self.provider, paced_interval(self.policy.min_interval))
+            interval = paced_interval(self.policy.min_interval)
+            start = self.http.pace_book.reserve(self.provider, interval)
             wait = start - self.http.clock()
             if wait > 0:
                 if wait >= self.remaining():
-                    raise ProviderError(f"gave up: pacing would pass this provider's time budget")
+                    raise ProviderError("gave up: pacing would pass this provider's time budget")
                 await self.http.sleep(wait)
+            self.http.pace_book.started(self.provider, interval)
             self.requests_sent += 1
             self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
             try:

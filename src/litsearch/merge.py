@@ -219,15 +219,12 @@ def _profile(record: Paper) -> _Profile:
     first_page, last_page = _page_range(record.pages)
     if first_page == "1" and not record.volume:
         first_page = last_page = None  # online-first pagination, renumbered in the issue
+    dois, pmids, arxiv_ids, other_ids = _identifiers(record)
     return _Profile(
-        dois=frozenset(_publisher_dois(record)),
-        pmids=frozenset(p for p in (normalize_pmid(record.pmid), normalize_pmid(record.external_ids.get("PubMed"))) if p),
-        arxiv_ids=frozenset(_arxiv_ids(record)),
-        other_ids=frozenset(
-            f"{kind}:{value}"
-            for kind, value in (("openalex", record.openalex_id), ("s2", record.paper_id))
-            if value
-        ),
+        dois=dois,
+        pmids=pmids,
+        arxiv_ids=arxiv_ids,
+        other_ids=other_ids,
         title=title,
         variants=variants,
         numbers=numbers,
@@ -260,6 +257,21 @@ def _author_features(author: str) -> tuple[frozenset[str], str | None] | None:
     if not _is_person(author):
         return None
     return frozenset(_name_tokens(author)), _surname(author)
+
+
+def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
+    """(publisher DOIs, PMIDs, arXiv ids, other ids) of a record."""
+    extra = record.external_ids
+    if not (record.doi or record.pmid or record.arxiv_id or record.openalex_id or record.paper_id
+            or any(key in extra for key in ("DOI", "PubMed", "ArXiv"))):
+        return _NO_IDS
+    pmids = (normalize_pmid(record.pmid), normalize_pmid(extra.get("PubMed")))
+    others = (f"{kind}:{value}" for kind, value in (("openalex", record.openalex_id), ("s2", record.paper_id)) if value)
+    return (frozenset(_publisher_dois(record)), frozenset(p for p in pmids if p),
+            frozenset(_arxiv_ids(record)), frozenset(others))
+
+
+_NO_IDS = (frozenset(), frozenset(), frozenset(), frozenset())
 
 
 def _publisher_dois(record: Paper) -> Iterator[str]:
@@ -729,10 +741,8 @@ UNCERTAIN_FLOOR = 85.0  # % similarity from which a refused pair is reported
 
 @dataclass
 class _Verdict:
-    merge: bool
-    similarity: float
+    merge: bool  # False: keep apart but report the pair as uncertain
     reason: str
-    uncertain: bool = False
 
 
 def _hard_veto(a: _Profile, b: _Profile) -> str | None:
@@ -770,11 +780,13 @@ def _truncated_twin(a: _Profile, b: _Profile) -> bool:
     return fuzz.ratio(short, long[: len(short)]) >= 97 and long[len(short) : len(short) + 1] in ("", " ")
 
 
-def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
-    """Merge or not, with a human-readable reason; None when the pair is not worth reporting."""
+def _judge(a: _Profile, b: _Profile, similarity: float) -> _Verdict | None:
+    """Merge or not, with a human-readable reason; None when the pair is not worth reporting.
+
+    `similarity` is `_title_similarity(a, b)`, computed by the caller to order the pairs.
+    """
     if not a.title or not b.title:
         return None  # a record without title only joins through an identifier
-    similarity = _title_similarity(a, b)
     # Most pairs that blocking proposes share little: leave early unless the titles or the citation may match.
     same_page = a.first_page is not None and a.first_page == b.first_page
     if similarity < UNCERTAIN_FLOOR and not same_page and not _truncated_twin(a, b):
@@ -782,7 +794,7 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
     veto = _hard_veto(a, b)
     if veto:
         if similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not a.generic:
-            return _Verdict(False, similarity, f"title {similarity:.0f}% similar but {veto}", uncertain=True)
+            return _Verdict(False, f"title {similarity:.0f}% similar but {veto}")
         return None
 
     authors = _authors_agree(a, b)
@@ -796,7 +808,7 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
     if similar_title:
         refusal = _refusal(a, b, similarity >= NEAR_IDENTICAL, authors, journals, venue, same_year, near_year)
         if refusal is None:
-            return _Verdict(True, similarity, facts())
+            return _Verdict(True, facts())
     else:
         refusal = f"titles only {similarity:.0f}% similar"
 
@@ -806,14 +818,14 @@ def _judge(a: _Profile, b: _Profile) -> _Verdict | None:
         # (group author in one record, a misspelt name in the other).
         if _first_authors_agree(a, b) or similarity >= NEAR_IDENTICAL:
             if journals is not False:
-                return _Verdict(True, similarity, f"same year, volume and pages; {facts()}")
-            return _Verdict(False, similarity, f"same citation but journals differ; {facts()}", uncertain=True)
+                return _Verdict(True, f"same year, volume and pages; {facts()}")
+            return _Verdict(False, f"same citation but journals differ; {facts()}")
 
     worth_reporting = (similar_title or similarity >= UNCERTAIN_FLOOR) and authors is not False
     worth_reporting = worth_reporting and not ((a.generic or b.generic) and venue == "conflict")
     if not worth_reporting:
         return None
-    return _Verdict(False, similarity, f"{refusal}; {facts()}", uncertain=True)
+    return _Verdict(False, f"{refusal}; {facts()}")
 
 
 def _same_page_range(a: _Profile, b: _Profile, venue: str) -> bool:
@@ -992,21 +1004,23 @@ class _ClusterBuilder:
         return bool(_authors_agree(a, b)) and _venue(a, b) == "match"
 
     def unite_by_similarity(self) -> list[UncertainPair]:
-        verdicts = []
-        for i, j in sorted(_candidate_pairs(self.profiles)):
+        profiles = self.profiles
+        scored = [(_title_similarity(profiles[i], profiles[j]), i, j) for i, j in _candidate_pairs(profiles)]
+        # Most similar titles first, so a doubtful link never pre-empts a sure one; pairs already
+        # joined through others need no judgement at all.
+        scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+        uncertain = []
+        for similarity, i, j in scored:
             if self.root(i) == self.root(j):
                 continue
-            verdict = _judge(self.profiles[i], self.profiles[j])
-            if verdict is not None:
-                verdicts.append((i, j, verdict))
-        uncertain = []
-        # Strongest evidence first, so a doubtful link never pre-empts a sure one.
-        for i, j, verdict in sorted(verdicts, key=lambda v: (not v[2].merge, -v[2].similarity, v[0], v[1])):
+            verdict = _judge(profiles[i], profiles[j], similarity)
+            if verdict is None:
+                continue
             if verdict.merge:
                 if not self.unite(i, j, verdict.reason, check_pairs=True):
-                    uncertain.append(UncertainPair(i, j, verdict.similarity, f"{verdict.reason}; conflicts with its cluster"))
-            elif verdict.uncertain:
-                uncertain.append(UncertainPair(i, j, verdict.similarity, verdict.reason))
+                    uncertain.append(UncertainPair(i, j, similarity, f"{verdict.reason}; conflicts with its cluster"))
+            else:
+                uncertain.append(UncertainPair(i, j, similarity, verdict.reason))
         uncertain.sort(key=lambda pair: (pair.first, pair.second))
         return uncertain
 
