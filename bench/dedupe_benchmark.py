@@ -119,6 +119,41 @@ def _repunctuate(title: str, rng: random.Random) -> str:
     return title
 
 
+def _typo(title: str, rng: random.Random) -> str:
+    """Drop, double or swap one letter, as a hand-keyed record might."""
+    if len(title) < 10:
+        return title
+    at = rng.randrange(1, len(title) - 2)
+    edit = rng.choice(("drop", "double", "swap"))
+    if edit == "drop":
+        return title[:at] + title[at + 1 :]
+    if edit == "double":
+        return title[:at] + title[at] + title[at:]
+    return title[:at] + title[at + 1] + title[at] + title[at + 2 :]
+
+
+def _reformat_author(author: str, rng: random.Random) -> str:
+    """"Smith, John A." -> "Smith, J. A." / "Smith JA" / unchanged."""
+    if "," not in author or rng.random() < 0.5:
+        return author
+    surname, given = (part.strip() for part in author.split(",", 1))
+    initials = [word[0] for word in given.replace(".", " ").split() if word]
+    return f"{surname}, {'. '.join(initials)}." if rng.random() < 0.5 else f"{surname} {''.join(initials)}"
+
+
+def _abbreviate_pages(pages: str | None, rng: random.Random) -> str | None:
+    """"1183-1187" -> "1183-7" (the MEDLINE style) half of the time."""
+    if not pages or "-" not in pages or rng.random() < 0.5:
+        return pages
+    first, last = pages.split("-", 1)
+    if len(first) == len(last) and first.isdigit() and last.isdigit():
+        common = 0
+        while common < len(first) - 1 and first[common] == last[common]:
+            common += 1
+        return f"{first}-{last[common:]}"
+    return pages
+
+
 def _unique_title(words: list[str], rng: random.Random) -> str:
     """A new title from real vocabulary plus a random token, so it matches nothing by chance."""
     body = " ".join(rng.sample(words, rng.randint(6, 14)))
@@ -142,8 +177,15 @@ def make_synthetic_records(real: list[Paper], count: int, *, seed: int = 7) -> l
             year = base.year
             if year and rng.random() < 0.05:
                 year += rng.choice((-1, 1))
-            records.append(replace(base, title=_repunctuate(_recase(base.title, rng), rng), year=year,
-                                   external_ids={"ID": f"syn{len(records)}"}))
+            title = _repunctuate(_recase(base.title, rng), rng)
+            if rng.random() < 0.3:
+                title = _typo(title, rng)
+            records.append(replace(
+                base, title=title, year=year,
+                authors=[_reformat_author(a, rng) for a in base.authors],
+                pages=_abbreviate_pages(base.pages, rng),
+                external_ids={"ID": f"syn{len(records)}"},
+            ))
     return records[:count]
 
 

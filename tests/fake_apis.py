@@ -12,6 +12,7 @@ environment variables that point lit-search at them.
 from __future__ import annotations
 
 import json
+import threading
 import zlib
 from html import escape
 from typing import Any
@@ -338,6 +339,20 @@ def arxiv_query(request: SeenRequest) -> Answer:
     return Answer(200, body, content_type="application/atom+xml; charset=utf-8")
 
 
+def _scripted(answers: list, normal):
+    queue = list(answers)
+    lock = threading.Lock()
+
+    def responder(request: SeenRequest) -> Answer:
+        with lock:
+            item = queue.pop(0) if len(queue) > 1 or queue[0] is None else queue[0]
+            if item is None:
+                queue.insert(0, None)  # stay recovered
+        return normal(request) if item is None else item
+
+    return responder
+
+
 # --- wiring ---------------------------------------------------------------------
 
 PREFIXES = {
@@ -352,7 +367,9 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
     """Mount the four fake APIs on ``server``; returns the LITSEARCH_*_URL variables.
 
     ``overrides`` maps a route (e.g. "/eutils/esearch.fcgi") to a responder or a list of
-    Answers, to inject faults into one provider while the others stay healthy.
+    Answers, to inject faults into one provider while the others stay healthy. A list is
+    served in turn and its last Answer repeats; a trailing None hands later requests back
+    to the normal fake API ("fail once, then recover").
     """
     routes = {
         "/s2/graph/v1/paper/search": s2_search,
@@ -366,7 +383,7 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         server.route(path, responder)
     for path, replacement in (overrides or {}).items():
         if isinstance(replacement, list):
-            server.script(path, *replacement)
+            server.route(path, _scripted(replacement, routes.get(path)))
         else:
             server.route(path, replacement)
     return {

@@ -55,6 +55,8 @@ class Settings:
     # Overall wall-clock allowance for one provider in one search (all its requests,
     # retries and waits), so one slow provider cannot stall the whole search.
     provider_budget: float = 30.0
+    # First retry backoff, doubled on each further retry (when no Retry-After is given).
+    backoff_seconds: float = 1.0
     max_response_bytes: int = 10 * 1024 * 1024
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
@@ -80,6 +82,7 @@ class Settings:
             connect_timeout=_float_env(env, "LITSEARCH_CONNECT_TIMEOUT", 5.0),
             read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
             provider_budget=_float_env(env, "LITSEARCH_PROVIDER_BUDGET", 30.0),
+            backoff_seconds=_float_env(env, "LITSEARCH_BACKOFF", 1.0),
             secrets=secrets,
         )
 

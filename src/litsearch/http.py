@@ -42,7 +42,6 @@ class PacePolicy:
     min_interval: float
     max_in_flight: int
     retries: int = 2
-    backoff: float = 1.0  # first backoff in seconds, doubled each retry
 
 
 def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
@@ -209,6 +208,10 @@ class ProviderSession:
         self.policy = http.policies[provider]
         self.deadline = deadline
         self.requests_sent = 0
+        self.notes: list[str] = []  # partial problems worth telling the user (not failures)
+
+    def note(self, message: str) -> None:
+        self.notes.append(self.http.settings.redact(" ".join(message.split())))
 
     def remaining(self) -> float:
         return self.deadline - self.http.clock()
@@ -232,6 +235,9 @@ class ProviderSession:
             retry_after: float | None = None
             try:
                 response = await self._send_once(method, url, **kwargs)
+            except ProviderError as exc:
+                # Budget or size limits end the provider; keep the earlier failure in the reason.
+                raise ProviderError(self._redact(f"{last_reason}; then {exc}" if attempt else str(exc))) from None
             except httpx.TimeoutException as exc:
                 last_reason = _timeout_reason(exc, self.http.settings)
             except httpx.TransportError as exc:
@@ -257,7 +263,8 @@ class ProviderSession:
         raise ProviderError(self._redact(last_reason + suffix))
 
     def _backoff(self, attempt: int) -> float:
-        return self.policy.backoff * (2 ** attempt) + random.uniform(0, 0.25)
+        base = self.http.settings.backoff_seconds
+        return base * (2 ** attempt) + random.uniform(0, base / 4)
 
     async def _send_once(self, method: str, url: str, **kwargs: Any) -> FetchedResponse:
         if self.remaining() <= 0:
@@ -272,7 +279,8 @@ class ProviderSession:
             wait = start - self.http.clock()
             if wait > 0:
                 if wait >= self.remaining():
-                    raise ProviderError("gave up: pacing would pass this provider's time budget")
+                    raise ProviderError(f"gave up: the next request allowed by this API's pace "
+                                        f"({self.policy.min_interval:g} s apart) would pass the time budget")
                 await self.http.sleep(wait)
             self.http.pace_book.started(self.provider, interval)
             self.requests_sent += 1

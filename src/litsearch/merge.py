@@ -188,7 +188,7 @@ def _first_present(values: Iterable):
 # Everything a comparison needs, computed once per record.
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
 class _Profile:
     dois: frozenset[str]  # publisher DOIs (arXiv DataCite DOIs excluded)
     pmids: frozenset[str]
@@ -246,9 +246,10 @@ def _profile(record: Paper) -> _Profile:
 @lru_cache(maxsize=200_000)
 def _title_features(raw_title: str) -> tuple[str, tuple[str, ...], frozenset[str], str | None, bool]:
     """(comparison title, its variants, its numbers, notice kind, generic?) of a raw title."""
-    variants = tuple(_title_variants(raw_title))
+    plain = _plain_title(raw_title)
+    variants = tuple(_title_variants(plain))
     title = variants[0] if variants else ""
-    return title, variants, frozenset(_title_numbers(title)), _notice_kind(raw_title), _is_generic_title(title)
+    return title, variants, frozenset(_title_numbers(title)), _notice_kind(plain), _is_generic_title(title)
 
 
 @lru_cache(maxsize=200_000)
@@ -333,14 +334,17 @@ def _fold_plain(text: str) -> str:
     return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
-def _clean_title(value: str | None) -> str:
-    """Plain title without database notes and language tags; an <ORIGINAL> mark becomes a boundary."""
+def _plain_title(value: str | None) -> str:
+    """Title without markup; an <ORIGINAL> mark (Embase) becomes a boundary character."""
     text = value or ""
-    # Each pattern only runs when its telltale character is present: most titles need none.
     if "<" in text or "&" in text or not text.isprintable():
-        text = plain_text(_ORIGINAL_TITLE_MARK.sub(_ORIGINAL_BOUNDARY, text)) or ""
-    else:
-        text = " ".join(text.split())
+        return plain_text(_ORIGINAL_TITLE_MARK.sub(_ORIGINAL_BOUNDARY, text)) or ""
+    return " ".join(text.split())  # the common case, without plain_text's regex passes
+
+
+def _clean_title(text: str) -> str:
+    """Plain title without database notes and language tags."""
+    # Each pattern only runs when its telltale character is present: most titles need none.
     text = _RETRACTED_PREFIX.sub("", text.strip("\"'“” "))
     if "(" in text:
         text = _PAREN_NOTE.sub("", _CITED_CORRECTION.sub("", text))
@@ -359,9 +363,9 @@ def _clean_title(value: str | None) -> str:
 _DIGIT_GROUP = re.compile(r"(?<=\d)[ ,\u2009\u202f](?=\d{3}\b)")  # "10 000" / "10,000" -> "10000"
 
 
-def _title_variants(value: str) -> list[str]:
+def _title_variants(plain: str) -> list[str]:
     """Folded title, then each part of a bilingual title ("English; Original", "… <ORIGINAL> …")."""
-    cleaned = _clean_title(value)
+    cleaned = _clean_title(plain)
     if not cleaned:
         return []
     main = _fold_plain(cleaned.split(_ORIGINAL_BOUNDARY)[0])
@@ -386,6 +390,7 @@ _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii"
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
                  "eight": "8", "nine": "9", "ten": "10", "first": "1st", "second": "2nd", "third": "3rd",
                  "fourth": "4th", "fifth": "5th"}
+_MAY_HOLD_NUMBER = re.compile(r"\d|\b(?:%s)\b" % "|".join(sorted(set(_ROMAN) | set(_NUMBER_WORDS))))
 # "I" is a pronoun or an initial unless it follows a word that numbers things.
 _NUMBERING_WORDS = {"part", "phase", "stage", "type", "grade", "class", "study", "trial", "volume", "chapter",
                     "section", "series", "focus", "report", "paper", "experiment", "group", "level"}
@@ -393,6 +398,8 @@ _NUMBERING_WORDS = {"part", "phase", "stage", "type", "grade", "class", "study",
 
 def _title_numbers(title: str) -> Iterator[str]:
     """Numbers a title uses to tell siblings apart: digits, roman numerals, number words."""
+    if not _MAY_HOLD_NUMBER.search(title):
+        return
     previous = ""
     for token in title.split():
         digits = _DIGITS.findall(token)
@@ -446,9 +453,9 @@ _CITED_CORRECTION = re.compile(
 )
 
 
-def _notice_kind(raw_title: str) -> str | None:
+def _notice_kind(plain_title: str) -> str | None:
     """The kind of notice a title announces (erratum, retraction, reply/comment), else None."""
-    text = (plain_text(raw_title) or "").strip().lstrip("[(\"'“ ").strip()
+    text = plain_title.lstrip("[(\"'“ ")
     if _RETRACTED_PREFIX.match(text):  # "RETRACTED: Title" is the article itself, marked
         return None
     if _CITED_CORRECTION.search(text):
@@ -661,6 +668,7 @@ _SPREADSHEET_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|no
 _PAGE = re.compile(r"\s*([a-z]{0,4})(\d+)[a-z]{0,3}\s*(?:[-\u2010-\u2015]+\s*[a-z]{0,4}(\d+)[a-z]{0,3})?\b", re.I)
 
 
+@lru_cache(maxsize=100_000)
 def _page_range(pages: str | None) -> tuple[str | None, str | None]:
     """(first, last) page digits: "73-76" and "73-6" -> ("73", "76"); unknown parts are None.
 
@@ -891,23 +899,31 @@ _BLOCK_WINDOW = 12  # larger blocks compare neighbours in title order only
 
 
 def _blocking_keys(p: _Profile) -> Iterator[str]:
+    """Keys under which a record meets its candidate duplicates.
+
+    Title start and end catch edits at the other end; the three longest words catch
+    titles edited at both ends; volume+page and author+page catch translated titles.
+    """
     for variant in p.variants:
         compact = variant.replace(" ", "")
         if len(compact) >= 12:
             yield "p" + compact[:24]
             yield "s" + compact[-24:]
-        words = sorted({w for w in variant.split() if len(w) > 3}, key=lambda w: (-len(w), w))[:3]
-        if len(words) == 3:
-            yield "w" + " ".join(sorted(words))
+        words = variant.split()
+        if len(words) >= 4:
+            yield "w" + " ".join(sorted(sorted(words, key=len)[-3:]))
     if p.first_page and p.volume:
         yield f"v{p.volume}:{p.first_page}:{p.year}"
     if p.first_page and p.surnames:
         yield f"a{p.surnames[0]}:{p.first_page}"
 
 
-def _candidate_pairs(profiles: Sequence[_Profile]) -> set[tuple[int, int]]:
+def _candidate_pairs(profiles: Sequence[_Profile], indices: Sequence[int]) -> set[tuple[int, int]]:
+    """Pairs (i < j) of `indices` (one per profile) that share a blocking key."""
     blocks: dict[str, list[int]] = defaultdict(list)
-    for index, profile in enumerate(profiles):
+    title_of: dict[int, str] = {}
+    for index, profile in zip(indices, profiles):
+        title_of[index] = profile.title
         if profile.title:
             for key in set(_blocking_keys(profile)):
                 blocks[key].append(index)
@@ -918,7 +934,7 @@ def _candidate_pairs(profiles: Sequence[_Profile]) -> set[tuple[int, int]]:
         if len(members) <= _BLOCK_ALL_PAIRS:
             pairs.update((i, j) for n, i in enumerate(members) for j in members[n + 1 :])
         else:
-            ordered = sorted(members, key=lambda i: (profiles[i].title, i))
+            ordered = sorted(members, key=lambda i: (title_of[i], i))
             for n, i in enumerate(ordered):
                 for j in ordered[n + 1 : n + 1 + _BLOCK_WINDOW]:
                     pairs.add((min(i, j), max(i, j)))
@@ -1005,11 +1021,27 @@ class _ClusterBuilder:
 
     def unite_by_similarity(self) -> list[UncertainPair]:
         profiles = self.profiles
-        scored = [(_title_similarity(profiles[i], profiles[j]), i, j) for i, j in _candidate_pairs(profiles)]
+        # Exports repeat records verbatim: when identical profiles merge, only the first
+        # needs comparing with the others (its twins join whatever it joins).
+        first_seen: dict[_Profile, int] = {}
+        representatives = []
+        uncertain = []
+        for index, profile in enumerate(profiles):
+            first = first_seen.setdefault(profile, index)
+            if first != index:
+                verdict = _judge(profile, profile, 100.0)
+                if verdict is not None and verdict.merge and self.unite(first, index, verdict.reason, check_pairs=True):
+                    continue
+                if verdict is not None:
+                    uncertain.append(UncertainPair(first, index, 100.0, verdict.reason))
+            representatives.append(index)
+        scored = [
+            (_title_similarity(profiles[i], profiles[j]), i, j)
+            for i, j in _candidate_pairs([profiles[k] for k in representatives], representatives)
+        ]
         # Most similar titles first, so a doubtful link never pre-empts a sure one; pairs already
         # joined through others need no judgement at all.
         scored.sort(key=lambda item: (-item[0], item[1], item[2]))
-        uncertain = []
         for similarity, i, j in scored:
             if self.root(i) == self.root(j):
                 continue

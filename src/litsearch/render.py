@@ -217,6 +217,7 @@ def render_json(result, limit: int, include_abstracts: bool = True) -> str:
         "results": [result_dict(item, include_abstracts) for item in result.results[:limit]],
         "providers_searched": [o.provider for o in result.outcomes],
         "errors": [{"provider": o.provider, "message": o.error} for o in result.outcomes if o.error],
+        "warnings": [{"provider": o.provider, "message": n} for o in result.outcomes for n in o.notes],
         "search_time_ms": result.search_time_ms,
         "requests": result.request_count,
         "provider_choice": result.provider_reason,
@@ -237,6 +238,9 @@ def footer_lines(result) -> list[str]:
             lines.append(f"{outcome.provider}: failed, {markdown_text(outcome.error)} ({requests})")
         else:
             count = len(outcome.records)
-            lines.append(f"{outcome.provider}: searched, {count} result{'s' if count != 1 else ''} "
-                         f"({requests}, {outcome.seconds:.1f} s)")
+            line = (f"{outcome.provider}: searched, {count} result{'s' if count != 1 else ''} "
+                    f"({requests}, {outcome.seconds:.1f} s)")
+            for note in outcome.notes:
+                line += f"; note: {markdown_text(note)}"
+            lines.append(line)
     return lines

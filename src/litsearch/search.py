@@ -60,6 +60,7 @@ class ProviderOutcome:
     mode: str
     records: list[Paper] = field(default_factory=list)
     error: str | None = None
+    notes: list[str] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
 
@@ -111,6 +112,7 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         log.debug("provider %s crashed", plan.provider, exc_info=True)
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
     outcome.requests = session.requests_sent
+    outcome.notes = list(session.notes)
     outcome.seconds = time.monotonic() - started
     if outcome.error:
         outcome.error = http.settings.redact(" ".join(outcome.error.split()))

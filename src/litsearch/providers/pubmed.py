@@ -401,10 +401,11 @@ async def fetch_records(session: ProviderSession, pmids: list[str]) -> list[Pape
     if isinstance(summary_papers, ProviderError):
         if isinstance(fetched_details, ProviderError) or not fetched_details:
             raise summary_papers
-        log.warning("PubMed esummary failed (%s); building records from efetch alone", summary_papers)
+        session.note(f"esummary failed ({summary_papers}); records built from efetch alone")
         summary_papers = {}
     elif isinstance(fetched_details, ProviderError):
-        log.warning("PubMed efetch failed (%s); returning %d records without abstracts",
+        session.note(f"efetch failed ({fetched_details}); abstracts missing")
+        log.debug("PubMed efetch failed (%s); returning %d records without abstracts",
                     fetched_details, len(summary_papers))
         fetched_details = {}
     return _merge_in_order(pmids, summary_papers, fetched_details)

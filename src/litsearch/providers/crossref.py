@@ -1,0 +1,417 @@
+"""Crossref /works: relevance search, single-DOI lookup, and DOI verification."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from typing import Any
+from urllib.parse import quote
+
+from rapidfuzz import fuzz
+
+from ..http import ProviderError, ProviderSession
+from ..identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
+from ..records import Paper
+from ..text import fold_title, plain_text
+
+NAME = "crossref"
+
+WORKS_PATH = "/works"
+MAX_ROWS = 100  # lit-search shows at most 100 papers (--limit); Crossref itself allows 1,000
+
+# Root-level fields the parser reads; all of them, score included, are on Crossref's list of
+# selectable fields for /works routes. (select is not allowed on /works/{doi}.)
+SELECT_FIELDS = ",".join((
+    "DOI", "title", "author", "issued", "published", "published-print", "published-online",
+    "container-title", "abstract", "is-referenced-by-count", "type", "volume", "issue", "page",
+    "URL", "score",
+))
+
+# Dates in the order that best approximates "year of publication". `created` and `deposited`
+# are when the record was registered, not published, so they are never used.
+DATE_FIELDS = ("issued", "published", "published-print", "published-online")
+
+# A cited title and Crossref's title for the same DOI differ in case, punctuation, markup and
+# the odd word ("&" vs "and", a dropped subtitle). 90 on token_sort_ratio of folded titles
+# tolerates that, while a different paper (a wrong or mistyped DOI) scores far below it.
+TITLE_MATCH_THRESHOLD = 90
+# token_sort_ratio already scores such pairs below the threshold; the guard states the rule
+# outright, so "X" never verifies "X: a survey of …" whichever scorer is used.
+MIN_TITLE_LENGTH_RATIO = 0.8
+# Print and online publication often fall in different years.
+YEAR_TOLERANCE = 1
+
+# DataCite (not Crossref) registers these prefixes, so Crossref's 404 says nothing about them.
+DATACITE_PREFIXES = frozenset({
+    "10.48550",  # arXiv
+    "10.5281",   # Zenodo
+    "10.6084",   # figshare
+})
+
+_JATS_HEADING = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.I | re.S)
+_BOOLEAN_WORD = re.compile(r"^(?:AND|OR|NOT)$")
+_QUERY_PUNCTUATION = re.compile(r'["()]')
+_MESSAGE_LIMIT = 160
+
+
+# ---------------------------------------------------------------- parsing (pure)
+
+def parse_works(body: bytes | str) -> list[Paper]:
+    """Records of a ``/works?query=`` answer (``message.items``), ranked by position."""
+    message = _message(body)
+    items = message.get("items") if isinstance(message, dict) else None
+    if not isinstance(items, list):
+        raise ProviderError("unexpected response (no list of works)")
+    works = (parse_work(item, rank=position) for position, item in enumerate(items, start=1))
+    return [paper for paper in works if paper is not None]
+
+
+def parse_single(body: bytes | str) -> Paper | None:
+    """The record of a ``/works/{doi}`` answer (``message``); None if it has no title."""
+    message = _message(body)
+    if not isinstance(message, dict) or "DOI" not in message:
+        raise ProviderError("unexpected response (not a work)")
+    paper = parse_work(message)
+    if paper is not None:
+        paper.score = None  # a single-DOI answer carries score 1: there was no query to rank
+    return paper
+
+
+def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
+    """One Crossref work as a ``Paper``; None for a null entry or a work without a title."""
+    if not isinstance(obj, dict):
+        return None
+    title = work_title(obj)
+    if not title:
+        return None
+    doi = normalize_doi(obj.get("DOI"))
+    date_parts = _publication_date_parts(obj)
+    work_type = obj.get("type")
+    return Paper(
+        provider=NAME,
+        title=title,
+        authors=_author_names(obj.get("author")),
+        year=date_parts[0] if date_parts else None,
+        publication_date=_iso_date(date_parts),
+        journal=_first_text(obj.get("container-title")),
+        doi=doi,
+        arxiv_id=arxiv_id_from_doi(doi),
+        abstract=jats_to_text(obj.get("abstract")),
+        citation_count=_as_int(obj.get("is-referenced-by-count")),
+        publication_types=[work_type] if work_type else [],
+        external_ids={"doi": doi} if doi else {},
+        volume=_clean(obj.get("volume")),
+        issue=_clean(obj.get("issue")),
+        pages=_clean(obj.get("page")),
+        url=obj.get("URL") or None,
+        rank=rank,
+        score=_as_float(obj.get("score")),
+    )
+
+
+def work_title(obj: dict[str, Any]) -> str | None:
+    """Plain text of the first non-empty entry of Crossref's ``title`` list."""
+    return _first_text(obj.get("title"))
+
+
+def work_year(obj: dict[str, Any]) -> int | None:
+    date_parts = _publication_date_parts(obj)
+    return date_parts[0] if date_parts else None
+
+
+def jats_to_text(abstract: str | None) -> str | None:
+    """Plain text of a JATS abstract.
+
+    An "Abstract" heading repeats what the field already says and is dropped; other
+    section headings ("Background", "Significance") become "Heading: ". An abstract
+    that is only the word "Abstract" is a placeholder and gives None.
+    """
+    if not abstract:
+        return None
+
+    def heading(match: re.Match[str]) -> str:
+        text = (plain_text(match.group(1)) or "").rstrip(" :.")
+        if text.lower() in ("", "abstract", "summary"):
+            return " "
+        return f" {text}: "
+
+    text = plain_text(_JATS_HEADING.sub(heading, abstract))
+    # Some publishers deposit the bare word as a placeholder: "<jats:p>Abstract</jats:p>".
+    return None if text and text.rstrip(".:").lower() == "abstract" else text
+
+
+def _message(body: bytes | str) -> Any:
+    """The ``message`` of an ``ok`` answer, or ProviderError for HTML, text and error payloads."""
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
+    if text.lstrip().startswith("<"):
+        raise ProviderError("unexpected response (an HTML page, not JSON)")
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        excerpt = " ".join(text.split())[:80]
+        raise ProviderError(f"unexpected response (not JSON): {excerpt!r}") from None
+    if not isinstance(payload, dict):
+        raise ProviderError("unexpected response (JSON is not an object)")
+    if payload.get("status") != "ok":
+        raise ProviderError(_api_message(payload))
+    return payload.get("message")
+
+
+def _api_message(payload: dict[str, Any]) -> str:
+    """One short line from a failure body: ``{"status": "failed", "message": [{type, message}]}``
+    or ``{"status": "error", "message": {"name": …, "description": …}}``."""
+    message = payload.get("message")
+    entries = message if isinstance(message, list) else [message]
+    parts = []
+    for entry in entries:
+        if isinstance(entry, dict):
+            words = [str(entry[key]) for key in ("type", "name", "message", "description") if entry.get(key)]
+            parts.append(": ".join(words))
+        elif entry:
+            parts.append(str(entry))
+    text = " ".join("; ".join(parts).split()) or str(payload.get("message-type") or "")
+    if len(text) > _MESSAGE_LIMIT:
+        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
+    return f"API error: {text}" if text else "API error (no message)"
+
+
+def _first_text(values: Any) -> str | None:
+    if isinstance(values, str):
+        values = [values]
+    for value in values or []:
+        text = plain_text(value)
+        if text:
+            return text
+    return None
+
+
+def _author_names(authors: Any) -> list[str]:
+    """"Given Family" for people, ``name`` for organisations (consortia, committees)."""
+    names = []
+    for author in authors or []:
+        if not isinstance(author, dict):
+            continue
+        person = " ".join(part for part in (_clean(author.get("given")), _clean(author.get("family"))) if part)
+        name = person or _clean(author.get("name"))
+        if name:
+            names.append(name)
+    return names
+
+
+def _publication_date_parts(obj: dict[str, Any]) -> list[int] | None:
+    """``[year]``, ``[year, month]`` or ``[year, month, day]`` from the first usable date.
+
+    Crossref writes unknown dates as ``{"date-parts": [[null]]}`` and may null whole fields.
+    """
+    for field in DATE_FIELDS:
+        date = obj.get(field) or {}
+        parts = (date.get("date-parts") or [[]])[0] or []
+        numbers = []
+        for part in parts:
+            number = _as_int(part)
+            if number is None:
+                break
+            numbers.append(number)
+        if numbers:
+            return numbers
+    return None
+
+
+def _iso_date(parts: list[int] | None) -> str | None:
+    if not parts:
+        return None
+    return "-".join([f"{parts[0]:04d}"] + [f"{part:02d}" for part in parts[1:3]])
+
+
+def _clean(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = " ".join(str(value).split())
+    return text or None
+
+
+def _as_int(value: Any) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _as_float(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+# ---------------------------------------------------------------- query building (pure)
+
+def combine_queries(variants: list[str]) -> str:
+    """One ``query=`` matching any variant: the variants' distinct words, space-separated.
+
+    Crossref's ``query`` has no boolean syntax: it is a bag of words, and each record is
+    ranked by how well its metadata matches them. The union of the variants' words
+    therefore finds papers matching any variant and ranks those matching more words first.
+    Repeated words are dropped (they would only weigh those words more), and so are
+    quotes, parentheses and AND/OR/NOT, which Crossref would read as plain words.
+    """
+    words: list[str] = []
+    seen: set[str] = set()
+    for variant in variants:
+        for word in _QUERY_PUNCTUATION.sub(" ", variant or "").split():
+            if _BOOLEAN_WORD.match(word) or word.lower() in seen:
+                continue
+            seen.add(word.lower())
+            words.append(word)
+    if not words:
+        raise ValueError("no search terms left in the query variants")
+    return " ".join(words)
+
+
+# ---------------------------------------------------------------- HTTP flow
+
+async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+    """Relevance-ranked ``/works?query=``, first page only (at most 100 records)."""
+    settings = session.http.settings
+    params: dict[str, Any] = {
+        "query": query,
+        "rows": max(1, min(int(limit), MAX_ROWS)),
+        "select": SELECT_FIELDS,
+    }
+    params.update(_identity(session))
+    response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
+    return parse_works(response.content)
+
+
+async def get_work(session: ProviderSession, doi: str) -> Paper | None:
+    """The Crossref record of one DOI; None when Crossref does not know it."""
+    message = await _fetch_work(session, _require_doi(doi))
+    if message is None:
+        return None
+    paper = parse_work(message)
+    if paper is not None:
+        paper.score = None  # see parse_single
+    return paper
+
+
+async def verify_doi(session: ProviderSession, doi: str, expected_title: str | None = None,
+                     expected_year: int | None = None) -> dict[str, Any]:
+    """Does ``doi`` exist at Crossref, and is it the paper the citation says it is?
+
+    ``verified`` is True (exists and, when given, title and year agree), False (unknown DOI
+    or a different paper) or None (not checkable here: a DataCite DOI, or no title to compare).
+    """
+    bare = normalize_doi(doi)
+    if bare is None:
+        return _verdict(doi, False, "not a DOI")
+    if is_arxiv_doi(bare):
+        return _verdict(bare, None, "arXiv DOI, registered with DataCite, not Crossref: not checked")
+    message = await _fetch_work(session, bare)
+    if message is None:
+        if _doi_prefix(bare) in DATACITE_PREFIXES:
+            return _verdict(bare, None, "DataCite DOI, not at Crossref: not checked")
+        return _verdict(bare, False, "DOI not found at Crossref")
+    return _compare(bare, message, expected_title, expected_year)
+
+
+async def verify_dois(session: ProviderSession,
+                      items: list[tuple[str, str | None, int | None]]) -> dict[str, dict[str, Any]]:
+    """``verify_doi`` for many DOIs at once, keyed by the DOI as given.
+
+    The session's pace policy keeps Crossref at its polite rate; a failed lookup gives
+    ``verified: None`` with the reason instead of an exception.
+    """
+    unique: dict[str, tuple[str | None, int | None]] = {}
+    for doi, title, year in items:
+        unique.setdefault(doi, (title, year))
+
+    async def verify_one(doi: str, title: str | None, year: int | None) -> dict[str, Any]:
+        try:
+            return await verify_doi(session, doi, title, year)
+        except ProviderError as error:
+            return _verdict(normalize_doi(doi) or doi, None, f"Crossref lookup failed: {error}")
+
+    results = await asyncio.gather(*(verify_one(doi, title, year) for doi, (title, year) in unique.items()))
+    return dict(zip(unique, results))
+
+
+def title_similarity(expected: str | None, found: str | None) -> float:
+    """0-100: token_sort_ratio of the folded titles; 0 when their lengths are too far apart."""
+    a, b = fold_title(expected), fold_title(found)
+    if not a or not b:
+        return 0.0
+    if min(len(a), len(b)) / max(len(a), len(b)) < MIN_TITLE_LENGTH_RATIO:
+        return 0.0
+    return round(fuzz.token_sort_ratio(a, b), 1)
+
+
+def _compare(doi: str, message: dict[str, Any], expected_title: str | None,
+             expected_year: int | None) -> dict[str, Any]:
+    found_title = work_title(message)
+    found_year = work_year(message)
+    result = _verdict(doi, True, "DOI exists at Crossref", found_title, found_year)
+    if expected_title and not found_title:
+        result.update(verified=None, reason="Crossref has the DOI but no title to compare")
+        return result
+    agreed, problems = [], []
+    if expected_title:
+        similarity = max(title_similarity(expected_title, candidate) for candidate in _title_candidates(message))
+        result["title_similarity"] = similarity
+        if similarity >= TITLE_MATCH_THRESHOLD:
+            agreed.append("title")
+        else:
+            problems.append(f"title differs (similarity {similarity:g} < {TITLE_MATCH_THRESHOLD}): "
+                            f"expected {expected_title!r}, Crossref has {found_title!r}")
+    if expected_year is not None and found_year is not None:
+        if abs(expected_year - found_year) <= YEAR_TOLERANCE:
+            agreed.append("year")
+        else:
+            problems.append(f"year differs: expected {expected_year}, Crossref has {found_year}")
+    if problems:
+        result.update(verified=False, reason="; ".join(problems))
+    elif agreed:
+        result["reason"] = " and ".join(agreed) + (" match" if len(agreed) > 1 else " matches")
+    return result
+
+
+def _title_candidates(message: dict[str, Any]) -> list[str]:
+    """The title, and title plus subtitle: Crossref keeps subtitles in their own field,
+    while citations usually join them with a colon."""
+    title = work_title(message) or ""
+    subtitle = _first_text(message.get("subtitle"))
+    return [title, f"{title}: {subtitle}"] if subtitle else [title]
+
+
+def _verdict(doi: str, verified: bool | None, reason: str, crossref_title: str | None = None,
+             crossref_year: int | None = None) -> dict[str, Any]:
+    return {"doi": doi, "verified": verified, "reason": reason, "crossref_title": crossref_title,
+            "crossref_year": crossref_year, "title_similarity": None}
+
+
+async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | None:
+    """The ``message`` of ``/works/{doi}``, or None on Crossref's 404 ("Resource not found.")."""
+    url = session.http.settings.url(NAME, f"{WORKS_PATH}/{quote(doi, safe='/')}")
+    response = await session.get(url, params=_identity(session), accept_status=frozenset({404}))
+    if response.status == 404:
+        return None
+    message = _message(response.content)
+    if not isinstance(message, dict):
+        raise ProviderError("unexpected response (not a work)")
+    return message
+
+
+def _identity(session: ProviderSession) -> dict[str, str]:
+    email = session.http.settings.email
+    return {"mailto": email} if email else {}
+
+
+def _require_doi(doi: str) -> str:
+    bare = normalize_doi(doi)
+    if bare is None:
+        raise ProviderError(f"not a DOI: {doi!r}")
+    return bare
+
+
+def _doi_prefix(doi: str) -> str:
+    return doi.split("/", 1)[0]

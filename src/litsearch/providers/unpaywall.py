@@ -1,0 +1,95 @@
+"""Unpaywall /v2/{doi}: the best open-access copy of one paper."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from ..http import FetchedResponse, ProviderError, ProviderSession
+from ..identifiers import normalize_doi
+
+NAME = "unpaywall"
+
+_MESSAGE_LIMIT = 160
+
+
+# ---------------------------------------------------------------- parsing (pure)
+
+def parse_oa(body: bytes | str) -> dict[str, Any]:
+    """``{doi, is_oa, url, is_pdf, host_type, version, license}`` from a DOI object.
+
+    ``url`` is the best location's PDF (``is_pdf`` True) or, when Unpaywall knows no
+    PDF, its landing page (``is_pdf`` False). A closed paper has ``url`` None.
+    """
+    payload = _load_json_object(body)
+    best = payload.get("best_oa_location") if payload.get("is_oa") else None
+    best = best if isinstance(best, dict) else {}
+    pdf_url = best.get("url_for_pdf") or None
+    url = pdf_url or best.get("url_for_landing_page") or best.get("url") or None
+    return {
+        "doi": normalize_doi(payload.get("doi")),
+        "is_oa": bool(payload.get("is_oa")),
+        "url": url,
+        "is_pdf": bool(pdf_url) if url else None,
+        "host_type": best.get("host_type") if url else None,
+        "version": best.get("version") if url else None,
+        "license": best.get("license") if url else None,
+    }
+
+
+def _load_json_object(body: bytes | str) -> dict[str, Any]:
+    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
+    if text.lstrip().startswith("<"):
+        raise ProviderError("unexpected response (an HTML page, not JSON)")
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        raise ProviderError("unexpected response (not JSON)") from None
+    if not isinstance(payload, dict):
+        raise ProviderError("unexpected response (JSON is not an object)")
+    if payload.get("error") is True:  # {"HTTP_status_code": 422, "error": true, "message": "…"}
+        raise ProviderError(f"API error: {_error_message(payload)}")
+    if "doi" not in payload:
+        raise ProviderError("unexpected response (not a DOI object)")
+    return payload
+
+
+def _error_message(payload: dict[str, Any]) -> str:
+    text = " ".join(str(payload.get("message") or "no message").split())
+    if len(text) > _MESSAGE_LIMIT:
+        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
+    return text
+
+
+# ---------------------------------------------------------------- HTTP flow
+
+async def get_open_access_url(session: ProviderSession, doi: str) -> dict[str, Any] | None:
+    """``parse_oa`` of one DOI; None when Unpaywall does not know the DOI (404).
+
+    Unpaywall requires a contact email on every call, so without LITSEARCH_EMAIL nothing
+    is sent. A 422 (an email it refuses, a malformed DOI) raises with Unpaywall's message.
+    """
+    settings = session.http.settings
+    if not settings.email:
+        raise ProviderError("Unpaywall needs LITSEARCH_EMAIL")
+    bare = normalize_doi(doi)
+    if bare is None:
+        raise ProviderError(f"not a DOI: {doi!r}")
+    url = settings.url(NAME, f"/v2/{quote(bare, safe='/')}")
+    response = await session.get(url, params={"email": settings.email}, accept_status=frozenset({404, 422}))
+    if response.status == 404:
+        return None
+    if response.status == 422:
+        raise ProviderError(f"Unpaywall rejected the request (HTTP 422): {_rejection_message(response)}")
+    return parse_oa(response.content)
+
+
+def _rejection_message(response: FetchedResponse) -> str:
+    try:
+        payload = json.loads(response.text)
+    except ValueError:
+        payload = None
+    if isinstance(payload, dict) and payload.get("message"):
+        return _error_message(payload)
+    return " ".join(response.text.split())[:_MESSAGE_LIMIT] or "no message"

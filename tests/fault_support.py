@@ -1,0 +1,113 @@
+"""Shared harness for the fault tests: one provider misbehaves, the other three are healthy.
+
+Each scenario runs the real ``lit-search`` entry point (``litsearch.cli.main``) twice, for
+Markdown and JSON, against the fake APIs, with short settings so a full matrix runs in
+seconds: a 6 s provider budget, 0.5 s timeouts and a 0.05 s first backoff. The contract
+checked for every scenario (``check_contract``):
+- the search finishes within the bound: budget + 2 s margin (+1 s for the test's own overhead);
+  in-process runs start with a fresh pace book, as separate ``lit-search`` processes do;
+- the healthy providers' papers are shown;
+- the failed provider is named, with a one-line reason, in the Markdown footer and in
+  JSON ``errors``; a provider that recovered is not;
+- the exit code is 0 while any provider answered (3 only when all failed), and no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+import fake_apis
+from fake_server import Answer, FakeServer
+from litsearch import cli
+from litsearch.http import PROCESS_PACE_BOOK
+
+PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
+FIRST_ROUTE = {
+    "semantic_scholar": "/s2/graph/v1/paper/search",
+    "openalex": "/openalex/works",
+    "pubmed": "/eutils/esearch.fcgi",
+    "arxiv": "/arxiv/query",
+}
+BUDGET_SECONDS = 6.0  # room for arXiv's 3 s pace between a failure and its retry
+MARGIN_SECONDS = 2.0
+BOUND_SECONDS = BUDGET_SECONDS + MARGIN_SECONDS + 1.0
+SHORT_SETTINGS = {
+    "LITSEARCH_PROVIDER_BUDGET": str(BUDGET_SECONDS),
+    "LITSEARCH_READ_TIMEOUT": "0.5",
+    "LITSEARCH_CONNECT_TIMEOUT": "0.5",
+    "LITSEARCH_BACKOFF": "0.05",
+    "LITSEARCH_EMAIL": "faults@example.org",
+}
+ALL = ",".join(PROVIDERS)
+TOPIC = "CRISPR off-target effects"
+
+
+@dataclass
+class Run:
+    exit_code: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_cli(monkeypatch, capsys, env: dict[str, str], args: list[str]) -> Run:
+    for name in ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in {**SHORT_SETTINGS, **env}.items():
+        monkeypatch.setenv(name, value)
+    PROCESS_PACE_BOOK._next_start.clear()  # each run is a fresh process in real use
+    capsys.readouterr()
+    started = time.monotonic()
+    code = cli.main(args)
+    seconds = time.monotonic() - started
+    out = capsys.readouterr()
+    return Run(code, out.out, out.err, seconds)
+
+
+def run_fault(monkeypatch, capsys, server: FakeServer, routes: dict, extra_env: dict | None = None,
+              topic: str = TOPIC) -> tuple[Run, Run, dict]:
+    """Markdown and JSON runs with ``routes`` overridden; returns both runs and the JSON."""
+    env = fake_apis.install(server, routes)
+    env.update(extra_env or {})
+    markdown = run_cli(monkeypatch, capsys, env, [topic, "--providers", ALL, "--limit", "20"])
+    as_json = run_cli(monkeypatch, capsys, env, [topic, "--providers", ALL, "--limit", "20", "--format", "json"])
+    payload = json.loads(as_json.stdout) if as_json.stdout.strip() else {}
+    return markdown, as_json, payload
+
+
+def check_contract(markdown: Run, as_json: Run, payload: dict, failed: str | None,
+                   reason: str | None = None) -> None:
+    for run in (markdown, as_json):
+        assert "Traceback" not in run.stderr and "Traceback" not in run.stdout
+        assert run.seconds < BOUND_SECONDS, f"took {run.seconds:.1f} s (bound {BOUND_SECONDS} s)"
+        assert run.exit_code == 0, run.stderr
+    errors = {e["provider"]: e["message"] for e in payload["errors"]}
+    healthy = [p for p in PROVIDERS if p != failed]
+    # Provenance says which providers' records made it into the merged results.
+    found_by = {name for r in payload["results"] for name in r["provider_scores"]}
+    for provider in healthy:
+        assert provider not in errors, errors
+        assert f"- {provider}: searched," in markdown.stdout
+        assert provider in found_by, f"{provider}'s results are missing"
+    if failed is None:
+        assert errors == {}
+        return
+    assert list(errors) == [failed]
+    message = errors[failed]
+    assert "\n" not in message and len(message) < 400
+    if reason:
+        assert reason.lower() in message.lower(), message
+    footer = [line for line in markdown.stdout.splitlines() if line.startswith(f"- {failed}: failed, ")]
+    assert len(footer) == 1, markdown.stdout[-800:]
+    assert failed not in found_by
+
+
+def persistent(answer: Answer) -> list[Answer]:
+    return [answer]
+
+
+def once_then_ok(answer: Answer) -> list:
+    """The fault once, then the provider's normal responder (via a sentinel None)."""
+    return [answer, None]
