@@ -17,7 +17,7 @@ import zlib
 from html import escape
 from typing import Any
 
-from fake_server import Answer, FakeServer, SeenRequest
+from fake_server import Answer, FakeServer, SeenRequest  # noqa: F401 (re-exported for tests)
 
 EMPTY_TRIGGER = "nothingmatches"
 

@@ -201,6 +201,7 @@ def _gaps(server: FakeServer) -> list[float]:
     return [b - a for a, b in zip(times, times[1:])]
 
 
+@pytest.mark.realtime
 def test_semantic_scholar_never_exceeds_one_request_per_second_under_10_concurrent_calls():
     with FakeServer() as server:
         server.script("/p", Answer(200, "{}"))
@@ -210,6 +211,7 @@ def test_semantic_scholar_never_exceeds_one_request_per_second_under_10_concurre
     assert min(gaps) >= 1.0, gaps
 
 
+@pytest.mark.realtime
 def test_arxiv_requests_start_at_least_three_seconds_apart_one_at_a_time():
     with FakeServer() as server:
         server.script("/p", Answer(200, "<feed/>", content_type="application/atom+xml", delay=0.2))
@@ -218,6 +220,7 @@ def test_arxiv_requests_start_at_least_three_seconds_apart_one_at_a_time():
     assert _gaps(server)[0] >= 3.0
 
 
+@pytest.mark.realtime
 def test_pacing_holds_across_sessions_and_clients_in_one_process():
     # Two separate clients (as two searches in one process) share one provider's pace.
     policies = {"openalex": PacePolicy(min_interval=0.2, max_in_flight=5)}
@@ -233,6 +236,7 @@ def test_pacing_holds_across_sessions_and_clients_in_one_process():
     assert min(_gaps(server)) >= 0.2
 
 
+@pytest.mark.realtime
 def test_in_flight_limit_is_respected():
     policies = {"crossref": PacePolicy(min_interval=0.0, max_in_flight=2)}
     with FakeServer() as server:
@@ -241,4 +245,4 @@ def test_in_flight_limit_is_respected():
         asyncio.run(_concurrent_gets(server.url, "crossref", 4, policies))
         elapsed = time.monotonic() - started
     # 4 requests of 0.3 s, 2 at a time: two rounds.
-    assert 0.55 <= elapsed < 1.5
+    assert 0.55 <= elapsed < 3.0

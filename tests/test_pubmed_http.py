@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from urllib.parse import parse_qs
 
 import httpx
@@ -140,22 +139,27 @@ def test_two_hundred_ids_still_use_get():
     assert {r.method for r in fake.requests} == {"GET"}
 
 
-def test_efetch_failure_returns_records_without_abstracts(caplog):
+def search_with_notes(session, query, limit):
+    """pubmed.search plus the notes it left on the session (partial failures)."""
+    async def go():
+        return await pubmed.search(session, query, limit), session.notes
+    return go()
+
+
+def test_efetch_failure_returns_records_without_abstracts():
     fake = FakeEutils(["101", "102"], fail={"efetch.fcgi": httpx.Response(503, text="Service unavailable")})
-    with caplog.at_level(logging.WARNING, logger="litsearch"):
-        records = run(fake, lambda s: pubmed.search(s, "x", 2))
+    records, notes = run(fake, lambda s: search_with_notes(s, "x", 2))
     assert [r.title for r in records] == ["Summary title 101.", "Summary title 102."]
     assert all(r.abstract is None for r in records)
-    assert any("efetch failed" in message and "without abstracts" in message for message in caplog.messages)
+    assert any("efetch failed" in note and "abstracts missing" in note for note in notes)
 
 
-def test_malformed_efetch_xml_also_falls_back(caplog):
+def test_malformed_efetch_xml_also_falls_back():
     bad = httpx.Response(200, text="<PubmedArticleSet><PubmedArticle>", headers={"content-type": "text/xml"})
     fake = FakeEutils(["101"], fail={"efetch.fcgi": bad})
-    with caplog.at_level(logging.WARNING, logger="litsearch"):
-        records = run(fake, lambda s: pubmed.search(s, "x", 1))
+    records, notes = run(fake, lambda s: search_with_notes(s, "x", 1))
     assert records[0].doi == "10.5555/101" and records[0].abstract is None
-    assert any("malformed XML" in message for message in caplog.messages)
+    assert any("malformed XML" in note for note in notes)
 
 
 def test_esummary_failure_builds_records_from_efetch():

@@ -321,11 +321,15 @@ def _timeout_reason(exc: httpx.TimeoutException, settings: Settings) -> str:
 
 
 def _describe_transport_error(exc: httpx.TransportError) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if "refused" in text.lower():
-        return "connection refused"
     if isinstance(exc, httpx.RemoteProtocolError):
         return "connection closed before the full answer arrived"
+    # httpx wraps the socket error ("All connection attempts failed"): look for the cause.
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
+            return "connection refused"
+        cause = cause.__cause__ or cause.__context__
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:120]
 
 

@@ -4,19 +4,27 @@ Used twice: to fold the answers of several providers into one table, and by
 `lit-search dedupe` on reviewers' exports. The priorities are those of a
 systematic review: a false merge silently loses a paper, so every rule is
 conservative, and pairs that look alike but fail a guard are reported as
-*uncertain* for a human instead of being merged.
+*uncertain* for a human instead of being merged (`dedupe` returns both).
 
 How it works:
-1. Identity: records sharing a DOI, PMID, arXiv id, OpenAlex id or Semantic
-   Scholar id are united (union-find). arXiv DataCite DOIs (10.48550/arXiv.*)
-   count as arXiv ids, so a preprint joins its journal version when any record
-   links the two ids.
-2. Fuzzy: candidate pairs come from blocking keys (title prefix/suffix, long
-   title words, volume+page, author+page), so no all-pairs loop; each pair is
-   judged on the cleaned title plus year, authors, journal, volume and pages.
+1. Identity: records sharing a DOI, PMID, arXiv id (versionless; arXiv DataCite
+   DOIs 10.48550/arXiv.* count as arXiv ids, not DOIs), OpenAlex, Semantic
+   Scholar, PMC or DBLP id are united (union-find), so a preprint joins its
+   journal version when any record links the two ids. A shared DOI between
+   clearly different titles (one DOI for a whole abstract supplement) is ignored.
+2. Fuzzy: candidate pairs come from blocking keys (title start and end, the
+   longest title words, volume+page, first author+page), never from all pairs.
+   Each pair is judged on a cleaned title (markup, database notes such as
+   "[Review] [24 refs]" or "[Erratum appears in …]", language tags and
+   "(author's transl)" removed; bilingual titles split) plus year, authors,
+   journal, volume, pages and abstract. Near-identical titles merge when nothing
+   contradicts them; similar titles need the citation (volume and pages) to
+   agree; generic titles ("Editorial", "Introduction to the minitrack on …")
+   need the full citation; one author, year, volume and page range is one
+   article whatever its (translated) title.
 3. Vetoes hold at cluster level, so no chain of pairs can join what a direct
    comparison forbids: two different (non-arXiv) DOIs, or PMIDs, never share a
-   cluster; neither do an erratum/reply and an article, nor titles whose
+   cluster; neither do an erratum/reply/comment and an article, titles whose
    numbers differ ("Part 1"/"Part 2"), nor years more than one apart.
 """
 
@@ -31,7 +39,14 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from .identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_arxiv_id, normalize_doi, normalize_pmid
+from .identifiers import (
+    arxiv_id_from_doi,
+    is_arxiv_doi,
+    normalize_arxiv_id,
+    normalize_doi,
+    normalize_openalex_id,
+    normalize_pmid,
+)
 from .records import Paper
 from .text import plain_text
 
@@ -70,20 +85,32 @@ class UncertainPair:
 
 @dataclass
 class DedupeResult:
+    """What `lit-search dedupe --report` shows: the clusters with their reasons, and the pairs
+    a human should look at (one per two clusters, the most similar, ordered by record)."""
+
     clusters: list[Cluster]
     uncertain_pairs: list[UncertainPair]
 
 
 def dedupe(records: Sequence[Paper]) -> DedupeResult:
     """Clusters (every record in exactly one) plus the near-miss pairs left unmerged."""
-    profiles = [_profile(record) for record in records]
+    profiles = _ProfileBuilder().profiles(records)
     clusters = _ClusterBuilder(profiles)
     clusters.unite_by_identifiers()
     uncertain = clusters.unite_by_similarity()
     result = clusters.result()
-    cluster_of = {member: number for number, cluster in enumerate(result) for member in cluster.members}
-    uncertain = [pair for pair in uncertain if cluster_of[pair.first] != cluster_of[pair.second]]
-    return DedupeResult(clusters=result, uncertain_pairs=uncertain)
+    return DedupeResult(clusters=result, uncertain_pairs=_one_pair_per_cluster_pair(uncertain, result))
+
+
+def _one_pair_per_cluster_pair(pairs: list[UncertainPair], clusters: list[Cluster]) -> list[UncertainPair]:
+    """The most similar uncertain pair for each two clusters; none inside a cluster."""
+    cluster_of = {member: number for number, cluster in enumerate(clusters) for member in cluster.members}
+    best: dict[tuple[int, int], UncertainPair] = {}
+    for pair in pairs:
+        key = tuple(sorted((cluster_of[pair.first], cluster_of[pair.second])))
+        if key[0] != key[1] and (key not in best or pair.title_similarity > best[key].title_similarity):
+            best[key] = pair
+    return sorted(best.values(), key=lambda pair: (pair.first, pair.second))
 
 
 def find_clusters(records: Sequence[Paper]) -> list[Cluster]:
@@ -156,7 +183,8 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
 # --------------------------------------------------------------------------- merging helpers
 
 _PREPRINT_VENUES = re.compile(
-    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|preprints?\.org|techrxiv|osf preprints)\b",
+    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|preprints?\.org|techrxiv|"
+    r"osf preprints)\b",
     re.I,
 )
 
@@ -193,7 +221,7 @@ class _Profile:
     dois: frozenset[str]  # publisher DOIs (arXiv DataCite DOIs excluded)
     pmids: frozenset[str]
     arxiv_ids: frozenset[str]
-    other_ids: frozenset[str]  # OpenAlex and Semantic Scholar ids, prefixed
+    other_ids: frozenset[str]  # "OpenAlex id W…", "Semantic Scholar id …", "PMC id …", "DBLP id …"
     title: str  # folded, cleaned main title ("" when missing)
     variants: tuple[str, ...]  # title plus its parts for bilingual titles
     numbers: frozenset[str]  # numbers in the title ("Part 2", "phase II" -> "2")
@@ -208,42 +236,69 @@ class _Profile:
     first_page: str | None
     last_page: str | None
     article_number: bool  # pages is an electronic locator such as e12724 or CD006828
+    abstract: str  # start of the abstract as given, folded only when a comparison needs it
 
 
 _AUTHORS_COMPARED = 30  # consortium papers list hundreds; the first thirty identify the paper
 
 
-def _profile(record: Paper) -> _Profile:
-    title, variants, numbers, notice, generic = _title_features(record.title or "")
-    authors = [f for f in map(_author_features, record.authors[:_AUTHORS_COMPARED]) if f is not None]
-    first_page, last_page = _page_range(record.pages)
-    if first_page == "1" and not record.volume:
-        first_page = last_page = None  # online-first pagination, renumbered in the issue
-    dois, pmids, arxiv_ids, other_ids = _identifiers(record)
-    return _Profile(
-        dois=dois,
-        pmids=pmids,
-        arxiv_ids=arxiv_ids,
-        other_ids=other_ids,
-        title=title,
-        variants=variants,
-        numbers=numbers,
-        notice=notice,
-        generic=generic,
-        year=record.year,
-        first_author=authors[0][0] if authors else frozenset(),
-        surnames=tuple(surname for _, surname in authors[:12] if surname),
-        author_pool=frozenset(token for tokens, _ in authors for token in tokens),
-        journal=_journal_variants(record.journal),
-        volume=_leading_number(record.volume),
-        first_page=first_page,
-        last_page=last_page,
-        article_number=bool(_ARTICLE_NUMBER.match(record.pages or "")),
-    )
+class _ProfileBuilder:
+    """Profiles for one run, analysing each distinct title, name, journal and page field once.
+
+    Exports repeat all of these (that is why they need deduplicating); the memo lives
+    only as long as the run, so a long-lived process keeps nothing.
+    """
+
+    def __init__(self) -> None:
+        self.titles: dict[str, tuple] = {}
+        self.authors: dict[str, tuple | None] = {}
+        self.journals: dict[str | None, tuple] = {}
+        self.pages: dict[str | None, tuple] = {}
+
+    def profiles(self, records: Sequence[Paper]) -> list[_Profile]:
+        return [self.profile(record) for record in records]
+
+    def profile(self, record: Paper) -> _Profile:
+        title, variants, numbers, notice, generic = _memo(self.titles, record.title or "", _title_features)
+        authors = [
+            features for author in record.authors[:_AUTHORS_COMPARED]
+            if (features := _memo(self.authors, author, _author_features)) is not None
+        ]
+        first_page, last_page = _memo(self.pages, record.pages, _page_range)
+        if first_page == "1" and not record.volume:
+            first_page = last_page = None  # online-first pagination, renumbered in the issue
+        dois, pmids, arxiv_ids, other_ids = _identifiers(record)
+        return _Profile(
+            dois=dois,
+            pmids=pmids,
+            arxiv_ids=arxiv_ids,
+            other_ids=other_ids,
+            title=title,
+            variants=variants,
+            numbers=numbers,
+            notice=notice,
+            generic=generic,
+            year=record.year,
+            first_author=authors[0][0] if authors else frozenset(),
+            surnames=tuple(surname for _, surname in authors[:12] if surname),
+            author_pool=frozenset(token for tokens, _ in authors for token in tokens),
+            journal=_memo(self.journals, record.journal, _journal_variants),
+            volume=_leading_number(record.volume),
+            first_page=first_page,
+            last_page=last_page,
+            article_number=bool(_ARTICLE_NUMBER.match(record.pages or "")),
+            abstract=(record.abstract or "")[:_ABSTRACT_COMPARED],
+        )
 
 
-# Exports repeat titles (that is why they need deduplicating) and author names: cache their analysis.
-@lru_cache(maxsize=200_000)
+def _memo(memo: dict, key, compute):
+    try:
+        return memo[key]
+    except KeyError:
+        memo[key] = value = compute(key)
+        return value
+
+
 def _title_features(raw_title: str) -> tuple[str, tuple[str, ...], frozenset[str], str | None, bool]:
     """(comparison title, its variants, its numbers, notice kind, generic?) of a raw title."""
     plain = _plain_title(raw_title)
@@ -252,45 +307,49 @@ def _title_features(raw_title: str) -> tuple[str, tuple[str, ...], frozenset[str
     return title, variants, frozenset(_title_numbers(title)), _notice_kind(plain), _is_generic_title(title)
 
 
-@lru_cache(maxsize=200_000)
 def _author_features(author: str) -> tuple[frozenset[str], str | None] | None:
     """(name words, main surname) of one author string; None for "Anonymous" and the like."""
+    if "&" in author or "<" in author:
+        author = plain_text(author) or ""
     if not _is_person(author):
         return None
     return frozenset(_name_tokens(author)), _surname(author)
 
 
 def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
-    """(publisher DOIs, PMIDs, arXiv ids, other ids) of a record."""
-    extra = record.external_ids
-    if not (record.doi or record.pmid or record.arxiv_id or record.openalex_id or record.paper_id
-            or any(key in extra for key in ("DOI", "PubMed", "ArXiv"))):
+    """(publisher DOIs, PMIDs, arXiv ids, other ids) from the record's fields and its external_ids."""
+    extra = _external_ids_by_kind(record.external_ids)
+    if not (extra or record.doi or record.pmid or record.arxiv_id or record.openalex_id or record.paper_id):
         return _NO_IDS
-    pmids = (normalize_pmid(record.pmid), normalize_pmid(extra.get("PubMed")))
-    others = (f"{kind}:{value}" for kind, value in (("openalex", record.openalex_id), ("s2", record.paper_id)) if value)
-    return (frozenset(_publisher_dois(record)), frozenset(p for p in pmids if p),
-            frozenset(_arxiv_ids(record)), frozenset(others))
+    dois = [normalize_doi(value) for value in (record.doi, extra.get("doi"))]
+    publisher_dois = frozenset(doi for doi in dois if doi and not is_arxiv_doi(doi))
+    arxiv_ids = [normalize_arxiv_id(value) for value in (record.arxiv_id, extra.get("arxiv"))]
+    arxiv_ids += [arxiv_id_from_doi(doi) for doi in dois]
+    pmids = (normalize_pmid(record.pmid), normalize_pmid(extra.get("pmid")))
+    others = (
+        f"{kind} id {value}"
+        for kind, value in (("OpenAlex", normalize_openalex_id(record.openalex_id or extra.get("openalex"))),
+                            ("Semantic Scholar", record.paper_id), ("PMC", _pmc_number(extra.get("pmc"))),
+                            ("DBLP", extra.get("dblp")))
+        if value
+    )
+    return publisher_dois, frozenset(p for p in pmids if p), frozenset(a for a in arxiv_ids if a), frozenset(others)
 
 
 _NO_IDS = (frozenset(), frozenset(), frozenset(), frozenset())
+# Each provider names its external ids its own way ("DOI"/"doi", "PubMed"/"pmid", "PubMedCentral"/"pmcid").
+_EXTERNAL_ID_KINDS = {"doi": "doi", "pubmed": "pmid", "pmid": "pmid", "arxiv": "arxiv", "pubmedcentral": "pmc",
+                      "pmcid": "pmc", "pmc": "pmc", "dblp": "dblp", "openalex": "openalex"}
 
 
-def _publisher_dois(record: Paper) -> Iterator[str]:
-    for value in (record.doi, record.external_ids.get("DOI")):
-        doi = normalize_doi(value)
-        if doi and not is_arxiv_doi(doi):
-            yield doi
+def _external_ids_by_kind(external_ids: dict[str, str]) -> dict[str, str]:
+    return {kind: value for key, value in external_ids.items()
+            if value and (kind := _EXTERNAL_ID_KINDS.get(key.lower()))}
 
 
-def _arxiv_ids(record: Paper) -> Iterator[str]:
-    for value in (record.arxiv_id, record.external_ids.get("ArXiv")):
-        arxiv_id = normalize_arxiv_id(value)
-        if arxiv_id:
-            yield arxiv_id
-    for value in (record.doi, record.external_ids.get("DOI")):
-        arxiv_id = arxiv_id_from_doi(normalize_doi(value))
-        if arxiv_id:
-            yield arxiv_id
+def _pmc_number(value: str | None) -> str | None:
+    match = _DIGITS.search(value or "")
+    return match.group(0).lstrip("0") if match else None
 
 
 # ---- titles
@@ -313,7 +372,7 @@ _TRAILING_NOTE = re.compile(
 )
 _PAREN_NOTE = re.compile(
     r"\(\s*(?:author'?s'?\s+transl(?:ation)?\.?|(?:provisional|structured)\s+abstract|provisional record|"
-    r"abstract|structured abstract)\s*\)",
+    r"abstract|panel|demo|demonstration(?:\s+description)?|poster|invited talk|keynote(?:\s+address)?)\s*\)",
     re.I,
 )
 _CORRECTED_MARK = re.compile(r"\[\s*corrected\s*\]", re.I)
@@ -388,8 +447,8 @@ _DIGITS = re.compile(r"\d+")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
           "x": "10", "xi": "11", "xii": "12"}
 _NUMBER_WORDS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-                 "eight": "8", "nine": "9", "ten": "10", "first": "1st", "second": "2nd", "third": "3rd",
-                 "fourth": "4th", "fifth": "5th"}
+                 "eight": "8", "nine": "9", "ten": "10", "first": "1", "second": "2", "third": "3",
+                 "fourth": "4", "fifth": "5", "sixth": "6", "seventh": "7", "eighth": "8", "ninth": "9", "tenth": "10"}
 _MAY_HOLD_NUMBER = re.compile(r"\d|\b(?:%s)\b" % "|".join(sorted(set(_ROMAN) | set(_NUMBER_WORDS))))
 # "I" is a pronoun or an initial unless it follows a word that numbers things.
 _NUMBERING_WORDS = {"part", "phase", "stage", "type", "grade", "class", "study", "trial", "volume", "chapter",
@@ -467,7 +526,8 @@ def _notice_kind(plain_title: str) -> str | None:
 
 
 _GENERIC_TITLE = re.compile(
-    r"^(?:(?:guest |invited )?editorials?(?: comment| note)?|editors? (?:s )?(?:note|notes|comment|introduction|choice)|"
+    r"^(?:(?:guest |invited )?editorials?(?: comment| note)?|"
+    r"editors? (?:s )?(?:note|notes|comment|introduction|choice)|"
     r"introduction|introductory remarks|preface|foreword|prologue|epilogue|overview|summary|abstracts?|"
     r"(?:invited )?commentary|comments?|reply|replies|response|(?:the )?authors? (?:s )?reply|in reply|"
     r"letters?(?: to the editor)?|to the editor|correspondence|erratum|errata|corrigendum|corrections?|"
@@ -483,9 +543,19 @@ _GENERIC_TITLE = re.compile(
 )
 
 
+# Recurring features of a journal carry the same title in every issue, often by the same editor.
+_RECURRING_FEATURE = re.compile(
+    r"\b(?:column|corner|reminiscences|digest|spotlight|viewpoint|interview|puzzle|calendar|bulletin|newsletter|"
+    r"news|notes|message|letter from|report from|highlights|roundup|round up|in brief|update on recent)\b"
+)
+
+
 def _is_generic_title(title: str) -> bool:
     """Titles shared by many unrelated items, or too short to identify one."""
-    return len(title) < 16 or len(title.split()) < 3 or bool(_GENERIC_TITLE.match(title))
+    words = title.count(" ") + 1
+    if len(title) < 16 or words < 3:
+        return True
+    return bool(_GENERIC_TITLE.match(title)) or (words <= 6 and bool(_RECURRING_FEATURE.search(title)))
 
 
 # ---- authors
@@ -503,8 +573,8 @@ def _is_person(author: str) -> bool:
 
 
 # Letters NFKD does not decompose; "?" and U+FFFD are what lossy exports leave of any non-ASCII letter.
-_NAME_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d", "þ": "th",
-                               "ı": "i", "\ufffd": "?"})
+_NAME_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d", "ð": "d",
+                               "þ": "th", "ı": "i", "\ufffd": "?"})
 
 
 def _fold_name(text: str) -> str:
@@ -563,7 +633,7 @@ def _authors_agree(a: _Profile, b: _Profile) -> bool | None:
     if not shorter.surnames:
         return None
     found = sum(1 for surname in shorter.surnames if surname in other.author_pool)
-    return found >= 2 and found * 2 >= len(shorter.surnames)
+    return found >= 1 and found * 2 >= len(shorter.surnames)  # half the shorter list, in any order
 
 
 def _first_authors_agree(a: _Profile, b: _Profile) -> bool:
@@ -579,13 +649,12 @@ def _first_author_label(a: _Profile) -> str:
 # ---- venue
 
 _JOURNAL_STOPWORDS = {"the", "of", "and", "for", "in", "on", "de", "la", "le", "les", "des", "du", "der", "die",
-                      "das", "und", "fur", "y", "e", "et", "a", "an", "d", "l", "i", "di", "del", "della", "proceedings",
-                      "official", "electronic", "resource", "online", "print", "impr"}
+                      "das", "und", "fur", "y", "e", "et", "a", "an", "d", "l", "i", "di", "del", "della",
+                      "proceedings", "official", "electronic", "resource", "online", "print", "impr"}
 # Journal fields hold several names: "A = B", "A: subtitle", "A [English name]", "A. Journal international du …".
 _JOURNAL_PARTS = re.compile(r"\s*=\s*|\s*:\s*|\.\s+|\.(?=conference\b)|\s*/\s*|\s*[\[\]()]\s*", re.I)
 
 
-@lru_cache(maxsize=50_000)
 def _journal_variants(value: str | None) -> tuple[tuple[str, ...], ...]:
     """Token lists for the journal name and each of its parts."""
     text = plain_text(value) or ""
@@ -613,10 +682,22 @@ def _journals_agree(a: _Profile, b: _Profile) -> bool | None:
     words_b = {w for variant in b.journal for w in variant}
     if any(_abbreviates((x,), (y,)) or _abbreviates((y,), (x,)) for x in words_a for y in words_b):
         return None
+    if any(_is_acronym_of(w, variant) for w in words_a for variant in b.journal) or any(
+        _is_acronym_of(w, variant) for w in words_b for variant in a.journal
+    ):
+        return None  # "vldb" / "very large data bases"
     return False
 
 
-@lru_cache(maxsize=200_000)
+def _is_acronym_of(word: str, words: tuple[str, ...]) -> bool:
+    """The word is the initials of consecutive words of the name."""
+    if len(word) < 3 or len(word) > len(words):
+        return False
+    initials = "".join(w[0] for w in words)
+    return word in initials
+
+
+@lru_cache(maxsize=20_000)
 def _abbreviates(short: tuple[str, ...], full: tuple[str, ...]) -> bool:
     """Whether each word of `short` abbreviates one or more consecutive words of `full`, covering all of them.
 
@@ -668,7 +749,6 @@ _SPREADSHEET_DATE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|no
 _PAGE = re.compile(r"\s*([a-z]{0,4})(\d+)[a-z]{0,3}\s*(?:[-\u2010-\u2015]+\s*[a-z]{0,4}(\d+)[a-z]{0,3})?\b", re.I)
 
 
-@lru_cache(maxsize=100_000)
 def _page_range(pages: str | None) -> tuple[str | None, str | None]:
     """(first, last) page digits: "73-76" and "73-6" -> ("73", "76"); unknown parts are None.
 
@@ -736,6 +816,31 @@ def _same_printed_item(a: _Profile, b: _Profile) -> bool:
             and a.first_page == b.first_page and a.article_number == b.article_number)
 
 
+_ABSTRACT_COMPARED = 800  # characters: enough to tell two studies apart, cheap to compare
+
+
+@lru_cache(maxsize=4_096)
+def _folded_abstract(text: str) -> str:
+    folded = _fold_plain(plain_text(text) or "")
+    return folded[:600] if len(folded) >= 200 else ""  # a snippet says too little either way
+
+
+def _abstracts_agree(a: _Profile, b: _Profile) -> bool | None:
+    """True: the same abstract (small edits); False: clearly different texts; None: unknown or in between."""
+    if not a.abstract or not b.abstract:
+        return None
+    x, y = _folded_abstract(a.abstract), _folded_abstract(b.abstract)
+    if not x or not y:
+        return None
+    shorter = min(len(x), len(y))
+    if fuzz.ratio(x[:shorter], y[:shorter]) >= 90:
+        return True
+    # Word sets, not order: a structured abstract's headings or a reordered copy are not "different".
+    if fuzz.token_set_ratio(x, y) < 50:
+        return False
+    return None
+
+
 def _agreement(x: str | None, y: str | None) -> bool | None:
     return None if x is None or y is None else x == y
 
@@ -753,12 +858,20 @@ class _Verdict:
     reason: str
 
 
-def _hard_veto(a: _Profile, b: _Profile) -> str | None:
-    """Why these two can never be one paper, whatever else agrees; None when nothing forbids it."""
+def _identifier_conflict(a: _Profile, b: _Profile) -> str | None:
+    """Two publisher DOIs, or two PMIDs, that differ: two papers, whatever else agrees."""
     if a.dois and b.dois and not a.dois & b.dois:
         return "different DOIs"
     if a.pmids and b.pmids and not a.pmids & b.pmids:
         return "different PMIDs"
+    return None
+
+
+def _hard_veto(a: _Profile, b: _Profile) -> str | None:
+    """Why these two can never be one paper, whatever else agrees; None when nothing forbids it."""
+    conflict = _identifier_conflict(a, b)
+    if conflict:
+        return conflict
     if a.year and b.year and abs(a.year - b.year) > 1:
         return f"years {a.year}/{b.year}"
     if _same_printed_item(a, b):
@@ -801,7 +914,9 @@ def _judge(a: _Profile, b: _Profile, similarity: float) -> _Verdict | None:
         return None
     veto = _hard_veto(a, b)
     if veto:
-        if similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not a.generic:
+        # Worth a look only when everything else says "same": same title and authors, no two DOIs.
+        if (similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not (a.generic or b.generic)
+                and _authors_agree(a, b) is not False):
             return _Verdict(False, f"title {similarity:.0f}% similar but {veto}")
         return None
 
@@ -838,8 +953,8 @@ def _judge(a: _Profile, b: _Profile, similarity: float) -> _Verdict | None:
 
 def _same_page_range(a: _Profile, b: _Profile, venue: str) -> bool:
     """Same volume and the same multi-page range."""
-    return (venue == "match" and a.first_page == b.first_page and a.last_page is not None
-            and a.last_page == b.last_page and a.last_page != a.first_page)
+    return (venue == "match" and a.volume is not None and a.first_page == b.first_page
+            and a.last_page is not None and a.last_page == b.last_page and a.last_page != a.first_page)
 
 
 def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year) -> str | None:
@@ -850,27 +965,35 @@ def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year)
         return "authors differ"
     if venue == "conflict":
         return "volume or pages differ"
+    abstracts = _abstracts_agree(a, b)
+    if abstracts is False and venue != "match":
+        return "abstracts differ (conference abstract and article?)"
+    # A working paper or preprint keeps its abstract in the journal: a shared abstract
+    # vouches for one record only within one venue.
+    abstracts = abstracts and journals is not False
     if a.generic or b.generic:
         # "Editorial", "Introduction to the minitrack on …": the title identifies nothing.
         if same_year and venue == "match" and journals is not False and strong_title:
             return None
         return "generic title without matching journal, volume and pages"
     if not strong_title:
-        # Similar but not identical titles need the bibliographic details to agree.
-        if authors and venue == "match" and near_year:
+        # Similar but not identical titles need the bibliographic details or the abstract to agree.
+        if authors and (venue == "match" or abstracts):
             return None
         return "titles similar but not identical, volume/pages not confirming"
+    if venue == "match" or abstracts:
+        return None
     if authors is None:
-        if venue == "match":
-            return None
         return "same title but authors unknown"
     if same_year:
-        if journals is not False or venue == "match":
+        if journals is not False:
             return None
         return "same title and year but different journals (conference abstract and article?)"
+    if (a.year is None or b.year is None) and journals:
+        return None
     # A year apart: epub and print years differ, but so do an abstract and its article.
     # Same journal and volume says it is one publication.
-    if venue == "match" or (journals and a.volume is not None and a.volume == b.volume):
+    if journals and a.volume is not None and a.volume == b.volume:
         return None
     return "same title, years one apart, volume and pages not confirming"
 
@@ -951,8 +1074,8 @@ class _ClusterBuilder:
         self.profiles = profiles
         self.parent = list(range(len(profiles)))
         self.members: dict[int, list[int]] = {i: [i] for i in range(len(profiles))}
-        self.dois: dict[int, frozenset[str]] = {i: p.dois for i, p in enumerate(profiles)}
-        self.pmids: dict[int, frozenset[str]] = {i: p.pmids for i, p in enumerate(profiles)}
+        # Distinct profiles per cluster: verbatim copies need checking against other clusters once.
+        self.distinct: dict[int, set[_Profile]] = {i: {p} for i, p in enumerate(profiles)}
         self.reasons: dict[int, list[str]] = defaultdict(list)
 
     def root(self, i: int) -> int:
@@ -961,34 +1084,26 @@ class _ClusterBuilder:
             i = self.parent[i]
         return i
 
-    def unite(self, i: int, j: int, reason: str, *, check_pairs: bool) -> bool:
-        """Join the clusters of i and j unless a veto holds between them; True when joined."""
+    def unite(self, i: int, j: int, reason: str, *, by_identifier: bool) -> bool:
+        """Join the clusters of i and j unless a veto holds between any of their members; True when joined.
+
+        A shared identifier outweighs the soft vetoes (years, notices, title numbers: metadata
+        errors), never a conflicting DOI or PMID, not even through a chain of records.
+        """
         ri, rj = self.root(i), self.root(j)
         if ri == rj:
             return True
-        if self.dois[ri] and self.dois[rj] and not self.dois[ri] & self.dois[rj]:
-            return False  # two publisher DOIs: never one paper, not even through a chain
-        if self.pmids[ri] and self.pmids[rj] and not self.pmids[ri] & self.pmids[rj]:
-            return False
-        if check_pairs and not self._compatible(ri, rj):
+        veto = _identifier_conflict if by_identifier else _hard_veto
+        if any(veto(x, y) for x in self.distinct[ri] for y in self.distinct[rj]):
             return False
         if len(self.members[ri]) < len(self.members[rj]):
             ri, rj = rj, ri
         self.parent[rj] = ri
         self.members[ri].extend(self.members.pop(rj))
-        self.dois[ri] = self.dois[ri] | self.dois.pop(rj)
-        self.pmids[ri] = self.pmids[ri] | self.pmids.pop(rj)
+        self.distinct[ri] |= self.distinct.pop(rj)
         self.reasons[ri].extend(self.reasons.pop(rj, []))
         self.reasons[ri].append(reason)
         return True
-
-    def _compatible(self, ri: int, rj: int) -> bool:
-        """No member of one cluster is forbidden to be the same paper as a member of the other."""
-        return all(
-            _hard_veto(self.profiles[x], self.profiles[y]) is None
-            for x in self.members[ri]
-            for y in self.members[rj]
-        )
 
     def unite_by_identifiers(self) -> None:
         groups: dict[str, list[int]] = defaultdict(list)
@@ -1000,14 +1115,13 @@ class _ClusterBuilder:
             for arxiv_id in p.arxiv_ids:
                 groups[f"arXiv id {arxiv_id}"].append(index)
             for other in p.other_ids:
-                kind, value = other.split(":", 1)
-                groups[f"{'OpenAlex' if kind == 'openalex' else 'Semantic Scholar'} id {value}"].append(index)
+                groups[other].append(index)
         for key in sorted(groups, key=lambda k: (groups[k][0], k)):
             members = groups[key]
             for position, j in enumerate(members[1:], start=1):
                 # Supplements give many abstracts one DOI: join only records whose titles agree.
                 for i in members[:position]:
-                    if self._titles_allow_identifier_match(i, j) and self.unite(i, j, f"same {key}", check_pairs=False):
+                    if self._titles_allow_identifier_match(i, j) and self.unite(i, j, f"same {key}", by_identifier=True):
                         break
 
     def _titles_allow_identifier_match(self, i: int, j: int) -> bool:
@@ -1030,7 +1144,7 @@ class _ClusterBuilder:
             first = first_seen.setdefault(profile, index)
             if first != index:
                 verdict = _judge(profile, profile, 100.0)
-                if verdict is not None and verdict.merge and self.unite(first, index, verdict.reason, check_pairs=True):
+                if verdict is not None and verdict.merge and self.unite(first, index, verdict.reason, by_identifier=False):
                     continue
                 if verdict is not None:
                     uncertain.append(UncertainPair(first, index, 100.0, verdict.reason))
@@ -1049,7 +1163,7 @@ class _ClusterBuilder:
             if verdict is None:
                 continue
             if verdict.merge:
-                if not self.unite(i, j, verdict.reason, check_pairs=True):
+                if not self.unite(i, j, verdict.reason, by_identifier=False):
                     uncertain.append(UncertainPair(i, j, similarity, f"{verdict.reason}; conflicts with its cluster"))
             else:
                 uncertain.append(UncertainPair(i, j, similarity, verdict.reason))
