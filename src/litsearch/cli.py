@@ -107,6 +107,23 @@ def _progress(quiet: bool, message: str) -> None:
         print(f"lit-search: {message}", file=sys.stderr, flush=True)
 
 
+class _RedactingFilter(logging.Filter):
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.settings = settings
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.settings.redact(record.getMessage())
+        record.args = ()
+        return True
+
+
+def _redact_logs(settings: Settings) -> None:
+    """Keys never reach a log line, whatever a message or exception text contains."""
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_RedactingFilter(settings))
+
+
 def search_command(argv: Sequence[str]) -> int:
     parser = build_parser()
     try:
@@ -116,16 +133,27 @@ def search_command(argv: Sequence[str]) -> int:
     except (UsageError, ValueError) as exc:
         print(f"lit-search: error: {exc}\nTry 'lit-search --help'.", file=sys.stderr)
         return EXIT_USAGE
+    _redact_logs(settings)
     result = asyncio.run(run_search(options, settings))
     if result.provider_reason:
-        _progress(args.quiet, f"providers: {result.provider_reason}")
+        _progress(args.quiet, settings.redact(f"providers: {result.provider_reason}"))
     for outcome in result.outcomes:
         if outcome.error:
             _progress(args.quiet, f"{outcome.provider} failed: {outcome.error}")
     render = render_json if args.format == "json" else render_markdown
-    sys.stdout.write(render(result, options.limit, include_abstracts=not args.no_abstracts))
+    # A server may echo a key back inside a title or abstract: scrub the whole product.
+    sys.stdout.write(settings.redact(render(result, options.limit, include_abstracts=not args.no_abstracts)))
     sys.stdout.flush()
     return EXIT_ALL_FAILED if result.all_failed else EXIT_OK
+
+
+def _dedupe(argv: Sequence[str]) -> int:
+    from .dedupe_cli import dedupe_command  # imported on demand: the search never needs it
+
+    return dedupe_command(argv)
+
+
+SUBCOMMANDS = {"dedupe": _dedupe}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -135,12 +163,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
     try:
+        if argv and argv[0] in SUBCOMMANDS:
+            return SUBCOMMANDS[argv[0]](argv[1:])
+        if argv and argv[0] == "search":  # explicit form, for a topic that is a subcommand's name
+            argv = argv[1:]
         return search_command(argv)
     except KeyboardInterrupt:
         print("lit-search: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # last line of defence: one line, never a traceback
-        print(f"lit-search: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        message = f"lit-search: internal error: {type(exc).__name__}: {exc}"
+        try:
+            message = Settings.from_env().redact(message)
+        except ValueError:
+            pass
+        print(message, file=sys.stderr)
         return EXIT_INTERNAL
 
 

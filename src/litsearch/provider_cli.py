@@ -69,6 +69,6 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return 130
-    json.dump(records, sys.stdout, ensure_ascii=False, indent=2)
-    sys.stdout.write("\n")
+    # A server may echo a key back inside a record: scrub the whole output.
+    sys.stdout.write(settings.redact(json.dumps(records, ensure_ascii=False, indent=2)) + "\n")
     return 0

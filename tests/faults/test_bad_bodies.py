@@ -93,14 +93,18 @@ def test_20_mb_body_is_not_read_past_the_cap(provider, server, monkeypatch, caps
         check_contract(md, js, payload, failed=provider, reason="cap")
 
 
-def test_arxiv_error_entry_with_http_200(server, monkeypatch, capsys):
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_arxiv_error_entry_with_http_200(provider, server, monkeypatch, capsys):
+    # For arXiv this is its documented error form; for the others, a wrong body all the same.
     fault = Answer(200, ARXIV_ERROR_FEED, content_type="application/atom+xml")
-    md, js, payload = run_fault(monkeypatch, capsys, server, {"/arxiv/query": [fault]})
-    check_contract(md, js, payload, failed="arxiv", reason="incorrect id format")
+    md, js, payload = run_fault(monkeypatch, capsys, server, {FIRST_ROUTE[provider]: [fault]})
+    check_contract(md, js, payload, failed=provider,
+                   reason="incorrect id format" if provider == "arxiv" else None)
     assert not any(r["title"] == "Error" for r in payload["results"])
 
 
-def test_arxiv_plain_text_rate_exceeded(server, monkeypatch, capsys):
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_plain_text_rate_exceeded(provider, server, monkeypatch, capsys):
     fault = Answer(200, "Rate exceeded.", content_type="text/plain")
-    md, js, payload = run_fault(monkeypatch, capsys, server, {"/arxiv/query": [fault]})
-    check_contract(md, js, payload, failed="arxiv", reason="rate exceeded")
+    md, js, payload = run_fault(monkeypatch, capsys, server, {FIRST_ROUTE[provider]: [fault]})
+    check_contract(md, js, payload, failed=provider, reason="rate exceeded" if provider == "arxiv" else None)
