@@ -13,7 +13,7 @@ from pathlib import Path
 import vcr
 
 CASSETTE_DIR = Path(__file__).resolve().parent / "cassettes"
-SECRET_ENV = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "LITSEARCH_EMAIL",
+SECRET_ENV = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY", "LITSEARCH_EMAIL",
               "OPENALEX_EMAIL", "UNPAYWALL_EMAIL")
 
 

@@ -1,4 +1,5 @@
-"""Fake Semantic Scholar, OpenAlex, PubMed and arXiv that speak each real API's format.
+"""Fake Semantic Scholar, OpenAlex, PubMed, arXiv, Crossref and Unpaywall that speak each
+real API's format.
 
 They serve one small corpus of overlapping papers, so an end-to-end run exercises
 cross-provider merging (DOI case and URL form, arXiv versions, a preprint/published
@@ -53,6 +54,8 @@ CORPUS: list[dict[str, Any]] = [
                     "mismatches between guide and target.",
         "citations": 5120, "influential": 310,
         "in": ["semantic_scholar", "openalex", "pubmed"],
+        "unpaywall": {"url_for_pdf": "https://europepmc.org/articles/pmc3969858?pdf=render",
+                      "url": "https://europepmc.org/articles/pmc3969858"},
         "s2_doi": "10.1038/NBT.2647",  # S2 keeps publisher case
         "openalex_doi": "https://doi.org/10.1038/nbt.2647",
     },
@@ -81,6 +84,7 @@ CORPUS: list[dict[str, Any]] = [
                     "summarizes detection methods and strategies that reduce off-target cleavage.",
         "citations": 95,
         "in": ["openalex", "pubmed"],
+        "unpaywall": {"url_for_pdf": None, "url": "https://www.frontiersin.org/articles/10.3389/fbioe.2023.1143157"},
         "pubmed_doi": None,  # the esummary carries no DOI: only the PMID links the two
     },
     {
@@ -100,6 +104,7 @@ CORPUS: list[dict[str, Any]] = [
         "authors": ["Anne Editor"], "year": 2019, "venue": "Journal of Gene Medicine",
         "doi": "10.1002/jgm.3100", "openalex": "W2990000001", "citations": 0,
         "in": ["openalex"],
+        "crossref_missing": True,  # Crossref answers 404 for this DOI
     },
     {
         "key": "editorial_2021",
@@ -121,6 +126,8 @@ CORPUS: list[dict[str, Any]] = [
         "authors": ["Lena Fischer", "Omar Haddad"], "year": 2019, "venue": "Journal of Computational Biology",
         "doi": "10.1089/cmb.2018.0201", "openalex": "W2910000002", "citations": 55,
         "in": ["openalex"],
+        # Crossref holds a different paper under this DOI: the check must flag it.
+        "crossref_title": "Fish ladders and river connectivity",
     },
 ]
 
@@ -353,6 +360,51 @@ def _scripted(answers: list, normal):
     return responder
 
 
+# --- Crossref and Unpaywall (enrichment) -------------------------------------------
+
+def _by_doi() -> dict[str, dict]:
+    return {p["doi"].lower(): p for p in CORPUS if p.get("doi")}
+
+
+def crossref_item(p: dict) -> dict:
+    return {"DOI": p["doi"], "title": [p.get("crossref_title", p["title"])],
+            "issued": {"date-parts": [[p["year"]]]}, "type": "journal-article",
+            "container-title": [p.get("venue", "")], "is-referenced-by-count": p.get("citations", 0),
+            "author": [{"given": " ".join(n.split()[:-1]), "family": n.split()[-1]} for n in p["authors"]]}
+
+
+def crossref_works(request: SeenRequest) -> Answer:
+    corpus = _by_doi()
+    single = request.path[len("/crossref/works"):].strip("/")
+    if single:  # /works/{doi}
+        paper = corpus.get(single.lower())
+        if not paper or paper.get("crossref_missing"):
+            return Answer(404, "Resource not found.", content_type="text/plain")
+        return Answer(200, json.dumps({"status": "ok", "message-type": "work", "message": crossref_item(paper)}))
+    wanted = [part[4:].lower() for part in (request.param("filter") or "").split(",") if part.startswith("doi:")]
+    if wanted:
+        items = [crossref_item(corpus[d]) for d in wanted if d in corpus and not corpus[d].get("crossref_missing")]
+    else:
+        items = [crossref_item(p) for p in CORPUS if "crossref" in p["in"]]
+        if EMPTY_TRIGGER in (request.param("query") or "").lower():
+            items = []
+    message = {"total-results": len(items), "items": items, "items-per-page": len(items)}
+    return Answer(200, json.dumps({"status": "ok", "message-type": "work-list", "message": message}))
+
+
+def unpaywall_lookup(request: SeenRequest) -> Answer:
+    doi = request.path[len("/unpaywall/v2/"):].lower()
+    paper = _by_doi().get(doi)
+    if paper is None:
+        return Answer(404, json.dumps({"HTTP_status_code": 404, "error": True,
+                                       "message": f"'{doi}' is not a valid doi"}))
+    location = paper.get("unpaywall")
+    body = {"doi": doi, "is_oa": bool(location), "best_oa_location": (
+        {**location, "host_type": "repository", "version": "publishedVersion", "license": "cc-by"}
+        if location else None)}
+    return Answer(200, json.dumps(body))
+
+
 # --- wiring ---------------------------------------------------------------------
 
 PREFIXES = {
@@ -378,6 +430,8 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/eutils/esummary.fcgi": pubmed_esummary,
         "/eutils/efetch.fcgi": pubmed_efetch,
         "/arxiv/query": arxiv_query,
+        "/crossref/works": crossref_works,
+        "/unpaywall/v2/": unpaywall_lookup,
     }
     for path, responder in routes.items():
         server.route(path, responder)
@@ -391,6 +445,8 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "LITSEARCH_OPENALEX_URL": server.url + "/openalex",
         "LITSEARCH_PUBMED_URL": server.url + "/eutils",
         "LITSEARCH_ARXIV_URL": server.url + "/arxiv",
+        "LITSEARCH_CROSSREF_URL": server.url + "/crossref",
+        "LITSEARCH_UNPAYWALL_URL": server.url + "/unpaywall",
     }
 
 

@@ -71,8 +71,10 @@ def run_fault(monkeypatch, capsys, server: FakeServer, routes: dict, extra_env: 
     """Markdown and JSON runs with ``routes`` overridden; returns both runs and the JSON."""
     env = fake_apis.install(server, routes)
     env.update(extra_env or {})
-    markdown = run_cli(monkeypatch, capsys, env, [topic, "--providers", ALL, "--limit", "20"])
-    as_json = run_cli(monkeypatch, capsys, env, [topic, "--providers", ALL, "--limit", "20", "--format", "json"])
+    # --no-verify: these scenarios are about the four search APIs; enrichment has its own tests.
+    common = [topic, "--providers", ALL, "--limit", "20", "--no-verify"]
+    markdown = run_cli(monkeypatch, capsys, env, common)
+    as_json = run_cli(monkeypatch, capsys, env, common + ["--format", "json"])
     payload = json.loads(as_json.stdout) if as_json.stdout.strip() else {}
     return markdown, as_json, payload
 

@@ -16,7 +16,8 @@ from typing import Sequence
 from . import __version__
 from .config import Settings
 from .plan import parse_provider_list
-from .providers import PROVIDERS
+from .filters import build_filters
+from .providers import OPTIONAL_PROVIDERS, PROVIDERS
 from .render import render_json, render_markdown
 from .search import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions, run_search
 from .text import plain_text
@@ -32,18 +33,23 @@ so they do not multiply the number of requests."""
 EPILOG = f"""\
 providers (--providers): auto (default: semantic_scholar and openalex always, pubmed for
   biomedical topics, arxiv for computing/maths/physics topics) or a comma list of
-  {", ".join(PROVIDERS)}.
+  {", ".join(PROVIDERS)}; crossref (a fifth scholarly source) and web (Tavily, needs
+  TAVILY_API_KEY; shown as a separate "Web sources" list) are searched only when named.
+filters: each is translated to the provider's own parameters where it has one, and checked
+  on the merged list otherwise; the footer says which. Shown DOIs are checked at Crossref
+  (marked ✓ or ⚠) and Unpaywall fills missing open-access links (needs LITSEARCH_EMAIL).
 ranking: score = relevance x ln(citations + 1); relevance is each provider's rank or score
   normalised to 0-1, plus 0.1 per additional provider that found the paper (max 1).
 limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
 environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
-  OPENALEX_API_KEY, NCBI_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
+  OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
   LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
 exit codes: 0 at least one provider answered (even with zero results), 2 usage error,
   3 every provider failed, 1 internal error.
 examples:
   lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
   lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json
+  lit-search "deep learning" --year 2020-2024 --open-access --author Hinton
 """
 
 
@@ -63,13 +69,25 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", action="append", default=[], metavar="Q",
                         help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
     parser.add_argument("--providers", default="auto", metavar="LIST",
-                        help="auto, or a comma list of: " + ", ".join(PROVIDERS))
+                        help="auto, or a comma list of: " + ", ".join(PROVIDERS + OPTIONAL_PROVIDERS))
     parser.add_argument("--limit", type=int, default=20, metavar="N",
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
                         help="order of the table (default relevance, i.e. the score above)")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
                         help="markdown table (default) or the full JSON record")
+    filters = parser.add_argument_group("filters (sent to each provider that supports them, applied after fetching elsewhere)")
+    filters.add_argument("--year", metavar="RANGE", help="publication years: 2019-2024, 2019-, -2015 or 2020")
+    filters.add_argument("--since", metavar="YYYY-MM-DD", help="published on or after this day")
+    filters.add_argument("--until", metavar="YYYY-MM-DD", help="published on or before this day")
+    filters.add_argument("--venue", metavar="NAME", help="journal or conference (OpenAlex resolves it to a source id)")
+    filters.add_argument("--author", metavar="NAME", help="an author (OpenAlex resolves it to an author id)")
+    filters.add_argument("--open-access", action="store_true", help="only papers with a free full text")
+    filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
+                         help="article, review, preprint or conference (repeatable or comma list)")
+    filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the Crossref check of each shown DOI (and Unpaywall's OA lookup)")
     parser.add_argument("--no-abstracts", action="store_true",
                         help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
@@ -99,7 +117,14 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
             providers = parse_provider_list(args.providers)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort)
+    try:
+        filters = build_filters(year=args.year, since=args.since, until=args.until, venue=args.venue,
+                                author=args.author, open_access=args.open_access, types=args.types,
+                                min_citations=args.min_citations)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
+                         filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify)
 
 
 def _progress(quiet: bool, message: str) -> None:
@@ -140,6 +165,8 @@ def search_command(argv: Sequence[str]) -> int:
     for outcome in result.outcomes:
         if outcome.error:
             _progress(args.quiet, f"{outcome.provider} failed: {outcome.error}")
+        for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
+            _progress(args.quiet, f"{outcome.provider}: {note}")
     render = render_json if args.format == "json" else render_markdown
     # A server may echo a key back inside a title or abstract: scrub the whole product.
     sys.stdout.write(settings.redact(render(result, options.limit, include_abstracts=not args.no_abstracts)))

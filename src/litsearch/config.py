@@ -16,6 +16,7 @@ DEFAULT_BASE_URLS = {
     "arxiv": "https://export.arxiv.org/api",
     "crossref": "https://api.crossref.org",
     "unpaywall": "https://api.unpaywall.org",
+    "web": "https://api.tavily.com",
 }
 
 BASE_URL_VARIABLES = {
@@ -25,6 +26,7 @@ BASE_URL_VARIABLES = {
     "arxiv": "LITSEARCH_ARXIV_URL",
     "crossref": "LITSEARCH_CROSSREF_URL",
     "unpaywall": "LITSEARCH_UNPAYWALL_URL",
+    "web": "LITSEARCH_TAVILY_URL",
 }
 
 SECRET_VARIABLES = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY")

@@ -57,6 +57,7 @@ def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
         # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
         "crossref": PacePolicy(min_interval=1 / 3, max_in_flight=3),
         "unpaywall": PacePolicy(min_interval=0.1, max_in_flight=5),
+        "web": PacePolicy(min_interval=0.2, max_in_flight=2),
     }
 
 
@@ -209,6 +210,7 @@ class ProviderSession:
         self.deadline = deadline
         self.requests_sent = 0
         self.notes: list[str] = []  # partial problems worth telling the user (not failures)
+        self.native_filters: set[str] = set()  # search filters the provider applied itself
 
     def note(self, message: str) -> None:
         self.notes.append(self.http.settings.redact(" ".join(message.split())))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .providers import PROVIDERS
+from .providers import OPTIONAL_PROVIDERS, PROVIDERS
 
 ALWAYS = ("semantic_scholar", "openalex")
+WEB_QUERY_CHARS = 400
 
 # Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
 # asks for the whole word ("gene=" must not match "generation").
@@ -91,10 +92,13 @@ def parse_provider_list(value: str) -> list[str]:
     names = [part.strip().lower().replace("-", "_") for part in value.split(",") if part.strip()]
     if not names:
         raise ValueError("--providers needs at least one provider name")
-    unknown = [n for n in names if n not in PROVIDERS]
+    known = PROVIDERS + OPTIONAL_PROVIDERS
+    unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown provider(s): {', '.join(unknown)} (choose from {', '.join(PROVIDERS)} or auto)")
-    return [p for p in PROVIDERS if p in names]
+        raise ValueError(f"unknown provider(s): {', '.join(unknown)} (choose from {', '.join(known)} or auto)")
+    if names == ["web"]:
+        raise ValueError("--providers web needs at least one scholarly provider beside it")
+    return [p for p in known if p in names]
 
 
 @dataclass
@@ -114,7 +118,9 @@ def plan_requests(providers: list[str], queries: list[str]) -> list[ProviderRequ
 
     plans = []
     for name in providers:
-        if len(queries) == 1:
+        if name == "web":  # web search takes the topic itself (Tavily caps queries at 400 characters)
+            plans.append(ProviderRequest(name, queries[0][:WEB_QUERY_CHARS], "search"))
+        elif len(queries) == 1:
             plans.append(ProviderRequest(name, queries[0], "search"))
         else:
             combined = load_provider(name).combine_queries(queries)

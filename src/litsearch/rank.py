@@ -34,6 +34,11 @@ class RankedPaper:
     provider_scores: dict[str, float] = field(default_factory=dict)
     relevance: float = 0.0
     score: float = 0.0
+    # Enrichment: Crossref's verdict on the DOI (True/False, None = not checked) and its details.
+    doi_verified: bool | None = None
+    doi_check: dict | None = None
+    oa_is_pdf: bool | None = None
+    oa_source: str | None = None  # which service gave the open-access link
 
     @property
     def best_provider(self) -> str | None:

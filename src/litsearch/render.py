@@ -20,6 +20,8 @@ from .rank import RankedPaper
 from .text import plain_text
 
 SNIPPET_WORDS = 100
+# After the DOI link: verified at Crossref, not found or not matching, or not checked.
+DOI_MARKS = {True: " ✓", False: " ⚠", None: ""}
 MAX_TITLE_CHARS = 250
 MAX_VENUE_CHARS = 60
 AUTHORS_SHOWN = 3
@@ -121,7 +123,8 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
         "doi_text": markdown_text(paper.doi) if paper.doi else None,
         "doi_url": doi_url(paper.doi) if paper.doi else None,
-        "oa_label": ("PDF" if _looks_like_pdf(oa) else "link") if oa else None,
+        "doi_mark": DOI_MARKS[item.doi_verified],
+        "oa_label": ("PDF" if (item.oa_is_pdf or _looks_like_pdf(oa)) else "page") if oa else None,
         "oa_url": oa,
         "snippet": snippet(paper.abstract or paper.tldr),
         "snippet_is_tldr": not paper.abstract and bool(paper.tldr),
@@ -182,8 +185,26 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
             {"provider": hit.provider, "rank": hit.rank, "score": hit.score} for hit in item.hits
         ],
         "merge_reasons": item.merge_reasons,
+        "doi_verified": item.doi_verified,
+        "doi_mismatch": _mismatch(item),
+        "oa_is_pdf": item.oa_is_pdf,
+        "oa_source": item.oa_source if item.oa_source in ("provider", "unpaywall") else None,
         "doi_is_arxiv_datacite": bool(paper.doi and is_arxiv_doi(paper.doi)),
     }
+
+
+def _mismatch(item: RankedPaper) -> dict[str, Any] | None:
+    """What Crossref said when the DOI did not check out (None when it did, or was not checked)."""
+    check = item.doi_check or {}
+    if item.doi_verified is not False:
+        return None
+    return {"reason": check.get("reason"), "crossref_title": check.get("crossref_title"),
+            "crossref_year": check.get("crossref_year"), "title_similarity": check.get("title_similarity")}
+
+
+def web_row(hit) -> dict[str, Any]:
+    return {"rank": hit.rank, "title": markdown_text(hit.title, MAX_TITLE_CHARS), "url": safe_url(hit.url),
+            "domain": markdown_text(hit.domain), "snippet": snippet(hit.snippet, 60)}
 
 
 def _environment() -> jinja2.Environment:
@@ -204,7 +225,9 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
         for row in rows:
             row["snippet"] = None
     template = _environment().get_template("results.md.j2")
+    web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result), snippet_words=SNIPPET_WORDS,
+                           web_rows=web_rows, marks_used=any(row["doi_mark"] for row in rows),
                            query=markdown_text(result.query),
                            provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
 
@@ -217,6 +240,10 @@ def render_json(result, limit: int, include_abstracts: bool = True) -> str:
         "results": [result_dict(item, include_abstracts) for item in result.results[:limit]],
         "providers_searched": [o.provider for o in result.outcomes],
         "errors": [{"provider": o.provider, "message": o.error} for o in result.outcomes if o.error],
+        "filters": result.filter_report,
+        "filtered_out": result.filtered_out,
+        "notes": result.enrichment.notes,
+        "web_sources": [hit.to_dict() for hit in result.web_hits],
         "warnings": [{"provider": o.provider, "message": n} for o in result.outcomes for n in o.notes],
         "search_time_ms": result.search_time_ms,
         "requests": result.request_count,
@@ -243,4 +270,8 @@ def footer_lines(result) -> list[str]:
             for note in outcome.notes:
                 line += f"; note: {markdown_text(note)}"
             lines.append(line)
+    lines.extend(f"filter: {markdown_text(line)}" for line in result.filter_report)
+    if result.filtered_out:
+        lines.append(f"{result.filtered_out} papers removed by the filters")
+    lines.extend(markdown_text(note) for note in result.enrichment.notes)
     return lines

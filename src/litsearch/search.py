@@ -1,4 +1,5 @@
-"""The search pipeline: plan -> fetch (all providers in parallel) -> merge -> rank.
+"""The search pipeline: plan -> fetch (all providers in parallel) -> merge -> rank ->
+filter -> enrich (Crossref DOI checks, Unpaywall links) for the rows shown.
 
 Each provider's outcome is a value (records, or an error with a one-line reason);
 one provider failing never sinks the search.
@@ -12,6 +13,8 @@ import time
 from dataclasses import dataclass, field
 
 from .config import Settings
+from .enrich import EnrichmentReport, add_open_access, verify_dois
+from .filters import Filters, matches
 from .http import HttpClient, ProviderError
 from .merge import find_clusters, merge_cluster
 from .plan import ProviderRequest, detect_providers, plan_requests
@@ -37,6 +40,9 @@ class SearchOptions:
     providers: list[str] | None = None  # None = detect from the topic ("auto")
     limit: int = 20
     sort: str = "relevance"
+    filters: Filters = field(default_factory=Filters)
+    verify: bool = True  # check DOIs at Crossref
+    find_open_access: bool = True  # ask Unpaywall for missing OA links
 
     @property
     def queries(self) -> list[str]:
@@ -63,6 +69,8 @@ class ProviderOutcome:
     notes: list[str] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
+    native_filters: set[str] = field(default_factory=set)
+    web_hits: list = field(default_factory=list)  # only for the "web" provider
 
 
 @dataclass
@@ -73,6 +81,9 @@ class SearchResult:
     results: list[RankedPaper]
     provider_reason: str | None
     search_time_ms: int
+    filter_report: list[str] = field(default_factory=list)
+    enrichment: EnrichmentReport = field(default_factory=EnrichmentReport)
+    filtered_out: int = 0
 
     @property
     def total_count(self) -> int:
@@ -84,11 +95,20 @@ class SearchResult:
 
     @property
     def request_count(self) -> int:
-        return sum(o.requests for o in self.outcomes)
+        return sum(o.requests for o in self.outcomes) + sum(self.enrichment.requests.values())
+
+    @property
+    def paper_outcomes(self) -> list[ProviderOutcome]:
+        return [o for o in self.outcomes if o.provider != "web"]
+
+    @property
+    def web_hits(self) -> list:
+        return [hit for o in self.outcomes if o.provider == "web" for hit in o.web_hits]
 
     @property
     def all_failed(self) -> bool:
-        return bool(self.outcomes) and all(o.error for o in self.outcomes)
+        papers = self.paper_outcomes
+        return bool(papers) and all(o.error for o in papers)
 
 
 async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
@@ -98,14 +118,15 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
     try:
         module = load_provider(plan.provider)
         limit = options.fetch_per_provider
-        if plan.mode == "combined" and plan.provider == "semantic_scholar":
+        if plan.provider == "web":
+            outcome.web_hits = await module.search(session, plan.query, min(limit, 10))
+        elif plan.mode == "combined" and plan.provider == "semantic_scholar":
             # The bulk endpoint understands OR but has no relevance order: rank locally.
             # One bulk call returns up to 1,000 papers: rank all of them, then keep the best.
-            records = await module.search_bulk(session, plan.query, BULK_RECORDS)
-            records = rank_by_lexical_relevance(records, options.queries)[:limit]
+            records = await module.search_bulk(session, plan.query, BULK_RECORDS, options.filters)
+            outcome.records = rank_by_lexical_relevance(records, options.queries)[:limit]
         else:
-            records = await module.search(session, plan.query, limit)
-        outcome.records = records
+            outcome.records = await module.search(session, plan.query, limit, options.filters)
     except ProviderError as exc:
         outcome.error = str(exc)
     except Exception as exc:  # a parser bug must not sink the other providers
@@ -113,6 +134,7 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
     outcome.requests = session.requests_sent
     outcome.notes = list(session.notes)
+    outcome.native_filters = set(session.native_filters)
     outcome.seconds = time.monotonic() - started
     if outcome.error:
         outcome.error = http.settings.redact(" ".join(outcome.error.split()))
@@ -149,7 +171,39 @@ def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPap
     return sort_ranked(ranked, sort)
 
 
+def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
+                  filters: Filters) -> tuple[list[RankedPaper], list[str]]:
+    """Keep the papers that pass every filter, and say where each filter was applied.
+
+    A paper passes a filter when a provider that applied it natively found the paper, or
+    when the paper's own (merged) data satisfies it."""
+    native = {o.provider: o.native_filters for o in outcomes if not o.error}
+    kept = []
+    for item in items:
+        finders = {hit.provider for hit in item.hits}
+        if all(any(name in native.get(p, ()) for p in finders) or matches(item.paper, filters, name)
+               for name in filters.active()):
+            kept.append(item)
+    report = []
+    for name in filters.active():
+        by_api = [p for p in native if name in native[p]]
+        after = [p for p in native if name not in native[p]]
+        line = f"{filters.describe(name)}: "
+        line += f"applied by {', '.join(by_api)}" if by_api else "no provider applies it itself"
+        if after:
+            line += f"; applied after fetching for {', '.join(after)}"
+        report.append(line)
+    return kept, report
+
+
 async def run_search(options: SearchOptions, settings: Settings, http: HttpClient | None = None) -> SearchResult:
+    if http is None:
+        async with HttpClient(settings) as client:
+            return await _run_search(options, client)
+    return await _run_search(options, http)
+
+
+async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
     started = time.monotonic()
     queries = options.queries
     reason = None
@@ -158,17 +212,32 @@ async def run_search(options: SearchOptions, settings: Settings, http: HttpClien
         choice = detect_providers(queries)
         providers, reason = choice.providers, choice.reason
     plans = plan_requests(providers, queries)
-    if http is None:
-        async with HttpClient(settings) as client:
-            outcomes = await asyncio.gather(*(_bounded(client, p, options) for p in plans))
-    else:
-        outcomes = await asyncio.gather(*(_bounded(http, p, options) for p in plans))
-    results = merge_and_rank(list(outcomes), options.sort)
+    outcomes = list(await asyncio.gather(*(_bounded(http, p, options) for p in plans)))
+    paper_outcomes = [o for o in outcomes if o.provider != "web"]
+    ranked = merge_and_rank(paper_outcomes, options.sort)
+    filters = options.filters
+    enrichment = EnrichmentReport()
+    kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
+    if filters.open_access and options.find_open_access:
+        # Unpaywall may find a free copy for papers no provider marked open: ask, then filter again.
+        kept_ids = {id(item) for item in kept}
+        undecided = [item for item in ranked if id(item) not in kept_ids and not item.paper.oa_url]
+        if undecided:
+            await add_open_access(http, undecided[: 2 * options.limit], enrichment)
+            kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
+    shown = kept[: options.limit]
+    if options.find_open_access:
+        await add_open_access(http, shown, enrichment)
+    if options.verify:
+        await verify_dois(http, shown, enrichment)
     return SearchResult(
         query=options.topic,
         variants=queries[1:],
-        outcomes=list(outcomes),
-        results=results,
+        outcomes=outcomes,
+        results=kept,
         provider_reason=reason,
         search_time_ms=int((time.monotonic() - started) * 1000),
+        filter_report=filter_report,
+        enrichment=enrichment,
+        filtered_out=len(ranked) - len(kept),
     )

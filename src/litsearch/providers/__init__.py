@@ -10,12 +10,15 @@
 """
 
 PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
+# Searchable on request only (never chosen by --providers auto): Crossref as a fifth
+# scholarly source, and "web" (Tavily) whose hits are shown apart from the papers.
+OPTIONAL_PROVIDERS = ("crossref", "web")
 
 
 def load_provider(name: str):
     """The provider module for ``name`` (imported on demand)."""
     import importlib
 
-    if name not in PROVIDERS + ("crossref", "unpaywall"):
+    if name not in PROVIDERS + OPTIONAL_PROVIDERS + ("unpaywall",):
         raise KeyError(f"unknown provider {name!r}")
     return importlib.import_module(f"litsearch.providers.{name}")

@@ -17,6 +17,7 @@ import defusedxml
 import defusedxml.ElementTree as SafeET
 import feedparser
 
+from ..filters import Filters
 from ..http import ProviderError, ProviderSession
 from ..identifiers import normalize_doi, split_arxiv_id
 from ..records import Paper
@@ -221,7 +222,31 @@ def combine_queries(variants: Iterable[str]) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+def filter_clauses(filters: Filters | None) -> tuple[str, set[str]]:
+    """Extra ``search_query`` clauses and which filters they cover. Every arXiv paper is
+    an open-access preprint, so those two filters hold by construction."""
+    clauses: list[str] = []
+    native: set[str] = set()
+    if not filters:
+        return "", native
+    if filters.date_from or filters.date_to:
+        low = filters.date_from.strftime("%Y%m%d") if filters.date_from else "19910101"
+        high = filters.date_to.strftime("%Y%m%d") if filters.date_to else "30001231"
+        clauses.append(f"submittedDate:[{low}0000 TO {high}2359]")
+        native.add("date")
+    if filters.author:
+        words = [w for w in re.split(r"[^\w'-]+", filters.author) if w]
+        if words:
+            clauses.append(f"au:{words[-1]}")  # surname; arXiv matches author names word by word
+            native.add("author")
+    if filters.open_access:
+        native.add("open_access")
+    if filters.types == ("preprint",):
+        native.add("type")
+    return "".join(f" AND {clause}" for clause in clauses), native
+
+
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
     """Up to ``limit`` (at most 100) arXiv records for ``query`` by relevance.
 
     Plain words become ``(all:w1 AND all:w2 …)``. A query already in arXiv syntax (it
@@ -232,6 +257,9 @@ async def search(session: ProviderSession, query: str, limit: int) -> list[Paper
     max_results = min(int(limit), MAX_RESULTS)
     if not search_query or max_results < 1:
         return []
+    extra, session.native_filters = filter_clauses(filters)
+    if extra:
+        search_query = f"({search_query}){extra}"
     return await search_raw(session, search_query, max_results)
 
 

@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from rapidfuzz import fuzz
 
+from ..filters import Filters
 from ..http import ProviderError, ProviderSession
 from ..identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
 from ..records import Paper
@@ -271,13 +272,44 @@ def combine_queries(variants: list[str]) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+_CROSSREF_TYPES = {"article": "journal-article", "conference": "proceedings-article", "preprint": "posted-content"}
+
+
+def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
+    """``filter=`` (dates, types) plus field queries for author and venue. Field queries
+    only rank, they do not exclude, so author and venue are still checked after fetching."""
+    params: dict[str, str] = {}
+    parts: list[str] = []
+    native: set[str] = set()
+    if not filters:
+        return params, native
+    if filters.date_from:
+        parts.append(f"from-pub-date:{filters.date_from.isoformat()}")
+    if filters.date_to:
+        parts.append(f"until-pub-date:{filters.date_to.isoformat()}")
+    if filters.date_from or filters.date_to:
+        native.add("date")
+    if filters.types and all(t in _CROSSREF_TYPES for t in filters.types):
+        parts.extend(f"type:{_CROSSREF_TYPES[t]}" for t in filters.types)  # a repeated filter is an OR
+        native.add("type")
+    if parts:
+        params["filter"] = ",".join(parts)
+    if filters.author:
+        params["query.author"] = filters.author
+    if filters.venue:
+        params["query.container-title"] = filters.venue
+    return params, native
+
+
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
     """Relevance-ranked ``/works?query=``, first page only (at most 100 records)."""
     settings = session.http.settings
+    extra, session.native_filters = filter_params(filters)
     params: dict[str, Any] = {
         "query": query,
         "rows": max(1, min(int(limit), MAX_ROWS)),
         "select": SELECT_FIELDS,
+        **extra,
     }
     params.update(_identity(session))
     response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
@@ -334,6 +366,49 @@ async def verify_dois(session: ProviderSession,
 
     results = await asyncio.gather(*(verify_one(doi, title, year) for doi, (title, year) in unique.items()))
     return dict(zip(unique, results))
+
+
+VERIFY_BATCH = 20  # DOIs per /works?filter=doi:… call; keeps the URL well under 4 KB
+_VERIFY_SELECT = "DOI,title,subtitle,issued,published,published-print,published-online"
+
+
+async def verify_many(session: ProviderSession,
+                      items: list[tuple[str, str | None, int | None]]) -> dict[str, dict[str, Any]]:
+    """Like ``verify_dois`` but batched: one ``filter=doi:a,doi:b,…`` call per 20 DOIs, so a
+    20-row table costs one request. DOIs the batch does not return get a single lookup
+    (to tell a 404 from a DataCite DOI); arXiv DOIs are never sent."""
+    wanted: dict[str, tuple[str | None, int | None]] = {}
+    results: dict[str, dict[str, Any]] = {}
+    for doi, title, year in items:
+        bare = normalize_doi(doi)
+        if bare is None:
+            results[doi] = _verdict(doi, False, "not a DOI")
+        elif is_arxiv_doi(bare):
+            results[doi] = _verdict(bare, None, "arXiv DOI, registered with DataCite, not Crossref: not checked")
+        else:
+            wanted.setdefault(bare, (title, year))
+    batchable = [doi for doi in wanted if "," not in doi]  # a comma would split the filter
+    found: dict[str, dict[str, Any]] = {}
+    try:
+        for start in range(0, len(batchable), VERIFY_BATCH):
+            chunk = batchable[start:start + VERIFY_BATCH]
+            params = {"filter": ",".join(f"doi:{doi}" for doi in chunk), "rows": str(len(chunk)),
+                      "select": _VERIFY_SELECT, **_identity(session)}
+            response = await session.get(session.http.settings.url(NAME, WORKS_PATH), params=params)
+            message = _message(response.content)
+            for item in (message.get("items") or []) if isinstance(message, dict) else []:
+                doi = normalize_doi(item.get("DOI"))
+                if doi:
+                    found[doi] = item
+    except ProviderError as error:
+        for doi in wanted:
+            results[doi] = _verdict(doi, None, f"Crossref lookup failed: {error}")
+        return results
+    missing = [doi for doi in wanted if doi not in found]
+    singles = await verify_dois(session, [(doi, *wanted[doi]) for doi in missing]) if missing else {}
+    for doi, (title, year) in wanted.items():
+        results[doi] = _compare(doi, found[doi], title, year) if doi in found else singles[doi]
+    return results
 
 
 def title_similarity(expected: str | None, found: str | None) -> float:

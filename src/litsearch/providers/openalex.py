@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any, Iterable
 
+from ..filters import Filters
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -263,17 +264,87 @@ def _drop_unpaired_parentheses(text: str) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+def _identity_params(settings) -> dict[str, str]:
+    params = {}
+    if settings.email:
+        params["mailto"] = settings.email
+    if settings.openalex_api_key:
+        params["api_key"] = settings.openalex_api_key
+    return params
+
+
+# OpenAlex work types for the filter; conference papers are "article" here (their
+# Crossref type says proceedings-article), so that type is left to the post-filter.
+_OPENALEX_TYPES = {"article": "article", "review": "review", "preprint": "preprint"}
+
+
+async def resolve_entity(session: ProviderSession, kind: str, name: str) -> tuple[str, str] | None:
+    """(id, display name) of the author or source best matching ``name``: among the search
+    hits, the one with the most works. One extra call; None when nothing matches."""
+    settings = session.http.settings
+    path = {"author": "/authors", "venue": "/sources"}[kind]
+    params = {"search": name, "per_page": 10, "select": "id,display_name,works_count", **_identity_params(settings)}
+    response = await session.get(settings.url(NAME, path), params=params)
+    try:
+        results = json.loads(response.content).get("results") or []
+    except (ValueError, AttributeError):
+        raise ProviderError(f"unexpected answer while resolving {kind} {name!r}") from None
+    candidates = [r for r in results if isinstance(r, dict) and r.get("id")]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda r: (r.get("works_count") or 0))
+    entity_id = str(best["id"]).rsplit("/", 1)[-1]
+    return entity_id, str(best.get("display_name") or entity_id)
+
+
+async def filter_expression(session: ProviderSession, filters: Filters | None) -> tuple[str, set[str]]:
+    """The ``filter=`` value for the search filters, and which filters it covers.
+    Author and venue names are resolved to OpenAlex ids first (OpenAlex filters by id)."""
+    parts: list[str] = []
+    native: set[str] = set()
+    if not filters:
+        return "", native
+    if filters.date_from:
+        parts.append(f"from_publication_date:{filters.date_from.isoformat()}")
+    if filters.date_to:
+        parts.append(f"to_publication_date:{filters.date_to.isoformat()}")
+    if filters.date_from or filters.date_to:
+        native.add("date")
+    for kind, field_name in (("author", "authorships.author.id"), ("venue", "primary_location.source.id")):
+        name = getattr(filters, kind)
+        if not name:
+            continue
+        found = await resolve_entity(session, kind, name)
+        if found is None:
+            session.note(f"{kind} {name!r} not found in OpenAlex; applied after fetching")
+            continue
+        entity_id, display = found
+        session.note(f"{kind} {name!r} → {display}, {entity_id}")
+        parts.append(f"{field_name}:{entity_id}")
+        native.add(kind)
+    if filters.open_access:
+        parts.append("open_access.is_oa:true")
+        native.add("open_access")
+    if filters.types and all(t in _OPENALEX_TYPES for t in filters.types):
+        parts.append("type:" + "|".join(_OPENALEX_TYPES[t] for t in filters.types))
+        native.add("type")
+    if filters.min_citations is not None:
+        parts.append(f"cited_by_count:>{filters.min_citations - 1}")
+        native.add("min_citations")
+    return ",".join(parts), native
+
+
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
     """Relevance-ranked ``/works?search=``, first page only (at most 100 records)."""
     settings = session.http.settings
     params: dict[str, Any] = {
         "search": query,
         "per_page": max(1, min(int(limit), MAX_PER_PAGE)),
         "select": SELECT_FIELDS,
+        **_identity_params(settings),
     }
-    if settings.email:
-        params["mailto"] = settings.email
-    if settings.openalex_api_key:
-        params["api_key"] = settings.openalex_api_key
+    expression, session.native_filters = await filter_expression(session, filters)
+    if expression:
+        params["filter"] = expression
     response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
     return parse_works(response.content)

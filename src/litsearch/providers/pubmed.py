@@ -19,6 +19,7 @@ from xml.etree.ElementTree import Element, ParseError
 import defusedxml
 import defusedxml.ElementTree as SafeET
 
+from ..filters import Filters
 from ..http import ProviderError, ProviderSession
 from ..identifiers import normalize_doi, normalize_pmid
 from ..records import Paper
@@ -370,14 +371,55 @@ def _join_tokens(tokens: list[str]) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+_PUBMED_TYPES = {"article": "journal article[pt]", "review": "review[pt]", "preprint": "preprint[pt]",
+                 "conference": "congress[pt]"}
+
+
+def _tag_value(text: str) -> str:
+    """A user's name or venue as a quoted PubMed term (quotes and brackets would break it)."""
+    return '"' + re.sub(r'["\[\]()]', " ", text).strip() + '"'
+
+
+def filter_terms(filters: Filters | None) -> tuple[str, dict[str, str], set[str]]:
+    """Extra ``term`` clauses, extra parameters, and which filters they cover.
+    Citation counts are the one filter PubMed cannot apply."""
+    clauses: list[str] = []
+    params: dict[str, str] = {}
+    native: set[str] = set()
+    if not filters:
+        return "", params, native
+    if filters.date_from or filters.date_to:
+        # Publication date range; both ends are required by E-utilities.
+        params["datetype"] = "pdat"
+        params["mindate"] = (filters.date_from.strftime("%Y/%m/%d") if filters.date_from else "1800/01/01")
+        params["maxdate"] = (filters.date_to.strftime("%Y/%m/%d") if filters.date_to else "3000/12/31")
+        native.add("date")
+    if filters.author:
+        clauses.append(f"{_tag_value(filters.author)}[au]")
+        native.add("author")
+    if filters.venue:
+        clauses.append(f"{_tag_value(filters.venue)}[journal]")
+        native.add("venue")
+    if filters.open_access:
+        clauses.append("free full text[sb]")
+        native.add("open_access")
+    if filters.types:
+        clauses.append("(" + " OR ".join(_PUBMED_TYPES[t] for t in filters.types) + ")")
+        native.add("type")
+    return "".join(f" AND {clause}" for clause in clauses), params, native
+
+
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
     """Up to ``limit`` (at most 100) PubMed records for ``query``, in relevance order."""
     term = " ".join(str(query or "").split())
     retmax = min(int(limit), MAX_RESULTS)
     if not term or retmax < 1:
         return []
+    extra_terms, extra_params, session.native_filters = filter_terms(filters)
+    if extra_terms:
+        term = f"({term}){extra_terms}"
     params = {"db": "pubmed", "term": term, "retmode": "json", "retmax": str(retmax),
-              "sort": "relevance", **_identity(session)}
+              "sort": "relevance", **extra_params, **_identity(session)}
     response = await session.get(session.http.settings.url(NAME, "/esearch.fcgi"), params=params)
     pmids = parse_esearch(response.text)[:retmax]
     if not pmids:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+from ..filters import Filters
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -210,27 +211,65 @@ def paper_id_for_api(paper_id: str) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-async def search(session: ProviderSession, query: str, limit: int) -> list[Paper]:
+# Search filters this API applies itself (the rest are applied after fetching).
+_S2_TYPES = {"article": "JournalArticle", "review": "Review", "conference": "Conference"}
+
+
+def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
+    """Query parameters for the search filters, and which filters they cover."""
+    params: dict[str, str] = {}
+    native: set[str] = set()
+    if not filters:
+        return params, native
+    if filters.date_from or filters.date_to:
+        if filters.whole_years:
+            low, high = filters.year_from, filters.year_to
+            params["year"] = str(low) if low == high else f"{low or ''}-{high or ''}"
+        else:
+            low_day = filters.date_from.isoformat() if filters.date_from else ""
+            high_day = filters.date_to.isoformat() if filters.date_to else ""
+            params["publicationDateOrYear"] = f"{low_day}:{high_day}"
+        native.add("date")
+    if filters.venue:
+        params["venue"] = filters.venue.replace(",", " ")  # the API splits venues on commas
+        native.add("venue")
+    if filters.open_access:
+        params["openAccessPdf"] = ""
+        native.add("open_access")
+    if filters.types and all(t in _S2_TYPES for t in filters.types):
+        params["publicationTypes"] = ",".join(_S2_TYPES[t] for t in filters.types)
+        native.add("type")
+    if filters.min_citations is not None:
+        params["minCitationCount"] = str(filters.min_citations)
+        native.add("min_citations")
+    return params, native
+
+
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
     """Relevance-ranked /paper/search, first page only (at most 100 records)."""
     settings = session.http.settings
+    extra, session.native_filters = filter_params(filters)
     params = {
         "query": plain_search_query(query),
         "fields": SEARCH_FIELDS,
         "limit": _clamp(limit, SEARCH_MAX_LIMIT),
         "offset": 0,
+        **extra,
     }
     response = await session.get(settings.url(NAME, SEARCH_PATH), params=params, headers=_auth_headers(session))
     return parse_search(response.content)
 
 
-async def search_bulk(session: ProviderSession, boolean_query: str, limit: int) -> list[Paper]:
+async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,
+                      filters: Filters | None = None) -> list[Paper]:
     """/paper/search/bulk with boolean syntax, most cited first; one call, at most ``limit`` records.
 
     The bulk endpoint has no page-size parameter (it always answers up to 1,000), so the
     answer is cut here.
     """
     settings = session.http.settings
-    params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": "citationCount:desc"}
+    extra, session.native_filters = filter_params(filters)
+    params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": "citationCount:desc", **extra}
     response = await session.get(settings.url(NAME, BULK_PATH), params=params, headers=_auth_headers(session))
     return parse_bulk(response.content)[: _clamp(limit, BULK_MAX_RESULTS)]
 

@@ -1,0 +1,226 @@
+"""Search filters: parsed once, translated by each provider into its own parameters, and
+enforced on the merged list for whatever a provider could not apply itself.
+
+A merged paper passes a filter when a provider that applied the filter natively found it,
+or when the paper's own data satisfies the filter. Unknown data (no year, no venue) does
+not satisfy a filter: the user asked for papers known to match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from .records import Paper
+from .text import fold_title
+
+PAPER_TYPES = ("article", "review", "preprint", "conference")
+FILTER_NAMES = ("date", "venue", "author", "open_access", "type", "min_citations")
+
+# How each API names the four types (compared lower-case, without punctuation).
+_TYPE_SPELLINGS = {
+    "article": {"journalarticle", "article", "journal article", "journal-article"},
+    "review": {"review", "systematic review", "meta-analysis", "metaanalysis"},
+    "preprint": {"preprint", "posted-content", "posted content"},
+    "conference": {"conference", "proceedings-article", "congress", "inproceedings", "conference paper"},
+}
+
+
+@dataclass(frozen=True)
+class Filters:
+    date_from: date | None = None
+    date_to: date | None = None
+    venue: str | None = None
+    author: str | None = None
+    open_access: bool = False
+    types: tuple[str, ...] = ()
+    min_citations: int | None = None
+    # What name resolution found (OpenAlex ids), filled in before the providers run.
+    resolved: dict[str, tuple[str, str]] = field(default_factory=dict)  # filter -> (id, display name)
+
+    def active(self) -> list[str]:
+        present = {
+            "date": self.date_from is not None or self.date_to is not None,
+            "venue": bool(self.venue),
+            "author": bool(self.author),
+            "open_access": self.open_access,
+            "type": bool(self.types),
+            "min_citations": self.min_citations is not None,
+        }
+        return [name for name in FILTER_NAMES if present[name]]
+
+    def __bool__(self) -> bool:
+        return bool(self.active())
+
+    def with_resolution(self, name: str, entity_id: str, display: str) -> "Filters":
+        return replace(self, resolved={**self.resolved, name: (entity_id, display)})
+
+    @property
+    def year_from(self) -> int | None:
+        return self.date_from.year if self.date_from else None
+
+    @property
+    def year_to(self) -> int | None:
+        return self.date_to.year if self.date_to else None
+
+    @property
+    def whole_years(self) -> bool:
+        """True when the range is whole calendar years (1 Jan .. 31 Dec), so a year filter suffices."""
+        starts = self.date_from is None or (self.date_from.month, self.date_from.day) == (1, 1)
+        ends = self.date_to is None or (self.date_to.month, self.date_to.day) == (12, 31)
+        return starts and ends
+
+    def describe(self, name: str) -> str:
+        if name == "date":
+            if self.whole_years:
+                low, high = self.year_from, self.year_to
+                return f"year {low or ''}–{high or ''}" if low != high else f"year {low}"
+            return f"date {self.date_from or '…'} to {self.date_to or '…'}"
+        if name == "venue":
+            return f"venue '{self.venue}'"
+        if name == "author":
+            return f"author '{self.author}'"
+        if name == "open_access":
+            return "open access"
+        if name == "type":
+            return "type " + "|".join(self.types)
+        return f"at least {self.min_citations} citations"
+
+
+def parse_year_range(text: str) -> tuple[date | None, date | None]:
+    """``2019-2024``, ``2019-``, ``-2015`` or ``2020`` -> first and last day of the range."""
+    value = text.strip().replace("–", "-")
+    match = re.fullmatch(r"(\d{4})?\s*(-)?\s*(\d{4})?", value)
+    if not value or not match or not (match.group(1) or match.group(3)):
+        raise ValueError(f"--year takes 2019-2024, 2019-, -2015 or 2020, not {text!r}")
+    low, dash, high = match.groups()
+    if not dash:
+        high = low
+    start = date(int(low), 1, 1) if low else None
+    end = date(int(high), 12, 31) if high else None
+    if start and end and start > end:
+        raise ValueError(f"--year range is backwards: {text!r}")
+    return start, end
+
+
+def parse_day(text: str, flag: str) -> date:
+    try:
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"{flag} takes a date as YYYY-MM-DD, not {text!r}") from None
+
+
+def build_filters(year: str | None = None, since: str | None = None, until: str | None = None,
+                  venue: str | None = None, author: str | None = None, open_access: bool = False,
+                  types: list[str] | None = None, min_citations: int | None = None) -> Filters:
+    """Filters from user input; ValueError with a clear message on bad values."""
+    date_from = date_to = None
+    if year:
+        date_from, date_to = parse_year_range(year)
+    if since:
+        day = parse_day(since, "--since")
+        date_from = max(day, date_from) if date_from else day
+    if until:
+        day = parse_day(until, "--until")
+        date_to = min(day, date_to) if date_to else day
+    if date_from and date_to and date_from > date_to:
+        raise ValueError("the date filters leave an empty range")
+    chosen: list[str] = []
+    for value in types or []:
+        for part in value.split(","):
+            name = part.strip().lower()
+            if not name:
+                continue
+            if name not in PAPER_TYPES:
+                raise ValueError(f"--type takes {', '.join(PAPER_TYPES)}, not {part.strip()!r}")
+            if name not in chosen:
+                chosen.append(name)
+    if min_citations is not None and min_citations < 0:
+        raise ValueError("--min-citations cannot be negative")
+    return Filters(date_from=date_from, date_to=date_to, venue=(venue or "").strip() or None,
+                   author=(author or "").strip() or None, open_access=open_access, types=tuple(chosen),
+                   min_citations=min_citations)
+
+
+# --- checking a paper's own data ------------------------------------------------------
+
+def paper_types(paper: Paper) -> set[str]:
+    found = set()
+    for raw in paper.publication_types:
+        spelled = re.sub(r"[^a-z -]", "", str(raw).lower()).strip()
+        compact = spelled.replace(" ", "")
+        for name, spellings in _TYPE_SPELLINGS.items():
+            if spelled in spellings or compact in spellings:
+                found.add(name)
+    if paper.arxiv_id and not paper.doi:
+        found.add("preprint")
+    return found
+
+
+def _paper_date(paper: Paper) -> tuple[date | None, bool]:
+    """The paper's date and whether it is exact (a full date) or only a year."""
+    if paper.publication_date:
+        try:
+            return date.fromisoformat(paper.publication_date[:10]), True
+        except ValueError:
+            pass
+    if paper.year:
+        return date(paper.year, 1, 1), False
+    return None, False
+
+
+def matches_date(paper: Paper, filters: Filters) -> bool:
+    day, exact = _paper_date(paper)
+    if day is None:
+        return False
+    if not exact:  # only a year: compare years
+        low = filters.year_from or 0
+        high = filters.year_to or 9999
+        return low <= day.year <= high
+    return (filters.date_from is None or day >= filters.date_from) and (filters.date_to is None or day <= filters.date_to)
+
+
+def matches_venue(paper: Paper, venue: str) -> bool:
+    """Every word of the asked venue starts a word of the paper's venue, in order
+    ("Nat Biotechnol" matches "Nature Biotechnology")."""
+    wanted = fold_title(venue).split()
+    have = fold_title(paper.journal or "").split()
+    position = 0
+    for word in wanted:
+        while position < len(have) and not have[position].startswith(word):
+            position += 1
+        if position == len(have):
+            return False
+        position += 1
+    return bool(wanted)
+
+
+def matches_author(paper: Paper, author: str) -> bool:
+    """The asked surname is a word of some author's name; given names match as words or initials."""
+    wanted = fold_title(author).split()
+    if not wanted:
+        return False
+    for name in paper.authors:
+        words = fold_title(name).split()
+        if any(w == wanted[-1] for w in words) or any(w == wanted[0] for w in words[-1:]):
+            others = wanted[:-1] if wanted[-1] in words else wanted[1:]
+            if all(any(w.startswith(o) or o.startswith(w) for w in words) for o in others):
+                return True
+    return False
+
+
+def matches(paper: Paper, filters: Filters, name: str) -> bool:
+    if name == "date":
+        return matches_date(paper, filters)
+    if name == "venue":
+        return matches_venue(paper, filters.venue or "")
+    if name == "author":
+        return matches_author(paper, filters.author or "")
+    if name == "open_access":
+        return bool(paper.oa_url)
+    if name == "type":
+        return bool(paper_types(paper) & set(filters.types))
+    if name == "min_citations":
+        return (paper.citation_count or 0) >= (filters.min_citations or 0)
+    raise KeyError(name)
