@@ -229,6 +229,25 @@ def openalex_works(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"meta": meta, "results": results, "group_by": []}))
 
 
+# OpenAlex name resolution: /authors?search= and /sources?search= (several hits; the one
+# with the most works is the right one).
+OPENALEX_ENTITIES = {
+    "/openalex/authors": {"hinton": [
+        {"id": "https://openalex.org/A9999999999", "display_name": "G. Hinton", "works_count": 3},
+        {"id": "https://openalex.org/A5108093963", "display_name": "Geoffrey E. Hinton", "works_count": 412},
+    ]},
+    "/openalex/sources": {"nature biotechnology": [
+        {"id": "https://openalex.org/S106963461", "display_name": "Nature Biotechnology", "works_count": 21871},
+    ]},
+}
+
+
+def openalex_entities(request: SeenRequest) -> Answer:
+    table = OPENALEX_ENTITIES.get(request.path.rstrip("/"), {})
+    results = table.get((request.param("search") or "").strip().lower(), [])
+    return Answer(200, json.dumps({"meta": {"count": len(results)}, "results": results}))
+
+
 # --- PubMed ---------------------------------------------------------------------
 
 def _pubmed_corpus() -> dict[str, dict]:
@@ -405,6 +424,23 @@ def unpaywall_lookup(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps(body))
 
 
+# --- Tavily (web) ---------------------------------------------------------------------
+
+WEB_RESULTS = [
+    {"title": "CRISPR off-target effects explained", "url": "https://www.example.org/crispr-off-target",
+     "content": "An explainer on <b>off-target</b> cuts and how guide design reduces them.", "score": 0.91},
+    {"title": "Blog: Cas9 specificity in practice", "url": "https://blog.example.net/cas9",
+     "content": "Notes from the lab bench.", "score": 0.74},
+]
+
+
+def tavily_search(request: SeenRequest) -> Answer:
+    if not request.headers.get("authorization", "").startswith("Bearer "):
+        return Answer(401, json.dumps({"detail": {"error": "Unauthorized: missing or invalid API key."}}))
+    query = json.loads(request.body or b"{}").get("query", "")
+    return Answer(200, json.dumps({"query": query, "results": WEB_RESULTS, "response_time": 0.4}))
+
+
 # --- wiring ---------------------------------------------------------------------
 
 PREFIXES = {
@@ -432,6 +468,9 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/arxiv/query": arxiv_query,
         "/crossref/works": crossref_works,
         "/unpaywall/v2/": unpaywall_lookup,
+        "/openalex/authors": openalex_entities,
+        "/openalex/sources": openalex_entities,
+        "/tavily/search": tavily_search,
     }
     for path, responder in routes.items():
         server.route(path, responder)
@@ -447,6 +486,7 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "LITSEARCH_ARXIV_URL": server.url + "/arxiv",
         "LITSEARCH_CROSSREF_URL": server.url + "/crossref",
         "LITSEARCH_UNPAYWALL_URL": server.url + "/unpaywall",
+        "LITSEARCH_TAVILY_URL": server.url + "/tavily",
     }
 
 

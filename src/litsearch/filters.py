@@ -1,9 +1,10 @@
 """Search filters: parsed once, translated by each provider into its own parameters, and
 enforced on the merged list for whatever a provider could not apply itself.
 
-A merged paper passes a filter when a provider that applied the filter natively found it,
-or when the paper's own data satisfies the filter. Unknown data (no year, no venue) does
-not satisfy a filter: the user asked for papers known to match.
+A merged paper passes a filter when its data satisfies it: the merged record's, or any
+one provider's record of it (APIs disagree, e.g. on a preprint's year). Where no record
+has the data at all (no date, no venue), the paper passes only if a provider that
+applied the filter itself returned it: the user asked for papers known to match.
 """
 
 from __future__ import annotations
@@ -208,6 +209,26 @@ def matches_author(paper: Paper, author: str) -> bool:
             if all(any(w.startswith(o) or o.startswith(w) for w in words) for o in others):
                 return True
     return False
+
+
+def has_data(paper: Paper, name: str) -> bool:
+    """Whether ``paper`` carries the data a filter looks at."""
+    return {
+        "date": bool(paper.publication_date or paper.year),
+        "venue": bool(paper.journal),
+        "author": bool(paper.authors),
+        # Open access always counts as known: a row is only useful with a link to the text.
+        "open_access": True,
+        "type": bool(paper.publication_types or paper.arxiv_id),
+        "min_citations": paper.citation_count is not None,
+    }[name]
+
+
+def passes(records: list[Paper], filters: Filters, name: str, vouched: bool) -> bool:
+    """The rule in the module docstring, for one filter over a paper's records."""
+    if any(matches(record, filters, name) for record in records):
+        return True
+    return vouched and not any(has_data(record, name) for record in records)
 
 
 def matches(paper: Paper, filters: Filters, name: str) -> bool:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .config import Settings
 from .enrich import EnrichmentReport, add_open_access, verify_dois
-from .filters import Filters, matches
+from .filters import Filters, passes
 from .http import HttpClient, ProviderError
 from .merge import find_clusters, merge_cluster
 from .plan import ProviderRequest, detect_providers, plan_requests
@@ -173,15 +173,14 @@ def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPap
 
 def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
                   filters: Filters) -> tuple[list[RankedPaper], list[str]]:
-    """Keep the papers that pass every filter, and say where each filter was applied.
-
-    A paper passes a filter when a provider that applied it natively found the paper, or
-    when the paper's own (merged) data satisfies it."""
+    """Keep the papers that pass every filter (rule: ``filters.passes``), and say where
+    each filter was applied."""
     native = {o.provider: o.native_filters for o in outcomes if not o.error}
     kept = []
     for item in items:
+        records = [item.paper, *item.hits]
         finders = {hit.provider for hit in item.hits}
-        if all(any(name in native.get(p, ()) for p in finders) or matches(item.paper, filters, name)
+        if all(passes(records, filters, name, vouched=any(name in native.get(p, ()) for p in finders))
                for name in filters.active()):
             kept.append(item)
     report = []
