@@ -185,6 +185,16 @@ def s2_search(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"total": len(data), "offset": 0, "data": data}))
 
 
+def s2_paper_details(request: SeenRequest) -> Answer:
+    """/graph/v1/paper/{id}: by S2 id, DOI:…, ARXIV:… or PMID:…."""
+    wanted = request.path[len("/s2/graph/v1/paper/"):]
+    for p in CORPUS:
+        keys = {p.get("s2"), f"DOI:{p.get('doi')}", f"ARXIV:{p.get('arxiv')}", f"PMID:{p.get('pmid')}"}
+        if "semantic_scholar" in p["in"] and wanted in keys:
+            return Answer(200, json.dumps(s2_paper(p)))
+    return Answer(404, json.dumps({"error": f"Paper with id {wanted} not found"}))
+
+
 # --- OpenAlex -------------------------------------------------------------------
 
 def inverted_index(text: str | None) -> dict | None:
@@ -461,6 +471,7 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
     """
     routes = {
         "/s2/graph/v1/paper/search": s2_search,
+        "/s2/graph/v1/paper/": s2_paper_details,
         "/openalex/works": openalex_works,
         "/eutils/esearch.fcgi": pubmed_esearch,
         "/eutils/esummary.fcgi": pubmed_esummary,

@@ -121,7 +121,7 @@ def paper_from_fields(
     per line or split at brace level pass their list).
     """
     get = lambda name: _clean(fields.get(name))  # noqa: E731 - a short local accessor reads best here
-    doi = normalize_doi(get("doi"))
+    doi = normalize_doi(get("doi")) or normalize_doi(get("url"))  # a doi.org link is a DOI
     external_ids: dict[str, str] = {}
     record_id = get("ID")
     if record_id:
@@ -411,6 +411,7 @@ class _BibtexScanner:
         self.source = source
         self.pos = 0
         self.macros: dict[str, str] = dict(_MONTHS)
+        self.entry: tuple[str, int] | None = None  # (key, start offset) of the entry being read, for errors
 
     def entries(self) -> list[tuple[str, str, dict[str, str]]]:
         """(entry type, key, raw field values) of every entry, in file order."""
@@ -424,6 +425,7 @@ class _BibtexScanner:
                 continue  # an "@" in the free text between entries
             kind, closer = head.group(1).lower(), ")" if head.group(2) == "(" else "}"
             self.pos = head.end()
+            self.entry = ("@" + kind, at)
             if kind in ("comment", "preamble"):
                 self._skip_block(closer, at)
             elif kind == "string":
@@ -431,56 +433,56 @@ class _BibtexScanner:
             else:
                 key, fields = self._read_entry(closer, at)
                 found.append((kind, key, fields))
+            self.entry = None
         return found
 
     # -- pieces of the grammar
 
     def _read_entry(self, closer: str, start: int) -> tuple[str, dict[str, str]]:
         key_match = _KEY.match(self.text, self.pos)
-        key = key_match.group(1)
-        after_key = key_match.end()
-        if self._char_at(after_key) == ",":
+        key, after_key = key_match.group(1), key_match.end()
+        following = self._char_at(after_key)
+        if following == "=":
+            key = ""  # "@article{title = …": an entry without a key; the fields start here
+        self.entry = (key or "(no key)", start)
+        if following in (",", closer):
             self.pos = after_key + 1
-        elif self._char_at(after_key) == closer:
-            self.pos = after_key + 1
-            return key, {}
-        elif self._char_at(after_key) == "=":
-            key = ""  # "@article{title = …": an entry without a key
-        else:
+            if following == closer:
+                return key, {}
+        elif following != "=":
             self._fail(after_key, f"unexpected {self._describe(after_key)} after the entry key")
-        return key, self._read_fields(closer, start, key)
+        return key, self._read_fields(closer, start)
 
-    def _read_fields(self, closer: str, start: int, key: str) -> dict[str, str]:
+    def _read_fields(self, closer: str, start: int) -> dict[str, str]:
         fields: dict[str, str] = {}
         while True:
             self._skip_space_and_commas()
             if self.pos >= len(self.text):
-                self._fail(start, f"entry {key or '(no key)'} never closes (unbalanced braces or quotes?)")
+                self._fail(start, "the entry never closes (unbalanced braces or quotes?)")
             if self.text[self.pos] == closer:
                 self.pos += 1
                 return fields
             name = _FIELD_NAME.match(self.text, self.pos)
             if not name:
-                self._fail(self.pos, f"expected a field name in entry {key or '(no key)'}, "
-                                     f"found {self._describe(self.pos)}")
+                self._fail(self.pos, f"expected a field name, found {self._describe(self.pos)}")
             self.pos = name.end()
-            value = self._read_value(start, key)
+            value = self._read_value(start)
             fields.setdefault(name.group(1).lower(), value)  # a repeated field: the first one counts
             self._skip_space()
             if self._char_at(self.pos) not in (",", closer):
                 self._fail(self.pos, f"expected ',' or '{closer}' after field {name.group(1)}, "
-                                     f"found {self._describe(self.pos)}")
+                                     f"found {self._describe(self.pos)}{self._unbalanced_hint()}")
 
-    def _read_value(self, start: int, key: str) -> str:
+    def _read_value(self, start: int) -> str:
         """A value: braced or quoted strings, numbers and macro names joined with '#'."""
         parts = []
         while True:
             self._skip_space()
             char = self._char_at(self.pos)
             if char == "{":
-                parts.append(self._read_delimited("{", start, key))
+                parts.append(self._read_delimited("{", start))
             elif char == '"':
-                parts.append(self._read_delimited('"', start, key))
+                parts.append(self._read_delimited('"', start))
             elif number := _NUMBER.match(self.text, self.pos):
                 parts.append(number.group())
                 self.pos = number.end()
@@ -489,14 +491,13 @@ class _BibtexScanner:
                 parts.append(self.macros.get(macro.group().lower(), macro.group()))
                 self.pos = macro.end()
             else:
-                self._fail(self.pos, f"expected a field value in entry {key or '(no key)'}, "
-                                     f"found {self._describe(self.pos)}")
+                self._fail(self.pos, f"expected a field value, found {self._describe(self.pos)}")
             self._skip_space()
             if self._char_at(self.pos) != "#":
                 return "".join(parts)
             self.pos += 1
 
-    def _read_delimited(self, opener: str, start: int, key: str) -> str:
+    def _read_delimited(self, opener: str, start: int) -> str:
         """The text inside {…} or "…", inner braces kept; a quote inside braces does not end it."""
         depth, index, text = 0, self.pos + 1, self.text
         while index < len(text):
@@ -511,12 +512,12 @@ class _BibtexScanner:
                     break
                 depth -= 1
                 if depth < 0:
-                    self._fail(index, f"unbalanced '}}' in entry {key or '(no key)'}")
+                    self._fail(index, "unbalanced '}'")
             elif char == '"' and opener == '"' and depth == 0:
                 break
             index += 1
         else:
-            self._fail(start, f"entry {key or '(no key)'} never closes (unbalanced braces or quotes?)")
+            self._fail(start, "the entry never closes (unbalanced braces or quotes?)")
         value = text[self.pos + 1 : index]
         self.pos = index + 1
         return value
@@ -526,7 +527,7 @@ class _BibtexScanner:
         if not name:
             self._fail(self.pos, "malformed @string definition")
         self.pos = name.end()
-        self.macros[name.group(1).lower()] = self._read_value(start, "@string")
+        self.macros[name.group(1).lower()] = self._read_value(start)
         self._skip_space()
         if self._char_at(self.pos) != closer:
             self._fail(self.pos, f"expected '{closer}' to close the @string definition")
@@ -573,9 +574,19 @@ class _BibtexScanner:
         char = self._char_at(index)
         return f"'{char}'" if char else "the end of the file"
 
+    def _unbalanced_hint(self) -> str:
+        return " (a brace left open in the entry?)" if self._char_at(self.pos) == "@" else ""
+
+    def _line(self, index: int) -> int:
+        return self.text.count("\n", 0, index) + 1
+
     def _fail(self, index: int, problem: str):
-        line = self.text.count("\n", 0, index) + 1
-        raise InputError(f"{self.source}: line {line}: {problem}")
+        where = f"line {self._line(index)}"
+        if self.entry is not None:
+            key, start = self.entry
+            where += f" (in {key}, which starts on line {self._line(start)})" if self._line(start) != self._line(
+                index) else f" (in {key})"
+        raise InputError(f"{self.source}: {where}: {problem}")
 
 
 def parse_bibtex(text: str, source: str | Path = "input") -> list[_RawRecord]:

@@ -15,7 +15,7 @@ CSL ``id`` and CSV ``ID``); without keys, `citation_keys` makes them. Choices:
 - **BibTeX text** keeps non-ASCII characters as UTF-8 (biber/biblatex, bibtexparser and
   reference managers read it; classic BibTeX needs ``\\usepackage[utf8]{inputenc}``, the
   default since LaTeX 2018) and escapes TeX's special characters ``\\ { } & % $ # _ ~ ^``.
-  Title words with inner capitals (``DNA``, ``mRNA``, ``CRISPR/Cas9``) are braced so that
+  Title words with inner capitals or digits (``DNA``, ``mRNA``, ``Cas9``) are braced so that
   styles which lower-case titles keep them. ``doi`` and ``url`` are verbatim fields and are
   written as they are (braces percent-encoded).
 - **Names** are split by `split_name`: "Family, Given", PubMed's "Family GI", or
@@ -65,15 +65,18 @@ _GROUP_WORDS = re.compile(
 _PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "dos", "das", "des", "le", "la",
               "ten", "ter", "van't", "bin", "ibn", "al", "el", "st.", "zu", "y"}
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+_CONJUNCTION = re.compile(r"\band\b|&", re.I)  # "Barnes and Noble": never one person
 _INITIALS = re.compile(r"^(?:[A-Z]{1,3}|(?:[A-Z]\.){1,3})$")
 
 
 def split_name(name: str) -> PersonName | None:
     """Family and given names of an author string, or a literal group name; None when empty."""
     text = " ".join((plain_text(name) or "").split())
+    if len(text) > 2 and text[0] == "{" and text[-1] == "}":
+        return PersonName(literal=text[1:-1].strip())  # BibTeX's way of saying "one name, do not split"
     if not text:
         return None
-    if _GROUP_WORDS.search(text) or any(char.isdigit() for char in text):
+    if _GROUP_WORDS.search(text) or _CONJUNCTION.search(text) or any(char.isdigit() for char in text):
         return PersonName(literal=text)
     if "," in text:
         return _split_comma_name(text)
@@ -251,9 +254,15 @@ def _bibtex_title(title: str) -> str:
     words = []
     for word in _plain(title).split(" "):
         escaped = bibtex_escape(word)
-        has_inner_capital = any(char.isupper() for char in word[1:])
-        words.append("{" + escaped + "}" if has_inner_capital else escaped)
+        words.append("{" + escaped + "}" if _keeps_its_case(word) else escaped)
     return " ".join(words)
+
+
+def _keeps_its_case(word: str) -> bool:
+    """Acronyms and names with inner capitals or digits: DNA, mRNA, RNA-guided, Cas9, COVID-19."""
+    inner_capital = any(char.isupper() for char in word[1:])
+    capital_with_digit = word[:1].isupper() and any(char.isdigit() for char in word)
+    return inner_capital or capital_with_digit
 
 
 def _bibtex_name(name: str) -> str | None:

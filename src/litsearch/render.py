@@ -233,7 +233,12 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
 
 
 def render_json(result, limit: int, include_abstracts: bool = True) -> str:
-    payload = {
+    return json.dumps(result_payload(result, limit, include_abstracts), ensure_ascii=False, indent=2) + "\n"
+
+
+def result_payload(result, limit: int, include_abstracts: bool = True) -> dict[str, Any]:
+    """The JSON document (see README, "JSON output") as a dict."""
+    return {
         "query": result.query,
         "variants": result.variants,
         "total_count": result.total_count,
@@ -254,7 +259,6 @@ def render_json(result, limit: int, include_abstracts: bool = True) -> str:
             for o in result.outcomes
         ],
     }
-    return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
 
 
 def footer_lines(result) -> list[str]:

@@ -313,7 +313,7 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     }
     params.update(_identity(session))
     response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
-    return parse_works(response.content)
+    return parse_works(response.content)[: params["rows"]]  # never more than asked, whatever the server sends
 
 
 async def get_work(session: ProviderSession, doi: str) -> Paper | None:

@@ -347,4 +347,4 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     if expression:
         params["filter"] = expression
     response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
-    return parse_works(response.content)
+    return parse_works(response.content)[: params["per_page"]]  # never more than asked, whatever the server sends

@@ -257,7 +257,7 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         **extra,
     }
     response = await session.get(settings.url(NAME, SEARCH_PATH), params=params, headers=_auth_headers(session))
-    return parse_search(response.content)
+    return parse_search(response.content)[: params["limit"]]  # never more than asked, whatever the server sends
 
 
 async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,

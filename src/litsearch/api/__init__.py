@@ -1,0 +1,71 @@
+"""The Python API: plain functions returning plain dicts.
+
+    from litsearch.api import literature_search, pubmed_search
+    from litsearch.api import openalex, semantic_scholar, crossref, unpaywall
+
+    literature_search("CRISPR off-target effects", max_results=10, date_from="2020")
+    semantic_scholar.get_paper_details("DOI:10.1038/nbt.2647")
+
+The functions are synchronous (they run their own event loop, in a worker thread when
+called from inside a running loop, e.g. in Jupyter). Async code can use the provider
+modules in ``litsearch.providers`` directly. Settings (keys, email, base URLs) come from
+the environment as for the command. Provider functions raise ``LitSearchError`` with a
+one-line reason when the API fails; ``literature_search`` reports failures in "errors".
+"""
+
+from __future__ import annotations
+
+from ..filters import build_filters
+from ..http import ProviderError as LitSearchError
+from ..plan import parse_provider_list
+from ..render import result_payload
+from ..search import SearchOptions, run_search
+from . import crossref, openalex, semantic_scholar, unpaywall
+from ._run import run_sync, settings
+
+__all__ = ["LitSearchError", "literature_search", "pubmed_search",
+           "openalex", "semantic_scholar", "crossref", "unpaywall"]
+
+
+def _date_filters(date_from: str, date_to: str) -> dict[str, str | None]:
+    """``2019`` or ``2019-03-01`` for either end."""
+    since = until = None
+    year_from = year_to = ""
+    if date_from:
+        if len(date_from.strip()) == 4:
+            year_from = date_from.strip()
+        else:
+            since = date_from
+    if date_to:
+        if len(date_to.strip()) == 4:
+            year_to = date_to.strip()
+        else:
+            until = date_to
+    year = f"{year_from}-{year_to}" if (year_from or year_to) else None
+    return {"year": year, "since": since, "until": until}
+
+
+def literature_search(query: str, max_results: int = 10, providers: str = "", date_from: str = "",
+                      date_to: str = "", journal: str = "", author: str = "",
+                      include_abstract: bool = True) -> dict:
+    """Search, merge, rank: the same dict as ``lit-search --format json``.
+
+    ``providers``: "" for automatic choice, or a comma list (semantic_scholar, openalex,
+    pubmed, arxiv, crossref, web). ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``.
+    Raises ValueError for bad arguments.
+    """
+    if not query or not query.strip():
+        raise ValueError("query is empty")
+    if not 1 <= int(max_results) <= 100:
+        raise ValueError("max_results must be between 1 and 100")
+    chosen = parse_provider_list(providers) if providers.strip() else None
+    filters = build_filters(venue=journal or None, author=author or None, **_date_filters(date_from, date_to))
+    options = SearchOptions(topic=" ".join(query.split()), providers=chosen, limit=int(max_results), filters=filters)
+    config = settings()
+    result = run_sync(run_search(options, config))
+    return result_payload(result, options.limit, include_abstracts=include_abstract)
+
+
+def pubmed_search(query: str, max_results: int = 10) -> dict:
+    """PubMed only, in the same format as ``literature_search``."""
+    return literature_search(query, max_results=max_results, providers="pubmed")

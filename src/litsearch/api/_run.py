@@ -1,0 +1,35 @@
+"""Run a coroutine from synchronous code, even inside a running event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from typing import Any, Awaitable, Callable, TypeVar
+
+from ..config import Settings
+from ..http import HttpClient
+
+T = TypeVar("T")
+
+
+def settings() -> Settings:
+    return Settings.from_env()
+
+
+def run_sync(coroutine: Awaitable[T]) -> T:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coroutine)  # the usual case: no loop yet
+    # Called from async code (e.g. Jupyter): run in a fresh loop on a worker thread.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
+def call_provider(provider: str, work: Callable[[Any], Awaitable[T]]) -> T:
+    """``work(session)`` for one provider, through the paced HTTP layer."""
+    async def go() -> T:
+        async with HttpClient(settings()) as http:
+            return await work(http.session(provider))
+
+    return run_sync(go())

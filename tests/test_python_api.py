@@ -1,0 +1,92 @@
+"""The Python API: importable functions with the documented signatures, returning plain dicts."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+
+import pytest
+
+import fake_apis
+from fake_server import FakeServer
+from litsearch.api import (LitSearchError, crossref, literature_search, openalex, pubmed_search,
+                           semantic_scholar, unpaywall)
+
+
+@pytest.fixture
+def apis(monkeypatch):
+    with FakeServer() as server:
+        for name, value in {**fake_apis.install(server), "LITSEARCH_EMAIL": "api@example.org"}.items():
+            monkeypatch.setenv(name, value)
+        yield server
+
+
+def test_signatures_are_as_documented():
+    assert str(inspect.signature(literature_search)) == (
+        "(query: 'str', max_results: 'int' = 10, providers: 'str' = '', date_from: 'str' = '', "
+        "date_to: 'str' = '', journal: 'str' = '', author: 'str' = '', include_abstract: 'bool' = True) -> 'dict'")
+    assert list(inspect.signature(pubmed_search).parameters) == ["query", "max_results"]
+    assert list(inspect.signature(openalex.search_papers).parameters) == ["keywords", "limit"]
+    assert list(inspect.signature(semantic_scholar.search_papers).parameters) == ["query", "limit"]
+    assert list(inspect.signature(semantic_scholar.get_paper_details).parameters) == ["paper_id"]
+    assert list(inspect.signature(crossref.verify_doi).parameters)[0] == "doi"
+    assert list(inspect.signature(crossref.search_works).parameters) == ["query", "limit"]
+    assert list(inspect.signature(unpaywall.get_open_access_url).parameters) == ["doi"]
+
+
+def test_literature_search_returns_the_cli_json_schema(apis):
+    result = literature_search("CRISPR off-target effects", max_results=5,
+                               providers="semantic_scholar,openalex,pubmed,arxiv")
+    json.dumps(result)  # plain data
+    assert set(result) >= {"query", "total_count", "results", "providers_searched", "errors", "search_time_ms"}
+    assert len(result["results"]) == 5
+    assert result["results"][0]["citation_uri"].startswith("https://")
+
+
+def test_literature_search_filters(apis):
+    result = literature_search("CRISPR", max_results=20, providers="openalex,pubmed", date_from="2020",
+                               journal="Frontiers in Bioengineering", include_abstract=False)
+    assert [r["title"] for r in result["results"]] == ["Off-target effects in CRISPR/Cas9 gene editing"]
+    assert result["results"][0]["abstract"] is None
+    assert "from_publication_date:2020-01-01" in apis.requests_to("/openalex/works")[0].param("filter")
+    literature_search("CRISPR", providers="pubmed", date_from="2019-03-01", date_to="2021")
+    esearch = apis.requests_to("/eutils/esearch.fcgi")[-1]
+    assert (esearch.param("mindate"), esearch.param("maxdate")) == ("2019/03/01", "2021/12/31")
+
+
+def test_pubmed_search_uses_pubmed_only(apis):
+    result = pubmed_search("CRISPR off-target", max_results=3)
+    assert result["providers_searched"] == ["pubmed"]
+    assert all(set(r["provider_scores"]) == {"pubmed"} for r in result["results"])
+
+
+def test_provider_functions(apis):
+    papers = openalex.search_papers("CRISPR", 3)
+    assert len(papers) == 3 and papers[0]["provider"] == "openalex"
+    assert semantic_scholar.search_papers("CRISPR", 2)[0]["provider"] == "semantic_scholar"
+    details = semantic_scholar.get_paper_details("DOI:10.1038/nbt.2647")
+    assert details["title"] == "DNA targeting specificity of RNA-guided Cas9 nucleases"
+    with pytest.raises(LitSearchError, match="not found"):
+        semantic_scholar.get_paper_details("DOI:10.9999/none")
+    assert crossref.verify_doi("10.1038/nbt.2647", "DNA targeting specificity of RNA-guided Cas9 nucleases",
+                               2013)["verified"] is True
+    assert crossref.verify_doi("10.48550/arXiv.1706.03762")["verified"] is None
+    assert crossref.search_works("anything", 5) == []  # the fake Crossref corpus has no search hits
+    oa = unpaywall.get_open_access_url("10.1038/nbt.2647")
+    assert oa["is_pdf"] is True and oa["url"].endswith("pdf=render")
+    assert unpaywall.get_open_access_url("10.9999/unknown") is None
+
+
+def test_works_inside_a_running_event_loop(apis):
+    async def notebook_cell():
+        return openalex.search_papers("CRISPR", 1)
+
+    assert len(asyncio.run(notebook_cell())) == 1
+
+
+@pytest.mark.parametrize("kwargs", [{"query": " "}, {"query": "x", "max_results": 0},
+                                    {"query": "x", "providers": "google"}, {"query": "x", "date_from": "20x0"}])
+def test_bad_arguments_raise_value_error(kwargs):
+    with pytest.raises(ValueError):
+        literature_search(**kwargs)
