@@ -245,6 +245,8 @@ OPENALEX_ENTITIES = {
     "/openalex/authors": {"hinton": [
         {"id": "https://openalex.org/A9999999999", "display_name": "G. Hinton", "works_count": 3},
         {"id": "https://openalex.org/A5108093963", "display_name": "Geoffrey E. Hinton", "works_count": 412},
+    ], "guo": [
+        {"id": "https://openalex.org/A5023888391", "display_name": "Congting Guo", "works_count": 57},
     ]},
     "/openalex/sources": {"nature biotechnology": [
         {"id": "https://openalex.org/S106963461", "display_name": "Nature Biotechnology", "works_count": 21871},

@@ -185,3 +185,25 @@ def test_no_filters_send_no_filter_parameters(server, monkeypatch, capsys):
 
 def test_filters_object_is_falsy_when_empty():
     assert not Filters() and Filters(open_access=True)
+
+
+def test_the_issue_example_year_open_access_author(server, monkeypatch, capsys):
+    """lit-search "topic" --year 2020-2024 --open-access --author NAME: filters reach every
+    provider, and the table shows verified DOIs and open-access links."""
+    env = fake_apis.install(server)
+    run = run_cli(monkeypatch, capsys, env, ["CRISPR off-target", "--providers", "semantic_scholar,openalex,pubmed,arxiv",
+                                             "--year", "2020-2024", "--open-access", "--author", "Guo"])
+    assert run.exit_code == 0, run.stderr
+    s2, oa = server.requests_to(ROUTES["semantic_scholar"])[0], server.requests_to(ROUTES["openalex"])[0]
+    pubmed, arxiv = server.requests_to(ROUTES["pubmed"])[0], server.requests_to(ROUTES["arxiv"])[0]
+    assert s2.param("year") == "2020-2024" and "openAccessPdf" in s2.query
+    assert oa.param("filter") == ("from_publication_date:2020-01-01,to_publication_date:2024-12-31,"
+                                  "authorships.author.id:A5023888391,open_access.is_oa:true")
+    assert pubmed.param("mindate") == "2020/01/01" and '"Guo"[au]' in pubmed.param("term")
+    assert "free full text[sb]" in pubmed.param("term")
+    assert "au:Guo" in arxiv.param("search_query") and "submittedDate:[20200101" in arxiv.param("search_query")
+    rows = [line for line in run.stdout.splitlines() if line.startswith("| 1 |")]
+    assert len(rows) == 1 and "Off-target effects in CRISPR/Cas9 gene editing" in rows[0]
+    assert "10.3389/fbioe.2023.1143157) ✓" in rows[0]
+    assert "[page](https://www.frontiersin.org/articles/10.3389/fbioe.2023.1143157)" in rows[0]
+    assert "author 'Guo' → Congting Guo, A5023888391" in run.stderr

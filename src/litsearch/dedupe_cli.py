@@ -183,6 +183,8 @@ def write_text_atomically(path: Path, text: str) -> None:
         with open(temporary, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
         os.replace(temporary, path)
+    except OSError as exc:  # name the file the user asked for, not the temporary one
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         if temporary.exists():
             temporary.unlink()
