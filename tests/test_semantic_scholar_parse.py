@@ -120,7 +120,7 @@ def test_error_bodies_raise():
 
 
 def test_non_json_body_raises():
-    with pytest.raises(ProviderError, match=r"unexpected response \(not JSON\)"):
+    with pytest.raises(ProviderError, match=r"unexpected response \(an HTML page, not JSON\)"):
         s2.parse_search(b"<html><body>502 Bad Gateway</body></html>")
 
 

@@ -137,7 +137,7 @@ def test_empty_results_are_not_an_error():
     ('{"error": "Internal Server Error"}', "API error: Internal Server Error"),
     ('{"detail": [{"loc": ["body", "query"], "msg": "field required"}]}', "API error: field required"),
     ("<!DOCTYPE html><html><title>502 Bad Gateway</title></html>", "unexpected response (an HTML page, not JSON)"),
-    ('{"query": "q", "results": [', "unexpected response (not JSON)"),
+    ('{"query": "q", "results": [', "unexpected response (not JSON): '{\"query\": \"q\", \"results\": ['"),
     ("[]", "unexpected response (JSON is not an object)"),
     ('{"query": "q", "response_time": 0.1}', "unexpected response (no 'results' list)"),
 ])

@@ -175,12 +175,31 @@ def search_command(argv: Sequence[str]) -> int:
 
 
 def _dedupe(argv: Sequence[str]) -> int:
-    from .dedupe_cli import dedupe_command  # imported on demand: the search never needs it
+    from .dedupe_cli import dedupe_command
 
     return dedupe_command(argv)
 
 
-SUBCOMMANDS = {"dedupe": _dedupe}
+def _paper(argv: Sequence[str]) -> int:
+    from .paper_cli import paper_command
+
+    return paper_command(argv)
+
+
+def _network(argv: Sequence[str]) -> int:
+    from .paper_cli import network_command
+
+    return network_command(argv)
+
+
+def _library(argv: Sequence[str]) -> int:
+    from .library_cli import library_command
+
+    return library_command(argv)
+
+
+# Subcommands are imported on demand: a plain search never loads them.
+SUBCOMMANDS = {"dedupe": _dedupe, "paper": _paper, "network": _network, "library": _library}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

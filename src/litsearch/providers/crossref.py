@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from typing import Any
 from urllib.parse import quote
@@ -11,6 +10,7 @@ from urllib.parse import quote
 from rapidfuzz import fuzz
 
 from ..filters import Filters
+from ._common import json_object, clean, as_int, as_float
 from ..http import ProviderError, ProviderSession
 from ..identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
 from ..records import Paper
@@ -99,15 +99,15 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
         doi=doi,
         arxiv_id=arxiv_id_from_doi(doi),
         abstract=jats_to_text(obj.get("abstract")),
-        citation_count=_as_int(obj.get("is-referenced-by-count")),
+        citation_count=as_int(obj.get("is-referenced-by-count")),
         publication_types=[work_type] if work_type else [],
         external_ids={"doi": doi} if doi else {},
-        volume=_clean(obj.get("volume")),
-        issue=_clean(obj.get("issue")),
-        pages=_clean(obj.get("page")),
+        volume=clean(obj.get("volume")),
+        issue=clean(obj.get("issue")),
+        pages=clean(obj.get("page")),
         url=obj.get("URL") or None,
         rank=rank,
-        score=_as_float(obj.get("score")),
+        score=as_float(obj.get("score")),
     )
 
 
@@ -144,16 +144,7 @@ def jats_to_text(abstract: str | None) -> str | None:
 
 def _message(body: bytes | str) -> Any:
     """The ``message`` of an ``ok`` answer, or ProviderError for HTML, text and error payloads."""
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
-    if text.lstrip().startswith("<"):
-        raise ProviderError("unexpected response (an HTML page, not JSON)")
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        excerpt = " ".join(text.split())[:80]
-        raise ProviderError(f"unexpected response (not JSON): {excerpt!r}") from None
-    if not isinstance(payload, dict):
-        raise ProviderError("unexpected response (JSON is not an object)")
+    payload = json_object(body)
     if payload.get("status") != "ok":
         raise ProviderError(_api_message(payload))
     return payload.get("message")
@@ -193,8 +184,8 @@ def _author_names(authors: Any) -> list[str]:
     for author in authors or []:
         if not isinstance(author, dict):
             continue
-        person = " ".join(part for part in (_clean(author.get("given")), _clean(author.get("family"))) if part)
-        name = person or _clean(author.get("name"))
+        person = " ".join(part for part in (clean(author.get("given")), clean(author.get("family"))) if part)
+        name = person or clean(author.get("name"))
         if name:
             names.append(name)
     return names
@@ -210,7 +201,7 @@ def _publication_date_parts(obj: dict[str, Any]) -> list[int] | None:
         parts = (date.get("date-parts") or [[]])[0] or []
         numbers = []
         for part in parts:
-            number = _as_int(part)
+            number = as_int(part)
             if number is None:
                 break
             numbers.append(number)
@@ -223,27 +214,6 @@ def _iso_date(parts: list[int] | None) -> str | None:
     if not parts:
         return None
     return "-".join([f"{parts[0]:04d}"] + [f"{part:02d}" for part in parts[1:3]])
-
-
-def _clean(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = " ".join(str(value).split())
-    return text or None
-
-
-def _as_int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _as_float(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------- query building (pure)

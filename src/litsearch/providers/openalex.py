@@ -7,6 +7,7 @@ import re
 from typing import Any, Iterable
 
 from ..filters import Filters
+from ._common import json_object, clean, as_int, as_float
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -81,7 +82,7 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
         provider=NAME,
         title=title,
         authors=_author_names(obj.get("authorships")),
-        year=_as_int(obj.get("publication_year")),
+        year=as_int(obj.get("publication_year")),
         publication_date=obj.get("publication_date") or None,
         journal=_source_name(obj.get("primary_location")),
         doi=doi,
@@ -89,30 +90,22 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
         arxiv_id=arxiv_id_from_doi(doi) or _arxiv_id_from_locations(obj),
         openalex_id=normalize_openalex_id(obj.get("id") or ids.get("openalex")),
         abstract=plain_text(rebuild_abstract(obj.get("abstract_inverted_index"))),
-        citation_count=_as_int(obj.get("cited_by_count")),
+        citation_count=as_int(obj.get("cited_by_count")),
         oa_url=_oa_url(obj),
         publication_types=[work_type] if work_type else [],
         external_ids=_external_ids(ids),
-        volume=_clean(biblio.get("volume")),
-        issue=_clean(biblio.get("issue")),
+        volume=clean(biblio.get("volume")),
+        issue=clean(biblio.get("issue")),
         pages=_pages(biblio.get("first_page"), biblio.get("last_page")),
         url=obj.get("id") or None,
         rank=rank,
-        score=_as_float(obj.get("relevance_score")),
+        score=as_float(obj.get("relevance_score")),
     )
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
     """The decoded JSON object, or ProviderError for HTML pages, non-JSON and error payloads."""
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
-    if text.lstrip().startswith("<"):
-        raise ProviderError("unexpected response (an HTML page, not JSON)")
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        raise ProviderError("unexpected response (not JSON)") from None
-    if not isinstance(payload, dict):
-        raise ProviderError("unexpected response (JSON is not an object)")
+    payload = json_object(body)
     if "error" in payload and "results" not in payload and "id" not in payload:
         raise ProviderError(_api_message(payload))
     return payload
@@ -132,7 +125,7 @@ def _author_names(authorships: Any) -> list[str]:
     for authorship in authorships or []:
         authorship = authorship or {}
         author = authorship.get("author") or {}
-        name = _clean(author.get("display_name")) or _clean(authorship.get("raw_author_name"))
+        name = clean(author.get("display_name")) or clean(authorship.get("raw_author_name"))
         if name:
             names.append(name)
     return names
@@ -140,7 +133,7 @@ def _author_names(authorships: Any) -> list[str]:
 
 def _source_name(location: Any) -> str | None:
     source = (location or {}).get("source") or {}
-    return _clean(source.get("display_name"))
+    return clean(source.get("display_name"))
 
 
 def _locations(obj: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -190,31 +183,10 @@ def _normalize_pmcid(value: Any) -> str | None:
 
 
 def _pages(first: Any, last: Any) -> str | None:
-    first, last = _clean(first), _clean(last)
+    first, last = clean(first), clean(last)
     if first and last and first != last:
         return f"{first}-{last}"
     return first or last
-
-
-def _clean(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = " ".join(str(value).split())
-    return text or None
-
-
-def _as_int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
-
-
-def _as_float(value: Any) -> float | None:
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------- query building (pure)

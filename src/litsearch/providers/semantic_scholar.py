@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import quote
 
 from ..filters import Filters
+from ._common import json_object, clean, as_int
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -78,17 +78,17 @@ def parse_paper(obj: Any, rank: int | None = None) -> Paper | None:
         provider=NAME,
         title=title,
         authors=_author_names(obj.get("authors")),
-        year=_as_int(obj.get("year")),
+        year=as_int(obj.get("year")),
         publication_date=obj.get("publicationDate") or None,
-        journal=_clean(obj.get("venue")) or _clean(journal.get("name")),
+        journal=clean(obj.get("venue")) or clean(journal.get("name")),
         doi=doi,
         pmid=normalize_pmid(raw_ids.get("PubMed")),
         paper_id=obj.get("paperId") or None,
         arxiv_id=normalize_arxiv_id(raw_ids.get("ArXiv")) or arxiv_id_from_doi(doi),
         abstract=plain_text(obj.get("abstract")),
         tldr=plain_text((obj.get("tldr") or {}).get("text")),
-        citation_count=_as_int(obj.get("citationCount")),
-        influential_citation_count=_as_int(obj.get("influentialCitationCount")),
+        citation_count=as_int(obj.get("citationCount")),
+        influential_citation_count=as_int(obj.get("influentialCitationCount")),
         oa_url=(obj.get("openAccessPdf") or {}).get("url") or None,  # S2 sends "" for "none"
         publication_types=list(obj.get("publicationTypes") or []),
         external_ids={key: str(value) for key, value in raw_ids.items() if value is not None},
@@ -111,12 +111,7 @@ def _parse_data_list(payload: dict[str, Any]) -> list[Paper]:
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
     """The decoded JSON object, or ProviderError for non-JSON and error payloads."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, TypeError):
-        raise ProviderError("unexpected response (not JSON)") from None
-    if not isinstance(payload, dict):
-        raise ProviderError("unexpected response (JSON is not an object)")
+    payload = json_object(body)
     if "data" not in payload and ("error" in payload or "message" in payload):
         raise ProviderError(_api_message(payload))
     return payload
@@ -131,12 +126,12 @@ def _api_message(payload: dict[str, Any]) -> str:
 
 
 def _author_names(authors: Any) -> list[str]:
-    names = (_clean((author or {}).get("name")) for author in authors or [])
+    names = (clean((author or {}).get("name")) for author in authors or [])
     return [name for name in names if name]
 
 
 def _journal_volume(value: Any) -> str | None:
-    volume = _clean(value)
+    volume = clean(value)
     # arXiv papers carry the pseudo-volume "abs/2503.23674", which is no volume at all.
     if volume and volume.lower().startswith("abs/"):
         return None
@@ -144,22 +139,8 @@ def _journal_volume(value: Any) -> str | None:
 
 
 def _pages(value: Any) -> str | None:
-    pages = _clean(value)
+    pages = clean(value)
     return re.sub(r"\s*-\s*", "-", pages) if pages else None  # "117 - 97" -> "117-97"
-
-
-def _clean(value: Any) -> str | None:
-    if value is None:
-        return None
-    text = " ".join(str(value).split())
-    return text or None
-
-
-def _as_int(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------- query building (pure)

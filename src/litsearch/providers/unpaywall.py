@@ -6,6 +6,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from ._common import json_object
 from ..http import FetchedResponse, ProviderError, ProviderSession
 from ..identifiers import normalize_doi
 
@@ -39,15 +40,7 @@ def parse_oa(body: bytes | str) -> dict[str, Any]:
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
-    if text.lstrip().startswith("<"):
-        raise ProviderError("unexpected response (an HTML page, not JSON)")
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        raise ProviderError("unexpected response (not JSON)") from None
-    if not isinstance(payload, dict):
-        raise ProviderError("unexpected response (JSON is not an object)")
+    payload = json_object(body)
     if payload.get("error") is True:  # {"HTTP_status_code": 422, "error": true, "message": "…"}
         raise ProviderError(f"API error: {_error_message(payload)}")
     if "doi" not in payload:

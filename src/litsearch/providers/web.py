@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ._common import json_object
 from ..http import FetchedResponse, ProviderError, ProviderSession
 from ..text import plain_text
 
@@ -86,15 +87,7 @@ def parse_results(body: bytes | str) -> list[WebHit]:
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
-    if text.lstrip().startswith("<"):
-        raise ProviderError("unexpected response (an HTML page, not JSON)")
-    try:
-        payload = json.loads(text)
-    except ValueError:
-        raise ProviderError("unexpected response (not JSON)") from None
-    if not isinstance(payload, dict):
-        raise ProviderError("unexpected response (JSON is not an object)")
+    payload = json_object(body)
     if "results" not in payload and ("detail" in payload or "error" in payload):
         raise ProviderError(f"API error: {_api_message(payload)}")
     return payload
