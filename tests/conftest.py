@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,11 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared"))
 FIXTURES = SHARED / "fixtures"
+
+# Tests never touch the user's real cache or library: the default store location (the
+# platform data folder) points into a throwaway folder for this test process and its children.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litsearch-tests-")
+os.environ.pop("LITSEARCH_CACHE_DIR", None)
 
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -2,7 +2,8 @@
 
 stdout carries the product (table or JSON); progress and diagnostics go to stderr.
 Exit codes: 0 at least one provider answered (zero results included), 2 usage error,
-3 every provider failed, 1 unexpected internal error (reported in one line).
+3 every provider failed, 4 the local database is damaged or too new (with --save or
+--offline), 1 unexpected internal error (reported in one line).
 """
 
 from __future__ import annotations
@@ -11,18 +12,24 @@ import argparse
 import asyncio
 import logging
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from . import __version__
 from .config import Settings
 from .plan import parse_provider_list
 from .filters import build_filters
+from .formats import EXPORT_FORMATS, export_papers, format_from_path
 from .providers import OPTIONAL_PROVIDERS, PROVIDERS
-from .render import render_json, render_markdown
+from .cache import ResponseCache
+from .http import HttpClient
+from .library import link_citations
+from .render import render_json, render_markdown, result_dict
+from .store import Store, StoreError, default_store_path
 from .search import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions, run_search
 from .text import plain_text
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_ALL_FAILED = 0, 1, 2, 3
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_ALL_FAILED, EXIT_STORE = 0, 1, 2, 3, 4
 MAX_LIMIT = 100
 
 DESCRIPTION = """\
@@ -44,8 +51,12 @@ limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VA
 environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
   OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
   LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
+cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
+  $LITSEARCH_CACHE_DIR or the user data folder; --save keeps the shown papers in the local
+  library (see `lit-search library --help`); `lit-search paper ID` and `lit-search network ID...`
+  expand a paper and build a citation network; `lit-search dedupe FILE` dedupes an export.
 exit codes: 0 at least one provider answered (even with zero results), 2 usage error,
-  3 every provider failed, 1 internal error.
+  3 every provider failed, 4 local database damaged or too new (--save/--offline), 1 internal error.
 examples:
   lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
   lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json
@@ -74,8 +85,18 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
                         help="order of the table (default relevance, i.e. the score above)")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
-                        help="markdown table (default) or the full JSON record")
+    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+                        help="markdown table (default), the full JSON record, or an export for reference "
+                             "managers (bibtex, ris, csl-json); with -o, taken from the file's extension")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
+    parser.add_argument("--save", action="store_true",
+                        help="save the shown papers to the local library and link their citations")
+    cache = parser.add_mutually_exclusive_group()
+    cache.add_argument("--refresh", action="store_true", help="ignore cached answers (and store the new ones)")
+    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    cache.add_argument("--offline", action="store_true",
+                       help="answer from the local cache only, even if expired; no network")
     filters = parser.add_argument_group("filters (sent to each provider that supports them, applied after fetching elsewhere)")
     filters.add_argument("--year", metavar="RANGE", help="publication years: 2019-2024, 2019-, -2015 or 2020")
     filters.add_argument("--since", metavar="YYYY-MM-DD", help="published on or after this day")
@@ -149,6 +170,44 @@ def _redact_logs(settings: Settings) -> None:
         handler.addFilter(_RedactingFilter(settings))
 
 
+def _open_store(settings: Settings, needed: bool, wanted: bool) -> Store | None:
+    """The local store, or None. A store the user asked for (--offline, --save) must open;
+    otherwise a damaged one only disables the cache, with a warning (the file is left as is)."""
+    if not (needed or wanted):
+        return None
+    try:
+        return Store.open(default_store_path(), redact=settings.redact)
+    except StoreError as exc:
+        if needed:
+            raise
+        print(f"lit-search: cache disabled: {exc}", file=sys.stderr)
+        return None
+
+
+async def _search(options: SearchOptions, settings: Settings, cache: ResponseCache, store: Store | None,
+                  save: bool):
+    async with HttpClient(settings, cache=cache) as http:
+        result = await run_search(options, settings, http=http)
+        note = None
+        if save and store is not None:
+            shown = result.results[: options.limit]
+            ids = store.save_papers([result_dict(item) for item in shown])
+            links, problems = await link_citations(http, store)
+            note = (f"saved {len(ids)} papers to the library ({default_store_path()}); "
+                    f"{links} new citation links among library papers")
+            if problems:
+                note += " (" + "; ".join(problems) + ")"
+    return result, note
+
+
+def _render(result, options: SearchOptions, fmt: str, include_abstracts: bool) -> str:
+    if fmt == "json":
+        return render_json(result, options.limit, include_abstracts=include_abstracts)
+    if fmt in EXPORT_FORMATS:
+        return export_papers([item.paper for item in result.results[: options.limit]], fmt)
+    return render_markdown(result, options.limit, include_abstracts=include_abstracts)
+
+
 def search_command(argv: Sequence[str]) -> int:
     parser = build_parser()
     try:
@@ -159,7 +218,22 @@ def search_command(argv: Sequence[str]) -> int:
         print(f"lit-search: error: {exc}\nTry 'lit-search --help'.", file=sys.stderr)
         return EXIT_USAGE
     _redact_logs(settings)
-    result = asyncio.run(run_search(options, settings))
+    fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
+    mode = "offline" if args.offline else "refresh" if args.refresh else "off" if args.no_cache else "normal"
+    try:
+        store = _open_store(settings, needed=args.offline or args.save, wanted=mode != "off")
+    except StoreError as exc:
+        print(f"lit-search: {exc}", file=sys.stderr)
+        return EXIT_STORE
+    try:
+        result, saved_note = asyncio.run(_search(options, settings, ResponseCache(store, mode), store, args.save))
+    finally:
+        if store is not None:
+            store.close()
+    if mode == "offline":
+        result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
+    if saved_note:
+        result.enrichment.notes.append(saved_note)
     if result.provider_reason:
         _progress(args.quiet, settings.redact(f"providers: {result.provider_reason}"))
     for outcome in result.outcomes:
@@ -167,9 +241,18 @@ def search_command(argv: Sequence[str]) -> int:
             _progress(args.quiet, f"{outcome.provider} failed: {outcome.error}")
         for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
             _progress(args.quiet, f"{outcome.provider}: {note}")
-    render = render_json if args.format == "json" else render_markdown
-    # A server may echo a key back inside a title or abstract: scrub the whole product.
-    sys.stdout.write(settings.redact(render(result, options.limit, include_abstracts=not args.no_abstracts)))
+    output = settings.redact(_render(result, options, fmt, include_abstracts=not args.no_abstracts))
+    if args.output:
+        try:
+            Path(args.output).write_text(output, encoding="utf-8")
+        except OSError as exc:
+            print(f"lit-search: cannot write {args.output}: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        shown = min(options.limit, result.total_count)
+        sys.stdout.write(f"Wrote {shown} papers to {args.output} ({fmt}).\n")
+    else:
+        # A server may echo a key back inside a title or abstract: the whole product is scrubbed.
+        sys.stdout.write(output)
     sys.stdout.flush()
     return EXIT_ALL_FAILED if result.all_failed else EXIT_OK
 

@@ -151,8 +151,10 @@ class HttpClient:
         pace_book: PaceBook | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        cache: Any = None,
     ):
         self.settings = settings
+        self.cache = cache  # a litsearch.cache.ResponseCache, or None
         self.policies = dict(policies or pace_policies(settings))
         self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
         self.clock = clock
@@ -209,6 +211,7 @@ class ProviderSession:
         self.policy = http.policies[provider]
         self.deadline = deadline
         self.requests_sent = 0
+        self.cache_hits = 0
         self.notes: list[str] = []  # partial problems worth telling the user (not failures)
         self.native_filters: set[str] = set()  # search filters the provider applied itself
 
@@ -230,7 +233,23 @@ class ProviderSession:
 
     async def request(self, method: str, url: str, *, accept_status: frozenset[int] = frozenset(),
                       **kwargs: Any) -> FetchedResponse:
-        """Send with retries. 2xx (and ``accept_status``) return; anything else raises ProviderError."""
+        """Send with retries. 2xx (and ``accept_status``) return; anything else raises ProviderError.
+        With a response cache, a stored answer is returned without touching the network."""
+        cache = self.http.cache
+        if cache is not None:
+            cached = cache.lookup(self.provider, method, url, kwargs)
+            if cached is not None:
+                self.cache_hits += 1
+                return cached
+            if cache.offline:
+                raise ProviderError("offline: no cached answer for this request (run the search once online)")
+        response = await self._request_with_retries(method, url, accept_status=accept_status, **kwargs)
+        if cache is not None:
+            cache.save(self.provider, method, url, kwargs, response)
+        return response
+
+    async def _request_with_retries(self, method: str, url: str, *, accept_status: frozenset[int],
+                                    **kwargs: Any) -> FetchedResponse:
         attempts = self.policy.retries + 1
         last_reason = "no attempt made"
         for attempt in range(attempts):

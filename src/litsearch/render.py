@@ -255,7 +255,7 @@ def result_payload(result, limit: int, include_abstracts: bool = True) -> dict[s
         "provider_choice": result.provider_reason,
         "providers": [
             {"provider": o.provider, "query": o.query, "mode": o.mode, "results": len(o.records),
-             "requests": o.requests, "seconds": round(o.seconds, 2), "error": o.error}
+             "requests": o.requests, "from_cache": o.cached, "seconds": round(o.seconds, 2), "error": o.error}
             for o in result.outcomes
         ],
     }
@@ -265,6 +265,8 @@ def footer_lines(result) -> list[str]:
     lines = []
     for outcome in result.outcomes:
         requests = f"{outcome.requests} request{'s' if outcome.requests != 1 else ''}"
+        if outcome.cached:
+            requests += f", {outcome.cached} from cache"
         if outcome.error:
             lines.append(f"{outcome.provider}: failed, {markdown_text(outcome.error)} ({requests})")
         else:

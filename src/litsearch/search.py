@@ -69,6 +69,7 @@ class ProviderOutcome:
     notes: list[str] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
+    cached: int = 0  # answers served from the local cache
     native_filters: set[str] = field(default_factory=set)
     web_hits: list = field(default_factory=list)  # only for the "web" provider
 
@@ -133,6 +134,7 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         log.debug("provider %s crashed", plan.provider, exc_info=True)
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
     outcome.requests = session.requests_sent
+    outcome.cached = session.cache_hits
     outcome.notes = list(session.notes)
     outcome.native_filters = set(session.native_filters)
     outcome.seconds = time.monotonic() - started
@@ -195,9 +197,11 @@ def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
     return kept, report
 
 
-async def run_search(options: SearchOptions, settings: Settings, http: HttpClient | None = None) -> SearchResult:
+async def run_search(options: SearchOptions, settings: Settings, http: HttpClient | None = None,
+                     cache=None) -> SearchResult:
+    """The whole pipeline; ``cache`` is a ``litsearch.cache.ResponseCache`` (or None)."""
     if http is None:
-        async with HttpClient(settings) as client:
+        async with HttpClient(settings, cache=cache) as client:
             return await _run_search(options, client)
     return await _run_search(options, http)
 
