@@ -72,6 +72,7 @@ CORPUS: list[dict[str, Any]] = [
         "citations": 30210,
         # arXiv lists the preprint without a DOI; S2 links both ids; OpenAlex has only the published DOI.
         "in": ["semantic_scholar", "openalex", "arxiv"],
+        "refs": ["transformer"],
         "arxiv_doi": None,
     },
     {
@@ -85,6 +86,7 @@ CORPUS: list[dict[str, Any]] = [
         "citations": 95,
         "in": ["openalex", "pubmed"],
         "unpaywall": {"url_for_pdf": None, "url": "https://www.frontiersin.org/articles/10.3389/fbioe.2023.1143157"},
+        "refs": ["crispr", "title_variant"],
         "pubmed_doi": None,  # the esummary carries no DOI: only the PMID links the two
     },
     {
@@ -97,6 +99,7 @@ CORPUS: list[dict[str, Any]] = [
         "abstract": "We present a genome-wide method to detect off-target sites after in vivo editing.",
         "citations": 42,
         "in": ["semantic_scholar", "openalex"],
+        "refs": ["crispr"],
     },
     {
         "key": "editorial_2019",
@@ -119,6 +122,7 @@ CORPUS: list[dict[str, Any]] = [
         "authors": ["Lena Fischer", "Omar Haddad"], "year": 2018, "venue": "RECOMB",
         "doi": "10.1007/978-3-319-89929-9_12", "s2": "c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0c0",
         "citations": 30, "in": ["semantic_scholar"],
+        "refs": ["crispr"],  # known to Semantic Scholar only: its links come from the S2 batch endpoint
     },
     {
         "key": "journal_extension",
@@ -185,6 +189,25 @@ def s2_search(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"total": len(data), "offset": 0, "data": data}))
 
 
+def s2_batch(request: SeenRequest) -> Answer:
+    """POST /graph/v1/paper/batch: one entry per requested id, null when unknown."""
+    answers = []
+    for wanted in json.loads(request.body or b"{}").get("ids", []):
+        paper = next((p for p in CORPUS if "semantic_scholar" in p["in"] and wanted in _s2_keys(p)), None)
+        if paper is None:
+            answers.append(None)
+            continue
+        references = [{"paperId": _by_key(k).get("s2"),
+                       "externalIds": {"DOI": _by_key(k)["doi"]} if _by_key(k).get("doi") else {}}
+                      for k in paper.get("refs", [])]
+        answers.append({"paperId": paper.get("s2"), "references": references})
+    return Answer(200, json.dumps(answers))
+
+
+def _s2_keys(p: dict) -> set:
+    return {p.get("s2"), f"DOI:{p.get('doi')}", f"ARXIV:{p.get('arxiv')}", f"PMID:{p.get('pmid')}"}
+
+
 def s2_paper_details(request: SeenRequest) -> Answer:
     """/graph/v1/paper/{id}: by S2 id, DOI:…, ARXIV:… or PMID:…."""
     wanted = request.path[len("/s2/graph/v1/paper/"):]
@@ -229,10 +252,22 @@ def openalex_work(p: dict, position: int) -> dict:
         "type": "preprint" if "arxiv" in (doi or "") else "article",
         "abstract_inverted_index": inverted_index(p.get("abstract")),
         "relevance_score": round(1000.0 / (position + 1), 3),
+        "referenced_works": [f"https://openalex.org/{_by_key(k)['openalex']}" for k in p.get("refs", [])
+                             if _by_key(k).get("openalex")],
     }
 
 
+def _by_key(key: str) -> dict:
+    return next(p for p in CORPUS if p["key"] == key)
+
+
 def openalex_works(request: SeenRequest) -> Answer:
+    wanted = (request.param("filter") or "")
+    if wanted.startswith("openalex_id:"):  # a batch lookup by id (reference lists)
+        ids = set(wanted[len("openalex_id:"):].split("|"))
+        papers = [p for p in CORPUS if p.get("openalex") in ids and "openalex" in p["in"]]
+        results = [openalex_work(p, i) for i, p in enumerate(papers)]
+        return Answer(200, json.dumps({"meta": {"count": len(results)}, "results": results}))
     papers = _papers_for("openalex", _query_of(request, "search"))
     results = [openalex_work(p, i) for i, p in enumerate(papers)]
     meta = {"count": len(results), "db_response_time_ms": 12, "page": 1, "per_page": 25}
@@ -474,6 +509,7 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
     routes = {
         "/s2/graph/v1/paper/search": s2_search,
         "/s2/graph/v1/paper/": s2_paper_details,
+        "/s2/graph/v1/paper/batch": s2_batch,
         "/openalex/works": openalex_works,
         "/eutils/esearch.fcgi": pubmed_esearch,
         "/eutils/esummary.fcgi": pubmed_esummary,
