@@ -8,10 +8,14 @@ Only successful (2xx) answers are stored, for the provider's time-to-live.
 
 from __future__ import annotations
 
-from typing import Any
+import argparse
+import sys
+from contextlib import contextmanager
+from typing import Any, Iterator
 
+from .config import Settings
 from .http import FetchedResponse
-from .store import CACHE_TTL_SECONDS, Store, cache_key
+from .store import CACHE_TTL_SECONDS, Store, StoreError, cache_key, default_store_path
 
 MODES = ("normal", "refresh", "off", "offline")
 
@@ -58,3 +62,41 @@ class ResponseCache:
 
 def _body(request: dict[str, Any]) -> Any:
     return request.get("json") if request.get("json") is not None else request.get("data")
+
+
+def add_cache_options(parser: argparse.ArgumentParser) -> None:
+    """--refresh / --no-cache / --offline, for every command that fetches."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--refresh", action="store_true", help="ignore cached answers (and store the new ones)")
+    group.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    group.add_argument("--offline", action="store_true",
+                       help="answer from the local cache only, even if expired; no network")
+
+
+def cache_mode(args: argparse.Namespace) -> str:
+    if args.offline:
+        return "offline"
+    return "refresh" if args.refresh else "off" if args.no_cache else "normal"
+
+
+@contextmanager
+def opened_cache(settings: Settings, mode: str, store_needed: bool = False) -> Iterator[tuple[ResponseCache, Store | None]]:
+    """The cache for ``mode`` and its store (None when not opened).
+
+    A store the command cannot do without (--offline, --save) must open, else StoreError;
+    otherwise a damaged or too-new file only switches the cache off, with a warning, and
+    is left exactly as it was."""
+    store = None
+    needed = store_needed or mode == "offline"
+    if needed or mode != "off":
+        try:
+            store = Store.open(default_store_path(), redact=settings.redact)
+        except StoreError as exc:
+            if needed:
+                raise
+            print(f"lit-search: cache disabled: {exc}", file=sys.stderr)
+    try:
+        yield ResponseCache(store, mode), store
+    finally:
+        if store is not None:
+            store.close()

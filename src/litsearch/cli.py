@@ -21,7 +21,7 @@ from .plan import parse_provider_list
 from .filters import build_filters
 from .formats import EXPORT_FORMATS, export_papers, format_from_path
 from .providers import OPTIONAL_PROVIDERS, PROVIDERS
-from .cache import ResponseCache
+from .cache import ResponseCache, add_cache_options, cache_mode, opened_cache
 from .http import HttpClient
 from .library import link_citations
 from .render import render_json, render_markdown, result_dict
@@ -92,11 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
     parser.add_argument("--save", action="store_true",
                         help="save the shown papers to the local library and link their citations")
-    cache = parser.add_mutually_exclusive_group()
-    cache.add_argument("--refresh", action="store_true", help="ignore cached answers (and store the new ones)")
-    cache.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    cache.add_argument("--offline", action="store_true",
-                       help="answer from the local cache only, even if expired; no network")
+    add_cache_options(parser)
     filters = parser.add_argument_group("filters (sent to each provider that supports them, applied after fetching elsewhere)")
     filters.add_argument("--year", metavar="RANGE", help="publication years: 2019-2024, 2019-, -2015 or 2020")
     filters.add_argument("--since", metavar="YYYY-MM-DD", help="published on or after this day")
@@ -170,20 +166,6 @@ def _redact_logs(settings: Settings) -> None:
         handler.addFilter(_RedactingFilter(settings))
 
 
-def _open_store(settings: Settings, needed: bool, wanted: bool) -> Store | None:
-    """The local store, or None. A store the user asked for (--offline, --save) must open;
-    otherwise a damaged one only disables the cache, with a warning (the file is left as is)."""
-    if not (needed or wanted):
-        return None
-    try:
-        return Store.open(default_store_path(), redact=settings.redact)
-    except StoreError as exc:
-        if needed:
-            raise
-        print(f"lit-search: cache disabled: {exc}", file=sys.stderr)
-        return None
-
-
 async def _search(options: SearchOptions, settings: Settings, cache: ResponseCache, store: Store | None,
                   save: bool):
     async with HttpClient(settings, cache=cache) as http:
@@ -219,17 +201,13 @@ def search_command(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     _redact_logs(settings)
     fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
-    mode = "offline" if args.offline else "refresh" if args.refresh else "off" if args.no_cache else "normal"
+    mode = cache_mode(args)
     try:
-        store = _open_store(settings, needed=args.offline or args.save, wanted=mode != "off")
+        with opened_cache(settings, mode, store_needed=args.save) as (cache, store):
+            result, saved_note = asyncio.run(_search(options, settings, cache, store, args.save))
     except StoreError as exc:
         print(f"lit-search: {exc}", file=sys.stderr)
         return EXIT_STORE
-    try:
-        result, saved_note = asyncio.run(_search(options, settings, ResponseCache(store, mode), store, args.save))
-    finally:
-        if store is not None:
-            store.close()
     if mode == "offline":
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
     if saved_note:

@@ -3,7 +3,7 @@
 import pytest
 
 from fake_server import FakeServer
-from fault_support import PROVIDERS, check_contract, run_cli, run_fault
+from fault_support import PROVIDERS, run_fault
 import fake_apis
 
 
