@@ -12,6 +12,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -237,7 +238,9 @@ def lit_search_command() -> list[str]:
 
 def _env(env_extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI", "SEMANTIC"))}
-    env.update({"LITSEARCH_EMAIL": "graph@example.org", "PYTHONPATH": str(REPO / "src"), "LITSEARCH_BACKOFF": "0.05"})
+    env.update({"LITSEARCH_EMAIL": "graph@example.org", "PYTHONPATH": str(REPO / "src"), "LITSEARCH_BACKOFF": "0.05",
+                # A private response cache per run, so request counts do not depend on other runs.
+                "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-graph-")})
     env.update(env_extra)
     return env
 
@@ -731,3 +734,17 @@ def test_an_openalex_record_of_another_paper_is_not_merged(graph_api):
     assert bundle.sources == [S2] and bundle.paper.title.startswith("Rules for designing")
     assert bundle.paper.openalex_id is None
     assert any("looks like a different paper" in note for note in bundle.notes)
+
+
+def test_paper_and_network_reuse_the_response_cache(tmp_path):
+    """A second `paper` run with the same cache folder sends nothing; --offline works after it."""
+    with FakeServer() as server:
+        env = {**CitationGraphAPI(GRAPH).install(server), "LITSEARCH_CACHE_DIR": str(tmp_path / "cache")}
+        first = run_paper_cli(["10.1038/nbt.2647", "--format", "json"], env)
+        assert first.returncode == 0, first.stderr
+        sent = len(server.requests)
+        again = run_paper_cli(["10.1038/nbt.2647", "--format", "json"], env)
+        offline = run_paper_cli(["10.1038/nbt.2647", "--format", "json", "--offline"], env)
+        assert again.returncode == offline.returncode == 0
+        assert len(server.requests) == sent
+        assert json.loads(again.stdout)["title"] == json.loads(first.stdout)["title"]
