@@ -227,7 +227,9 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result), snippet_words=SNIPPET_WORDS,
-                           web_rows=web_rows, marks_used=any(row["doi_mark"] for row in rows),
+                           web_rows=web_rows,
+                           marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
+                                         if any(row["doi_mark"] for row in rows) else ""),
                            query=markdown_text(result.query),
                            provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
 
