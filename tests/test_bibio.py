@@ -81,6 +81,11 @@ def test_decoding_handles_boms_legacy_encodings_and_line_ends():
     assert decode_text(b"\x81 undefined in cp1252") == "\x81 undefined in cp1252"  # Latin-1 fallback
 
 
+def test_a_file_mixing_utf8_and_latin1_lines_keeps_both():
+    mixed = "Zürich, UTF-8\n".encode() + "Zürich, Latin-1\r\n".encode("latin-1")
+    assert decode_text(mixed) == "Zürich, UTF-8\nZürich, Latin-1\n"
+
+
 def test_a_binary_file_is_refused():
     with pytest.raises(InputError, match="not a text file"):
         decode_text(b"PK\x03\x04\x00\x00binary", "archive.zip")

@@ -197,10 +197,12 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs
 
 
 def decode_text(data: bytes, source: str | Path = "input") -> str:
-    """Text of an export: BOM-marked encodings, else UTF-8, else Windows-1252, else Latin-1.
+    """Text of an export: BOM-marked encodings, else UTF-8, else line by line UTF-8,
+    Windows-1252 or Latin-1.
 
-    Line ends become "\\n". Windows-1252 is tried before Latin-1 because exports labelled
-    "ANSI" or "Latin-1" by Windows tools use its curly quotes and dashes (0x80-0x9F).
+    Line ends become "\\n". Line by line, because exports concatenated from several databases
+    mix encodings. Windows-1252 comes before Latin-1 because exports labelled "ANSI" or
+    "Latin-1" by Windows tools use its curly quotes and dashes (0x80-0x9F).
     """
     for bom, codec in _BOMS:
         if data.startswith(bom):
@@ -214,12 +216,19 @@ def decode_text(data: bytes, source: str | Path = "input") -> str:
 
 
 def _decode_without_bom(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "\n".join(_decode_line(line) for line in data.split(b"\n"))
+
+
+def _decode_line(line: bytes) -> str:
     for codec in ("utf-8", "cp1252"):
         try:
-            return data.decode(codec)
+            return line.decode(codec)
         except UnicodeDecodeError:
             continue
-    return data.decode("latin-1")  # every byte is a Latin-1 character: never fails
+    return line.decode("latin-1")  # every byte is a Latin-1 character: never fails
 
 
 # --------------------------------------------------------------------------- format detection
@@ -391,12 +400,15 @@ def _ris_pages(start: str | None, end: str | None) -> str:
 _ENTRY_HEAD = re.compile(r"[ \t\n]*([A-Za-z][\w-]*)[ \t\n]*([{(])")
 _KEY = re.compile(r"[ \t\n]*([^\s,={}()\"#%']*)[ \t\n]*")
 _FIELD_NAME = re.compile(r"[ \t\n]*([A-Za-z_][\w:.+-]*)[ \t\n]*=[ \t\n]*")
+_DELIMITED_SPECIAL = re.compile(r'[\\{}"]')
+_SPACE_RUN = re.compile(r"\s*")
+_BETWEEN_FIELDS = re.compile(r"(?:\s|,|%[^\n]*)*")
 _MACRO_NAME = re.compile(r"[A-Za-z_][\w:.+-]*")
 _NUMBER = re.compile(r"\d+")
 _MONTHS = {name: str(number) for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 # Fields copied byte for byte apart from TeX escapes: identifiers and links.
-_VERBATIM_FIELDS = {"doi", "url", "eprint", "pmid", "pages"}
+_VERBATIM_FIELDS = {"doi", "url", "eprint", "pmid"}
 
 
 class _BibtexScanner:
@@ -499,9 +511,13 @@ class _BibtexScanner:
 
     def _read_delimited(self, opener: str, start: int) -> str:
         """The text inside {…} or "…", inner braces kept; a quote inside braces does not end it."""
-        depth, index, text = 0, self.pos + 1, self.text
-        while index < len(text):
-            char = text[index]
+        depth, text = 0, self.text
+        index = self.pos + 1
+        while True:
+            special = _DELIMITED_SPECIAL.search(text, index)  # jump to the next character that matters
+            if special is None:
+                self._fail(start, "the entry never closes (unbalanced braces or quotes?)")
+            index, char = special.start(), special.group()
             if char == "\\":
                 index += 2  # an escaped brace or quote does not count
                 continue
@@ -513,11 +529,9 @@ class _BibtexScanner:
                 depth -= 1
                 if depth < 0:
                     self._fail(index, "unbalanced '}'")
-            elif char == '"' and opener == '"' and depth == 0:
+            elif opener == '"' and depth == 0:
                 break
             index += 1
-        else:
-            self._fail(start, "the entry never closes (unbalanced braces or quotes?)")
         value = text[self.pos + 1 : index]
         self.pos = index + 1
         return value
@@ -551,20 +565,11 @@ class _BibtexScanner:
         return self.text[index] if index < len(self.text) else ""
 
     def _skip_space(self) -> None:
-        while self.pos < len(self.text) and self.text[self.pos].isspace():
-            self.pos += 1
+        self.pos = _SPACE_RUN.match(self.text, self.pos).end()
 
     def _skip_space_and_commas(self) -> None:
         """Between fields: whitespace, stray commas and "%" comment lines (biber allows them)."""
-        while self.pos < len(self.text):
-            char = self.text[self.pos]
-            if char == "%":
-                line_end = self.text.find("\n", self.pos)
-                self.pos = len(self.text) if line_end == -1 else line_end
-            elif char.isspace() or char == ",":
-                self.pos += 1
-            else:
-                return
+        self.pos = _BETWEEN_FIELDS.match(self.text, self.pos).end()
 
     def _in_percent_comment(self, index: int) -> bool:
         line_start = self.text.rfind("\n", 0, index) + 1
@@ -615,7 +620,7 @@ def _bibtex_record(kind: str, key: str, raw: dict[str, str]) -> _RawRecord:
         "year": value("year", "date"),
         "volume": value("volume"),
         "number": value("number", "issue"),
-        "pages": value("pages").replace("--", "-"),  # TeX's en dash "47--65" is the range "47-65"
+        "pages": value("pages").replace("–", "-"),  # TeX's en dash "47--65" is the range "47-65"
         "doi": value("doi"),
         "pmid": value("pmid") or (eprint if eprint_kind == "pubmed" else ""),
         "eprint": eprint if eprint_kind in ("", "arxiv") else "",
@@ -661,6 +666,9 @@ _ESCAPED_VALUES = {"{": _KEEP["{"], "}": _KEEP["}"], "$": _KEEP["$"], "\\": " ",
                    ":": " ", "!": "", "/": "", "-": "", "@": "", "~": _KEEP["~"]}
 _DASHES = (("---", "—"), ("--", "–"))
 _SPACE = re.compile(r"\s+")
+_TEX_MARKUP = re.compile(r"[\\{}$~]|--")
+_VERBATIM_ESCAPE = re.compile(r"\\([&%$#_~])")
+_VERBATIM_DROP = re.compile(r"[{}\s]")
 
 
 def decode_latex(value: str, *, verbatim: bool = False) -> str:
@@ -672,8 +680,10 @@ def decode_latex(value: str, *, verbatim: bool = False) -> str:
     `verbatim` (DOIs, URLs): only escapes and braces are removed, whitespace dropped.
     """
     if verbatim:
-        text = re.sub(r"\\([&%$#_~])", r"\1", value)
-        return re.sub(r"[{}\s]", "", text)
+        return _VERBATIM_DROP.sub("", _VERBATIM_ESCAPE.sub(r"\1", value))
+    if not _TEX_MARKUP.search(value):  # most values: plain text, only whitespace to tidy
+        text = " ".join(value.split())
+        return text if text.isascii() else unicodedata.normalize("NFC", text)
     text = value
     if "\\" in text:
         text = _SYMBOL_ACCENT.sub(_compose_accent, text)

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--merged", metavar="FILE",
                         help="also write one merged record per cluster (the richest value of each field), "
                              "its ID being the cluster_id; the format follows the extension: "
-                             ".csv, .ris, .bib (or .json for CSL-JSON)")
+                             ".csv, .ris, .bib, or .json for CSL-JSON (e.g. merged.csl.json)")
     parser.add_argument("--report", action="store_true",
                         help="print every cluster of two or more records with its members' IDs and titles and "
                              "the reasons they were merged, then the uncertain pairs (not merged) with their "

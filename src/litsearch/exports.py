@@ -14,7 +14,9 @@ CSL ``id`` and CSV ``ID``); without keys, `citation_keys` makes them. Choices:
   ``article-journal``, ``document``.
 - **BibTeX text** keeps non-ASCII characters as UTF-8 (biber/biblatex, bibtexparser and
   reference managers read it; classic BibTeX needs ``\\usepackage[utf8]{inputenc}``, the
-  default since LaTeX 2018) and escapes TeX's special characters ``\\ { } & % $ # _ ~ ^``.
+  default since LaTeX 2018) and escapes TeX's special characters ``\\ { } & % $ # _ ~ ^``
+  (braces as ``\\textbraceleft{}``, which keeps BibTeX's brace count right); ``--`` in prose is
+  written ``-{}-`` so that TeX keeps two hyphens rather than setting a dash.
   Title words with inner capitals or digits (``DNA``, ``mRNA``, ``Cas9``) are braced so that
   styles which lower-case titles keep them. ``doi`` and ``url`` are verbatim fields and are
   written as they are (braces percent-encoded).
@@ -34,6 +36,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .identifiers import is_arxiv_doi
 from .records import Paper
@@ -65,18 +68,20 @@ _GROUP_WORDS = re.compile(
 _PARTICLES = {"van", "von", "de", "der", "den", "del", "della", "da", "di", "du", "dos", "das", "des", "le", "la",
               "ten", "ter", "van't", "bin", "ibn", "al", "el", "st.", "zu", "y"}
 _SUFFIXES = {"jr", "jr.", "sr", "sr.", "ii", "iii", "iv"}
+_DIGIT = re.compile(r"\d")
 _CONJUNCTION = re.compile(r"\band\b|&", re.I)  # "Barnes and Noble": never one person
 _INITIALS = re.compile(r"^(?:[A-Z]{1,3}|(?:[A-Z]\.){1,3})$")
 
 
+@lru_cache(maxsize=65_536)  # exports repeat author names: each is analysed once
 def split_name(name: str) -> PersonName | None:
     """Family and given names of an author string, or a literal group name; None when empty."""
-    text = " ".join((plain_text(name) or "").split())
+    text = _plain(name)
     if len(text) > 2 and text[0] == "{" and text[-1] == "}":
         return PersonName(literal=text[1:-1].strip())  # BibTeX's way of saying "one name, do not split"
     if not text:
         return None
-    if _GROUP_WORDS.search(text) or _CONJUNCTION.search(text) or any(char.isdigit() for char in text):
+    if _GROUP_WORDS.search(text) or _CONJUNCTION.search(text) or _DIGIT.search(text):
         return PersonName(literal=text)
     if "," in text:
         return _split_comma_name(text)
@@ -115,6 +120,7 @@ def _dotted_initials(initials: str) -> str:
 
 _TO_ASCII = str.maketrans({"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "ł": "l",
                            "Ł": "L", "đ": "d", "Đ": "D", "ð": "d", "þ": "th", "ı": "i"})
+_NOT_KEY_CHAR = re.compile(r"[^a-z0-9]")
 _STOP_WORDS = set(
     "a an the on of in for and to with from by at is are as via into using about toward towards its their "
     "do does can what how why when which who whether or not no".split())
@@ -122,8 +128,9 @@ _STOP_WORDS = set(
 
 def ascii_fold(text: str) -> str:
     """Lower-case ASCII letters and digits only: "Müller-Lüdenscheidt" -> "mullerludenscheidt"."""
-    decomposed = unicodedata.normalize("NFKD", text.translate(_TO_ASCII))
-    return re.sub(r"[^a-z0-9]", "", decomposed.encode("ascii", "ignore").decode().lower())
+    if not text.isascii():
+        text = unicodedata.normalize("NFKD", text.translate(_TO_ASCII)).encode("ascii", "ignore").decode()
+    return _NOT_KEY_CHAR.sub("", text.lower())
 
 
 def _key_surname(paper: Paper) -> str:
@@ -131,13 +138,16 @@ def _key_surname(paper: Paper) -> str:
     if name is None:
         return "anon"
     if name.literal:
-        words = [ascii_fold(word) for word in name.literal.split()]
+        words = (ascii_fold(word) for word in name.literal.split())
         return next((word for word in words if word and word not in _STOP_WORDS), "anon")
     return ascii_fold(name.family or "") or "anon"
 
 
+_TITLE_WORD_BREAK = re.compile(r"[\s\-–—/:]+")
+
+
 def _key_title_word(title: str) -> str:
-    words = [ascii_fold(word) for word in re.split(r"[\s\-–—/:]+", plain_text(title) or "")]
+    words = (ascii_fold(word) for word in _TITLE_WORD_BREAK.split(plain_text(title) or ""))
     return next((word for word in words if word and not word.isdigit() and word not in _STOP_WORDS), "")
 
 
@@ -231,8 +241,12 @@ def _single_line(value) -> str:
 
 
 def _plain(value: str | None) -> str:
-    """Plain single-line text of a title or abstract (provider markup removed)."""
-    return plain_text(value) or ""
+    """Plain single-line text of a title, abstract or name (provider markup removed)."""
+    if not value:
+        return ""
+    if "<" in value or "&" in value or not value.isprintable():
+        return plain_text(value) or ""
+    return " ".join(value.split())  # the common case, without plain_text's regex passes
 
 
 # --------------------------------------------------------------------------- BibTeX
@@ -241,6 +255,7 @@ _BIBTEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\
                    "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}",
                    "^": r"\textasciicircum{}"}
 _BIBTEX_SPECIAL_CHAR = re.compile(r"[\\{}&%$#_~^]")
+_DOUBLE_HYPHEN = re.compile(r"-(?=-)")
 _BIBTEX_KEY_UNSAFE = re.compile(r"[\s,{}()=#%\"'\\~]")
 
 
@@ -249,19 +264,22 @@ def bibtex_escape(text: str) -> str:
     return _BIBTEX_SPECIAL_CHAR.sub(lambda match: _BIBTEX_SPECIAL[match.group()], text)
 
 
+def bibtex_text(text: str) -> str:
+    """Escaped prose: also "--" written "-{}-", so that TeX does not turn it into a dash."""
+    return _DOUBLE_HYPHEN.sub("-{}", bibtex_escape(text))
+
+
 def _bibtex_title(title: str) -> str:
     """Escaped title; words with inner capitals braced so that sentence-casing styles keep them."""
-    words = []
-    for word in _plain(title).split(" "):
-        escaped = bibtex_escape(word)
-        words.append("{" + escaped + "}" if _keeps_its_case(word) else escaped)
-    return " ".join(words)
+    # Escapes add no spaces, capitals or digits, so escaped words can be judged as they stand.
+    words = bibtex_text(_plain(title)).split(" ")
+    return " ".join("{" + word + "}" if _keeps_its_case(word) else word for word in words)
 
 
 def _keeps_its_case(word: str) -> bool:
     """Acronyms and names with inner capitals or digits: DNA, mRNA, RNA-guided, Cas9, COVID-19."""
-    inner_capital = any(char.isupper() for char in word[1:])
-    capital_with_digit = word[:1].isupper() and any(char.isdigit() for char in word)
+    inner_capital = word[1:] != word[1:].lower()
+    capital_with_digit = word[:1].isupper() and _DIGIT.search(word) is not None
     return inner_capital or capital_with_digit
 
 
@@ -294,7 +312,7 @@ def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
         ("author", " and ".join(authors) or None),
         ("title", _bibtex_title(paper.title) or None),
         ("journal" if kind == "journal" else "booktitle" if kind == "conference" else "howpublished",
-         bibtex_escape(paper.journal) if paper.journal and not (kind == "preprint" and arxiv_id) else None),
+         bibtex_text(paper.journal) if paper.journal and not (kind == "preprint" and arxiv_id) else None),
         ("year", str(paper.year) if paper.year else None),
         ("volume", bibtex_escape(paper.volume) if paper.volume else None),
         ("number", bibtex_escape(paper.issue) if paper.issue else None),
@@ -304,7 +322,7 @@ def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
         ("archivePrefix", "arXiv" if arxiv_id else None),
         ("pmid", paper.pmid),
         ("url", _verbatim(_link(paper)) if _link(paper) else None),
-        ("abstract", bibtex_escape(_plain(paper.abstract)) if paper.abstract else None),
+        ("abstract", bibtex_text(_plain(paper.abstract)) if paper.abstract else None),
     ]
     return bibtex_type(paper), [(name, value) for name, value in fields if value]
 
@@ -432,9 +450,12 @@ CSV_COLUMNS = ["ID", "ENTRYTYPE", "title", "author", "year", "journal", "booktit
                "doi", "pmid", "eprint", "url", "abstract"]
 
 
+_AND_WORD = re.compile(r"\sand\s", re.I)
+
+
 def _csv_authors(authors: Sequence[str]) -> str:
     """BibTeX-style "A and B"; a name that itself contains " and " is braced so it stays whole."""
-    return " and ".join("{" + name + "}" if re.search(r"\sand\s", name, re.I) else name for name in authors)
+    return " and ".join("{" + name + "}" if _AND_WORD.search(name) else name for name in authors)
 
 
 def csv_row(paper: Paper, key: str) -> dict[str, str]:
