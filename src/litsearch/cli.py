@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from .argparsing import StrictParser, UsageError
 from . import __version__
 from .config import Settings
 from .plan import parse_provider_list
@@ -64,17 +65,8 @@ examples:
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="lit-search", description=DESCRIPTION, epilog=EPILOG,
+    parser = StrictParser(prog="lit-search", description=DESCRIPTION, epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("topic", nargs="+", help="the research topic (quotes optional)")
     parser.add_argument("--variant", action="append", default=[], metavar="Q",

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .argparsing import StrictParser, UsageError
 from .bibio import FORMATS, InputError, load_records
 from .exports import to_bibtex, to_csl_json, to_csv, to_ris
 from .merge import Cluster, DedupeResult, dedupe, merge_cluster
@@ -54,17 +55,8 @@ examples:
 """
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
+    parser = StrictParser(prog=PROG, description=DESCRIPTION, epilog=EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("input", metavar="IN", help="the records to deduplicate: a .csv, .ris, .txt (RIS) or .bib file")
     parser.add_argument("-o", "--output", metavar="OUT.csv", required=True,

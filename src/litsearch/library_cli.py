@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from .argparsing import StrictParser, UsageError
 from .config import Settings
 from .formats import EXPORT_FORMATS, export_papers, format_from_path
 from .http import HttpClient
@@ -26,13 +27,8 @@ arXiv id, OpenAlex W-id or Semantic Scholar id.
 exit codes: 0 ok, 2 usage error, 3 no such paper, 4 the database is damaged or too new."""
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise ValueError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="lit-search library", description="The local library of saved papers.",
+    parser = StrictParser(prog="lit-search library", description="The local library of saved papers.",
                      epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="action", metavar="ACTION")
     commands.required = True
@@ -124,7 +120,7 @@ def library_command(argv: Sequence[str]) -> int:
     try:
         args = build_parser().parse_args(list(argv))
         settings = Settings.from_env()
-    except ValueError as exc:
+    except (UsageError, ValueError) as exc:
         print(f"lit-search library: error: {exc}\nTry 'lit-search library --help'.", file=sys.stderr)
         return EXIT_USAGE
     try:

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence
 
+from .argparsing import StrictParser, UsageError
 from .citations import (
     ID_HELP,
     PROVIDER_LABELS,
@@ -79,17 +80,8 @@ depth: 1 = the seeds, their references and citing papers; 2 also fetches the ref
 {ID_EPILOG}"""
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise UsageError(message)
-
-
 def build_paper_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PAPER_PROG, description=PAPER_DESCRIPTION, epilog=ID_EPILOG,
+    parser = StrictParser(prog=PAPER_PROG, description=PAPER_DESCRIPTION, epilog=ID_EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("id", metavar="ID", help="the paper: DOI, PMID, arXiv id, Semantic Scholar or OpenAlex id")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
@@ -102,7 +94,7 @@ def build_paper_parser() -> argparse.ArgumentParser:
 
 
 def build_network_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=NETWORK_PROG, description=NETWORK_DESCRIPTION, epilog=NETWORK_EPILOG,
+    parser = StrictParser(prog=NETWORK_PROG, description=NETWORK_DESCRIPTION, epilog=NETWORK_EPILOG,
                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("ids", nargs="+", metavar="ID", help="seed papers (any id form, as for 'paper')")
     parser.add_argument("--depth", type=int, choices=(1, 2), default=1, help="1 (default) or 2, see below")
