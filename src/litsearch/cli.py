@@ -15,19 +15,19 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .argparsing import StrictParser, UsageError
 from . import __version__
+from .argparsing import StrictParser, UsageError
+from .cache import ResponseCache, add_cache_options, cache_mode, opened_cache
 from .config import Settings
-from .plan import parse_provider_list
 from .filters import build_filters
 from .formats import EXPORT_FORMATS, export_papers, format_from_path
-from .providers import OPTIONAL_PROVIDERS, PROVIDERS
-from .cache import ResponseCache, add_cache_options, cache_mode, opened_cache
 from .http import HttpClient
 from .library import link_citations
+from .plan import parse_provider_list
+from .providers import OPTIONAL_PROVIDERS, PROVIDERS
 from .render import render_json, render_markdown, result_dict
-from .store import Store, StoreError, default_store_path
 from .search import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions, run_search
+from .store import Store, StoreError, default_store_path
 from .text import plain_text
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_ALL_FAILED, EXIT_STORE = 0, 1, 2, 3, 4
