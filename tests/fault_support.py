@@ -15,6 +15,7 @@ checked for every scenario (``check_contract``):
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 from dataclasses import dataclass
 
@@ -70,6 +71,8 @@ def run_fault(monkeypatch, capsys, server: FakeServer, routes: dict, extra_env: 
               topic: str = TOPIC) -> tuple[Run, Run, dict]:
     """Markdown and JSON runs with ``routes`` overridden; returns both runs and the JSON."""
     env = fake_apis.install(server, routes)
+    # A private response cache per scenario: a later scenario's server may get the same port.
+    env["LITSEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="litsearch-fault-")
     env.update(extra_env or {})
     # --no-verify: these scenarios are about the four search APIs; enrichment has its own tests.
     common = [topic, "--providers", ALL, "--limit", "20", "--no-verify"]

@@ -193,3 +193,20 @@ def test_a_database_from_a_newer_version_is_refused(world):
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
     proc = run(["library", "list"], check=False)
     assert proc.returncode == 4 and "newer lit-search" in proc.stderr
+
+
+def test_answers_a_provider_could_not_use_are_never_served_from_the_cache(world):
+    server, run, _ = world
+    error_feed = ('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><entry>'
+                  '<id>http://arxiv.org/api/errors#bad</id><title>Error</title><summary>bad query</summary>'
+                  '</entry></feed>')
+    env_routes = {"/openalex/works": [fake_apis.Answer(200, '{"results": [{"id": "W1", "title": "Half'), None],
+                  "/arxiv/query": [fake_apis.Answer(200, error_feed, content_type="application/atom+xml"), None]}
+    fake_apis.install(server, env_routes)
+    failing = run([TOPIC, "--providers", "openalex,arxiv", "--format", "json", "--no-verify"], check=False)
+    assert failing.returncode == 3  # both providers failed
+    first = json.loads(failing.stdout)
+    assert {e["provider"] for e in first["errors"]} == {"openalex", "arxiv"}
+    second = json.loads(run([TOPIC, "--providers", "openalex,arxiv", "--format", "json", "--no-verify"]).stdout)
+    assert second["errors"] == []  # fetched again, not the broken answers from the cache
+    assert [p["from_cache"] for p in second["providers"]] == [0, 0]

@@ -3,15 +3,22 @@
 Modes (CLI flags): "normal" reads fresh entries and writes new answers; "refresh"
 (--refresh) skips reading but writes; "off" (--no-cache) neither reads nor writes;
 "offline" (--offline) reads entries even when expired and never touches the network.
-Only successful (2xx) answers are stored, for the provider's time-to-live.
+Only answers worth keeping are stored, for the provider's time-to-live: a 2xx status and
+a well-formed body (JSON that parses, XML that parses safely). An HTML error page sent
+with status 200, a truncated body or a plain-text "Rate exceeded." is never cached, so a
+passing fault cannot poison a day of searches. What a provider still could not use (an
+arXiv error feed is well-formed XML) is removed again by ``forget``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from contextlib import contextmanager
 from typing import Any, Iterator
+
+import defusedxml.ElementTree as defused
 
 from .config import Settings
 from .http import FetchedResponse
@@ -53,11 +60,33 @@ class ResponseCache:
         return found
 
     def save(self, provider: str, method: str, url: str, request: dict[str, Any],
-             response: FetchedResponse) -> None:
-        if not self.writes or not 200 <= response.status < 300:
-            return
+             response: FetchedResponse) -> str | None:
+        """Store a good answer; returns its key (None when not stored)."""
+        if not self.writes or not 200 <= response.status < 300 or not well_formed(response):
+            return None
         key = cache_key(method, url, request.get("params"), _body(request))
         self.store.cache_put(provider, key, response, CACHE_TTL_SECONDS.get(provider, 86400))
+        return key
+
+    def forget(self, provider: str, keys: list[str]) -> None:
+        """Drop answers the provider turned out not to understand."""
+        if self.store is not None and keys and self.mode != "offline":
+            self.store.cache_delete(provider, keys)
+
+
+def well_formed(response: FetchedResponse) -> bool:
+    """JSON that parses or XML that parses safely; anything else is not kept."""
+    kind = response.content_type
+    try:
+        if "json" in kind:
+            json.loads(response.content)
+            return True
+        if "xml" in kind:
+            defused.fromstring(response.content)
+            return True
+    except Exception:  # any parse failure means "do not keep"
+        return False
+    return False
 
 
 def _body(request: dict[str, Any]) -> Any:

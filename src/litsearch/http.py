@@ -212,6 +212,7 @@ class ProviderSession:
         self.deadline = deadline
         self.requests_sent = 0
         self.cache_hits = 0
+        self.cached_keys: list[str] = []  # answers this session stored in the cache
         self.notes: list[str] = []  # partial problems worth telling the user (not failures)
         self.native_filters: set[str] = set()  # search filters the provider applied itself
 
@@ -245,8 +246,16 @@ class ProviderSession:
                 raise ProviderError("offline: no cached answer for this request (run the search once online)")
         response = await self._request_with_retries(method, url, accept_status=accept_status, **kwargs)
         if cache is not None:
-            cache.save(self.provider, method, url, kwargs, response)
+            key = cache.save(self.provider, method, url, kwargs, response)
+            if key:
+                self.cached_keys.append(key)
         return response
+
+    def forget_cached_answers(self) -> None:
+        """The provider could not use what it got: do not serve those answers again."""
+        if self.http.cache is not None:
+            self.http.cache.forget(self.provider, self.cached_keys)
+        self.cached_keys = []
 
     async def _request_with_retries(self, method: str, url: str, *, accept_status: frozenset[int],
                                     **kwargs: Any) -> FetchedResponse:

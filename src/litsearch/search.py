@@ -133,6 +133,8 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
     except Exception as exc:  # a parser bug must not sink the other providers
         log.debug("provider %s crashed", plan.provider, exc_info=True)
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
+    if outcome.error:
+        session.forget_cached_answers()
     outcome.requests = session.requests_sent
     outcome.cached = session.cache_hits
     outcome.notes = list(session.notes)

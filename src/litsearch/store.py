@@ -560,6 +560,15 @@ class Store:
             db.execute("DELETE FROM cache WHERE expires_at < ?", (now - STALE_KEEP_SECONDS,))
 
     @_operation
+    def cache_delete(self, provider: str, keys: Iterable[str]) -> int:
+        """Remove the given entries of one provider; returns how many were removed."""
+        keys = list(keys)
+        if not keys:
+            return 0
+        with self._write() as db:
+            return sum(db.execute("DELETE FROM cache WHERE provider = ? AND key = ?", (provider, key)).rowcount
+                       for key in keys)
+
     def cache_clear(self, provider: str | None = None) -> int:
         """Remove every cached response (of one provider); returns how many."""
         with self._write() as db:
