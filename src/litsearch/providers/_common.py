@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from ..http import ProviderError
 
@@ -45,3 +45,19 @@ def as_float(value: Any) -> float | None:
         return float(value)
     except (TypeError, ValueError):
         return None
+
+
+def any_of(variants: Iterable[str], clean: Callable[[str], str], operator: str) -> str:
+    """One boolean query matching any variant: ``(v1) OP (v2)``, each variant cleaned of
+    the API's own syntax by ``clean``, case-insensitive repeats dropped. ValueError when no
+    search words are left."""
+    groups: list[str] = []
+    seen: set[str] = set()
+    for variant in variants:
+        text = clean(variant or "")
+        if text and text.lower() not in seen:
+            seen.add(text.lower())
+            groups.append(f"({text})")
+    if not groups:
+        raise ValueError("no search terms left in the query variants")
+    return f" {operator} ".join(groups)

@@ -7,7 +7,7 @@ import re
 from typing import Any, Iterable
 
 from ..filters import Filters
-from ._common import json_object, clean, as_int, as_float
+from ._common import any_of, json_object, clean, as_int, as_float
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -198,16 +198,7 @@ def combine_queries(variants: list[str]) -> str:
     lower-cased inside a variant; quotes and parentheses that do not pair up are
     dropped so one variant cannot swallow the next.
     """
-    groups: list[str] = []
-    seen: set[str] = set()
-    for variant in variants:
-        text = _neutralise_variant(variant or "")
-        if text and text.lower() not in seen:
-            seen.add(text.lower())
-            groups.append(f"({text})")
-    if not groups:
-        raise ValueError("no search terms left in the query variants")
-    return " OR ".join(groups)
+    return any_of(variants, _neutralise_variant, "OR")
 
 
 def _neutralise_variant(text: str) -> str:

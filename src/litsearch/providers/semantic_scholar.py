@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..filters import Filters
-from ._common import json_object, clean, as_int
+from ._common import any_of, json_object, clean, as_int
 from ..http import ProviderError, ProviderSession
 from ..identifiers import (
     arxiv_id_from_doi,
@@ -156,16 +156,7 @@ def combine_queries(variants: list[str]) -> str:
     Operator characters typed by the user are removed first, so a variant is
     always a plain group of words (implicitly ANDed by the bulk endpoint).
     """
-    groups: list[str] = []
-    seen: set[str] = set()
-    for variant in variants:
-        words = " ".join(_BULK_OPERATORS.sub(" ", variant or "").split())
-        if words and words.lower() not in seen:
-            seen.add(words.lower())
-            groups.append(f"({words})")
-    if not groups:
-        raise ValueError("no search terms left in the query variants")
-    return " | ".join(groups)
+    return any_of(variants, lambda variant: " ".join(_BULK_OPERATORS.sub(" ", variant).split()), "|")
 
 
 def paper_id_for_api(paper_id: str) -> str:
