@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from .http import HttpClient, ProviderError
-from .identifiers import is_arxiv_doi
+from .identifiers import is_arxiv_doi, is_pdf_url
 from .providers import crossref, unpaywall
 from .rank import RankedPaper
 
@@ -52,7 +52,7 @@ async def add_open_access(http: HttpClient, items: list[RankedPaper], report: En
     for item in items:
         if item.paper.oa_url and item.oa_source is None:
             item.oa_source = "provider"
-            item.oa_is_pdf = _looks_like_pdf(item.paper.oa_url)
+            item.oa_is_pdf = is_pdf_url(item.paper.oa_url)
     wanted = [item for item in items if not item.paper.oa_url and item.oa_source is None
               and item.paper.doi and not is_arxiv_doi(item.paper.doi)]
     if not wanted:
@@ -83,8 +83,3 @@ async def add_open_access(http: HttpClient, items: list[RankedPaper], report: En
     if failures:
         line += f"; {len(failures)} lookups failed ({failures[0]})"
     report.notes.append(line)
-
-
-def _looks_like_pdf(url: str) -> bool:
-    lowered = url.lower().split("?")[0]
-    return lowered.endswith(".pdf") or "/pdf/" in lowered

@@ -77,3 +77,11 @@ def normalize_openalex_id(value: str | None) -> str | None:
         return None
     match = re.search(r"(W\d+)\s*$", str(value).strip(), re.I)
     return match.group(1).upper() if match else None
+
+
+def is_pdf_url(url: str | None) -> bool:
+    """Whether a link points at a PDF file (by its path: ``….pdf`` or a ``/pdf/`` folder)."""
+    if not url:
+        return False
+    path = url.lower().split("?", 1)[0]
+    return path.endswith(".pdf") or "/pdf/" in path

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import jinja2
 
-from .identifiers import is_arxiv_doi
+from .identifiers import is_arxiv_doi, is_pdf_url
 from .rank import RankedPaper
 from .text import plain_text
 
@@ -124,15 +124,11 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "doi_text": markdown_text(paper.doi) if paper.doi else None,
         "doi_url": doi_url(paper.doi) if paper.doi else None,
         "doi_mark": DOI_MARKS[item.doi_verified],
-        "oa_label": ("PDF" if (item.oa_is_pdf or _looks_like_pdf(oa)) else "page") if oa else None,
+        "oa_label": ("PDF" if (item.oa_is_pdf or is_pdf_url(oa)) else "page") if oa else None,
         "oa_url": oa,
         "snippet": snippet(paper.abstract or paper.tldr),
         "snippet_is_tldr": not paper.abstract and bool(paper.tldr),
     }
-
-
-def _looks_like_pdf(url: str | None) -> bool:
-    return bool(url) and (url.lower().split("?")[0].endswith(".pdf") or "/pdf/" in url.lower())
 
 
 # Providers spell id names differently (S2 "PubMed", OpenAlex "pmid"): one spelling each.
