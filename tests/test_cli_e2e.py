@@ -6,21 +6,16 @@ import json
 import re
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import fake_apis
 from fake_server import Answer, FakeServer
+from command import lit_search_command
 
 REPO = Path(__file__).resolve().parent.parent
 ALL = "semantic_scholar,openalex,pubmed,arxiv"
-
-
-def lit_search_command() -> list[str]:
-    script = Path(sys.executable).parent / "lit-search"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
 
 
 def run(args: list[str], env_extra: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:

@@ -8,7 +8,6 @@ import csv
 import json
 import os
 import subprocess
-import sys
 from collections import defaultdict
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from conftest import SHARED
 
 from litsearch.bibio import read_benchmark_csv, read_records
 from litsearch.merge import dedupe
+from command import lit_search_command
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data" / "dedupe"
@@ -27,11 +27,6 @@ IDS = ["r1", "r2", "r3", "r4", "rec_000005", "r6", "r7"]
 EXPECTED_CLUSTERS = {"r1": "r1", "r2": "r1", "r3": "r3", "r4": "r3", "rec_000005": "rec_000005", "r6": "r6",
                      "r7": "r7"}
 SUMMARY = "7 records → 5 clusters, 2 duplicates removed, 1 uncertain pairs"
-
-
-def lit_search_command() -> list[str]:
-    script = Path(sys.executable).parent / "lit-search"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -8,9 +8,7 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import bibtexparser
 import pytest
@@ -18,14 +16,10 @@ import pytest
 import fake_apis
 from fake_server import FakeServer
 from litsearch.bibio import read_records
+from command import lit_search_command
 
 FOUR = "semantic_scholar,openalex,pubmed,arxiv"
 TOPIC = "CRISPR off-target effects"
-
-
-def lit_search() -> list[str]:
-    script = Path(sys.executable).parent / "lit-search"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
 
 
 @pytest.fixture
@@ -37,7 +31,7 @@ def world(tmp_path):
         env.update({"LITSEARCH_CACHE_DIR": str(tmp_path / "data"), "LITSEARCH_EMAIL": "lib@example.org"})
 
         def run(args: list[str], check: bool = True) -> subprocess.CompletedProcess:
-            proc = subprocess.run(lit_search() + args, capture_output=True, text=True, env=env, timeout=90,
+            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env, timeout=90,
                                   cwd=tmp_path)
             assert "Traceback" not in proc.stderr
             if check:

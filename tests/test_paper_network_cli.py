@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
@@ -27,6 +26,7 @@ from litsearch.citations import PaperNotFound, UnknownIdError, fetch_paper_bundl
 from litsearch.config import Settings
 from litsearch.http import HttpClient, PacePolicy
 from litsearch.network import MAX_EXPANDED_NODES, MAX_NETWORK_NODES, build_network
+from command import lit_search_command
 
 # pydot 4 calls pyparsing names that pyparsing 3.3 deprecates; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pydot")
@@ -230,10 +230,6 @@ class CitationGraphAPI:
 
 
 # --------------------------------------------------------------------------- running the command
-
-def lit_search_command() -> list[str]:
-    script = Path(sys.executable).parent / "lit-search"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
 
 
 def _env(env_extra: dict[str, str]) -> dict[str, str]:

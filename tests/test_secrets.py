@@ -18,6 +18,7 @@ from fake_server import Answer, FakeServer, SeenRequest
 from litsearch.config import Settings
 from litsearch.http import HttpClient, PacePolicy
 from litsearch.providers import openalex
+from command import lit_search_command
 
 REPO = Path(__file__).resolve().parent.parent
 SENTINELS = {
@@ -54,11 +55,6 @@ def run_command(args: list[str], env_extra: dict[str, str]) -> subprocess.Comple
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=60)
 
 
-def lit_search() -> list[str]:
-    script = Path(sys.executable).parent / "lit-search"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
-
-
 def assert_no_sentinel(*texts: str) -> None:
     for text in texts:
         for value in SENTINELS.values():
@@ -77,7 +73,7 @@ def echoing_server():
 @pytest.mark.parametrize("fmt", ["markdown", "json"])
 def test_echoed_keys_never_reach_the_output(echoing_server, fmt):
     server, env = echoing_server
-    proc = run_command(lit_search() + ["CRISPR off-target", "--providers", "semantic_scholar,openalex,pubmed,arxiv",
+    proc = run_command(lit_search_command() + ["CRISPR off-target", "--providers", "semantic_scholar,openalex,pubmed,arxiv",
                                        "--format", fmt], env)
     assert proc.returncode == 0, proc.stderr
     # The keys really were sent (so the echo happened) ...
@@ -95,7 +91,7 @@ def test_keys_echoed_in_error_bodies_are_scrubbed(echoing_server):
     env = fake_apis.install(server, {"/openalex/works": [Answer(401, leak)],
                                      "/s2/graph/v1/paper/search": [Answer(403, SENTINELS["SEMANTIC_SCHOLAR_API_KEY"],
                                                                           content_type="text/plain")]})
-    proc = run_command(lit_search() + ["CRISPR", "--providers", "semantic_scholar,openalex,pubmed", "--format", "json"],
+    proc = run_command(lit_search_command() + ["CRISPR", "--providers", "semantic_scholar,openalex,pubmed", "--format", "json"],
                        env)
     payload = json.loads(proc.stdout)
     assert {e["provider"] for e in payload["errors"]} == {"openalex", "semantic_scholar"}
