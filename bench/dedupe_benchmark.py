@@ -25,10 +25,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "src"))
 
-from litsearch.bibio import read_benchmark_csv  # noqa: E402
-from litsearch.dedupe_scoring import parse_published_results, score_dedupe  # noqa: E402
-from litsearch.merge import dedupe, find_clusters  # noqa: E402
-from litsearch.records import Paper  # noqa: E402
+from litsearch.biblio.fields import read_benchmark_csv  # noqa: E402
+from litsearch.dedupe.scoring import parse_published_results, score_dedupe  # noqa: E402
+from litsearch.dedupe.clusters import dedupe, find_clusters  # noqa: E402
+from litsearch.core.records import Paper  # noqa: E402
 
 SHARED = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared"))
 BENCHMARKS = SHARED / "benchmarks" / "dedupe"

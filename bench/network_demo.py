@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(REPO / "tests"))
 
 from fake_server import Answer, FakeServer, SeenRequest  # noqa: E402
-from litsearch.identifiers import normalize_doi, normalize_openalex_id, normalize_pmid  # noqa: E402
+from litsearch.core.identifiers import normalize_doi, normalize_openalex_id, normalize_pmid  # noqa: E402
 
 SHARED = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared"))
 FIXTURES = SHARED / "fixtures"

@@ -16,8 +16,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from fake_server import Answer, FakeServer  # noqa: E402
-from litsearch.config import Settings  # noqa: E402
-from litsearch.http import HttpClient, pace_policies  # noqa: E402
+from litsearch.core.config import Settings  # noqa: E402
+from litsearch.net.http import HttpClient  # noqa: E402
+from litsearch.providers.base import pace_policies  # noqa: E402
 
 CALLS = {"semantic_scholar": 10, "arxiv": 4, "pubmed": 12, "openalex": 20, "crossref": 12, "unpaywall": 20}
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import fake_apis
 from fake_server import Answer, FakeServer
 from litsearch import cli
-from litsearch.http import PROCESS_PACE_BOOK
+from litsearch.net.pacing import PROCESS_PACE_BOOK
 
 PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
 FIRST_ROUTE = {

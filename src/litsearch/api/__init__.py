@@ -15,11 +15,12 @@ one-line reason when the API fails; ``literature_search`` reports failures in "e
 
 from __future__ import annotations
 
-from ..filters import build_filters
-from ..http import ProviderError as LitSearchError
-from ..plan import parse_provider_list
-from ..render import result_payload
-from ..search import SearchOptions, run_search
+from ..core.errors import ProviderError as LitSearchError
+from ..core.filters import build_filters
+from ..render.search_json import result_payload
+from ..search.options import SearchOptions
+from ..search.pipeline import run_search
+from ..search.plan import parse_provider_list
 from . import crossref, openalex, semantic_scholar, unpaywall
 from ._run import run_sync, settings
 

@@ -6,8 +6,8 @@ import asyncio
 import concurrent.futures
 from typing import Any, Awaitable, Callable, TypeVar
 
-from ..config import Settings
-from ..http import HttpClient
+from ..core.config import Settings
+from ..net.http import HttpClient
 
 T = TypeVar("T")
 

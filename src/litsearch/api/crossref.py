@@ -12,5 +12,5 @@ def verify_doi(doi: str, expected_title: str | None = None, expected_year: int |
 
 def search_works(query: str, limit: int = 10) -> list[dict]:
     """Relevance-ranked Crossref works as normalized record dicts."""
-    records = call_provider("crossref", lambda session: _provider.search(session, query, limit))
-    return [record.to_dict() for record in records]
+    answer = call_provider("crossref", lambda session: _provider.search(session, query, limit))
+    return [record.to_dict() for record in answer.records]

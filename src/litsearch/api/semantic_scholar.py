@@ -6,8 +6,8 @@ from ._run import call_provider
 
 def search_papers(query: str, limit: int = 10) -> list[dict]:
     """Relevance-ranked papers for ``query`` as normalized record dicts."""
-    records = call_provider("semantic_scholar", lambda session: _provider.search(session, query, limit))
-    return [record.to_dict() for record in records]
+    answer = call_provider("semantic_scholar", lambda session: _provider.search(session, query, limit))
+    return [record.to_dict() for record in answer.records]
 
 
 def get_paper_details(paper_id: str) -> dict:

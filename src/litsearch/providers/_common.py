@@ -1,11 +1,14 @@
-"""Small helpers every JSON provider shares: decoding an answer and coercing fields."""
+"""Helpers every JSON provider shares: decoding an answer, an API's error message on one
+line, and coercing fields."""
 
 from __future__ import annotations
 
 import json
 from typing import Any, Callable, Iterable
 
-from ..http import ProviderError
+from ..core.errors import ProviderError
+
+MESSAGE_LIMIT = 160  # characters of an API's own error text shown to the user
 
 
 def json_object(body: bytes | str) -> dict[str, Any]:
@@ -25,6 +28,18 @@ def json_object(body: bytes | str) -> dict[str, Any]:
     return payload
 
 
+def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """One line of at most ``limit`` characters, an ellipsis marking a cut."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def api_error(text: str) -> ProviderError:
+    """``API error: <the API's own words>`` on one line, shortened."""
+    text = shorten(text)
+    return ProviderError(f"API error: {text}" if text else "API error (no message)")
+
+
 def clean(value: Any) -> str | None:
     """A field as one line of text, or None when empty."""
     if value is None:
@@ -36,14 +51,14 @@ def clean(value: Any) -> str | None:
 def as_int(value: Any) -> int | None:
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 
 def as_float(value: Any) -> float | None:
     try:
         return float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None
 
 

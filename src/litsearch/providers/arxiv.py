@@ -15,13 +15,17 @@ from xml.etree.ElementTree import ParseError
 
 import defusedxml
 import defusedxml.ElementTree as SafeET
-import feedparser
 
-from ..filters import Filters
-from ..http import ProviderError, ProviderSession
-from ..identifiers import normalize_doi, split_arxiv_id
-from ..records import Paper
-from ..text import plain_text
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.filters import Filters
+from ..core.identifiers import normalize_doi, split_arxiv_id
+from ..core.records import Paper
+from ..core.text import plain_text
+from ..net.http import ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import as_int
+from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "arxiv"
 MAX_RESULTS = 100
@@ -46,6 +50,8 @@ def parse_feed(body: str | bytes) -> list[Paper]:
     """Records of an arXiv Atom feed, ranked by position (1-based); ``[]`` for an empty feed."""
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
     _check_is_atom_feed(raw)
+    import feedparser  # imported when a feed arrives, not at start-up
+
     # A stream, never a str: feedparser.parse() fetches URL-like strings and opens
     # strings that name a local file.
     feed = feedparser.parse(io.BytesIO(raw))
@@ -105,8 +111,8 @@ def _raise_if_empty_page(feed: Any) -> None:
 
     Returning [] would pass for "nothing found"; it is a transient failure instead.
     """
-    total = _as_int(feed.feed.get("opensearch_totalresults"))
-    start = _as_int(feed.feed.get("opensearch_startindex")) or 0
+    total = as_int(feed.feed.get("opensearch_totalresults"))
+    start = as_int(feed.feed.get("opensearch_startindex")) or 0
     if not feed.entries and total and total > start:
         raise ProviderError(f"arXiv sent an empty page although it reports {total} results; try again")
 
@@ -185,13 +191,6 @@ def _unfold(value: Any) -> str | None:
     return " ".join(str(value).split()) or None
 
 
-def _as_int(value: Any) -> int | None:
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
-
-
 def _one_line(value: Any) -> str:
     return " ".join(str(value).split())[:160]
 
@@ -246,7 +245,7 @@ def filter_clauses(filters: Filters | None) -> tuple[str, set[str]]:
     return "".join(f" AND {clause}" for clause in clauses), native
 
 
-async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
     """Up to ``limit`` (at most 100) arXiv records for ``query`` by relevance.
 
     Plain words become ``(all:w1 AND all:w2 …)``. A query already in arXiv syntax (it
@@ -255,12 +254,12 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     """
     search_query = query.strip() if _is_arxiv_syntax(query) else to_search_query(query)
     max_results = min(int(limit), MAX_RESULTS)
+    extra, native = filter_clauses(filters)
     if not search_query or max_results < 1:
-        return []
-    extra, session.native_filters = filter_clauses(filters)
+        return ProviderAnswer([], frozenset(native))
     if extra:
         search_query = f"({search_query}){extra}"
-    return await search_raw(session, search_query, max_results)
+    return ProviderAnswer(await search_raw(session, search_query, max_results), frozenset(native))
 
 
 async def search_raw(session: ProviderSession, search_query: str, max_results: int) -> list[Paper]:
@@ -272,10 +271,30 @@ async def search_raw(session: ProviderSession, search_query: str, max_results: i
         "sortBy": "relevance",
         "sortOrder": "descending",
     }
-    response = await session.get(session.http.settings.url(NAME, "/query"), params=params,
-                                 accept_status=_ERROR_FEED_STATUS)
+    response = await session.get(session.url("/query"), params=params, accept_status=_ERROR_FEED_STATUS)
     papers = parse_feed(response.content)
     if response.status != 200:
         # A 400 whose body was not an error feed: still a failure.
-        raise ProviderError(f"HTTP {response.status} from arXiv")
+        raise ProviderError(f"HTTP {response.status} from arXiv", provider=NAME, status=response.status)
     return papers[:max_results]
+
+
+# ---------------------------------------------------------------- the provider
+
+class ArXiv(Provider):
+    name = NAME
+    label = "arXiv"
+    capabilities = Capabilities(combines_variants=True, native_filters=True)
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        # arXiv terms of use: one connection, at least 3 s between calls.
+        return PacePolicy(min_interval=3.0, max_in_flight=1)
+
+    def combine_queries(self, variants: list[str]) -> str:
+        return combine_queries(variants)
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        return await search(session, request.query, request.limit, request.filters)
+
+
+PROVIDER = ArXiv()

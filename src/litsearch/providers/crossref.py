@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import re
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
-from rapidfuzz import fuzz
-
-from ..filters import Filters
-from ._common import json_object, clean, as_int, as_float
-from ..http import ProviderError, ProviderSession
-from ..identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
-from ..records import Paper
-from ..text import fold_title, plain_text
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.filters import Filters
+from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
+from ..core.records import Paper
+from ..core.text import fold_title, plain_text
+from ..net.http import ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import api_error, as_float, as_int, clean, json_object
+from .base import DAY, Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "crossref"
 
@@ -53,7 +56,6 @@ DATACITE_PREFIXES = frozenset({
 _JATS_HEADING = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.I | re.S)
 _BOOLEAN_WORD = re.compile(r"^(?:AND|OR|NOT)$")
 _QUERY_PUNCTUATION = re.compile(r'["()]')
-_MESSAGE_LIMIT = 160
 
 
 # ---------------------------------------------------------------- parsing (pure)
@@ -146,12 +148,12 @@ def _message(body: bytes | str) -> Any:
     """The ``message`` of an ``ok`` answer, or ProviderError for HTML, text and error payloads."""
     payload = json_object(body)
     if payload.get("status") != "ok":
-        raise ProviderError(_api_message(payload))
+        raise api_error(_api_message(payload))
     return payload.get("message")
 
 
 def _api_message(payload: dict[str, Any]) -> str:
-    """One short line from a failure body: ``{"status": "failed", "message": [{type, message}]}``
+    """The API's words from a failure body: ``{"status": "failed", "message": [{type, message}]}``
     or ``{"status": "error", "message": {"name": …, "description": …}}``."""
     message = payload.get("message")
     entries = message if isinstance(message, list) else [message]
@@ -162,10 +164,7 @@ def _api_message(payload: dict[str, Any]) -> str:
             parts.append(": ".join(words))
         elif entry:
             parts.append(str(entry))
-    text = " ".join("; ".join(parts).split()) or str(payload.get("message-type") or "")
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
-    return f"API error: {text}" if text else "API error (no message)"
+    return " ".join("; ".join(parts).split()) or str(payload.get("message-type") or "")
 
 
 def _first_text(values: Any) -> str | None:
@@ -271,19 +270,19 @@ def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
     return params, native
 
 
-async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
     """Relevance-ranked ``/works?query=``, first page only (at most 100 records)."""
-    settings = session.http.settings
-    extra, session.native_filters = filter_params(filters)
+    extra, native = filter_params(filters)
     params: dict[str, Any] = {
         "query": query,
         "rows": max(1, min(int(limit), MAX_ROWS)),
         "select": SELECT_FIELDS,
         **extra,
     }
-    params.update(_identity(session))
-    response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
-    return parse_works(response.content)[: params["rows"]]  # never more than asked, whatever the server sends
+    params.update(_identity(session.settings))
+    response = await session.get(session.url(WORKS_PATH), params=params)
+    records = parse_works(response.content)[: params["rows"]]  # never more than asked, whatever the server sends
+    return ProviderAnswer(records, frozenset(native))
 
 
 async def get_work(session: ProviderSession, doi: str) -> Paper | None:
@@ -324,26 +323,42 @@ async def verify_dois(session: ProviderSession,
     The session's pace policy keeps Crossref at its polite rate; a failed lookup gives
     ``verified: None`` with the reason instead of an exception.
     """
+    return (await _verify_each(session, items)).verdicts
+
+
+@dataclass
+class DoiChecks:
+    """Crossref's verdict on each DOI (keyed by the DOI as given), and the DOIs Crossref
+    could not be asked about (unreachable, budget spent), whose verdict is None."""
+
+    verdicts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unreachable: set[str] = field(default_factory=set)
+
+
+async def _verify_each(session: ProviderSession, items: list[tuple[str, str | None, int | None]]) -> DoiChecks:
+    """One lookup per DOI, concurrently within Crossref's pace."""
     unique: dict[str, tuple[str | None, int | None]] = {}
     for doi, title, year in items:
         unique.setdefault(doi, (title, year))
+    checks = DoiChecks()
 
-    async def verify_one(doi: str, title: str | None, year: int | None) -> dict[str, Any]:
+    async def verify_one(doi: str, title: str | None, year: int | None) -> None:
         try:
-            return await verify_doi(session, doi, title, year)
+            checks.verdicts[doi] = await verify_doi(session, doi, title, year)
         except ProviderError as error:
-            return _verdict(normalize_doi(doi) or doi, None, f"Crossref lookup failed: {error}")
+            checks.verdicts[doi] = _verdict(normalize_doi(doi) or doi, None, f"Crossref lookup failed: {error}")
+            checks.unreachable.add(doi)
 
-    results = await asyncio.gather(*(verify_one(doi, title, year) for doi, (title, year) in unique.items()))
-    return dict(zip(unique, results))
+    await asyncio.gather(*(verify_one(doi, title, year) for doi, (title, year) in unique.items()))
+    checks.verdicts = {doi: checks.verdicts[doi] for doi in unique}  # in the order given
+    return checks
 
 
 VERIFY_BATCH = 20  # DOIs per /works?filter=doi:… call; keeps the URL well under 4 KB
 _VERIFY_SELECT = "DOI,title,subtitle,issued,published,published-print,published-online"
 
 
-async def verify_many(session: ProviderSession,
-                      items: list[tuple[str, str | None, int | None]]) -> dict[str, dict[str, Any]]:
+async def verify_many(session: ProviderSession, items: list[tuple[str, str | None, int | None]]) -> DoiChecks:
     """Like ``verify_dois`` but batched: one ``filter=doi:a,doi:b,…`` call per 20 DOIs, so a
     20-row table costs one request. DOIs the batch does not return get a single lookup
     (to tell a 404 from a DataCite DOI); arXiv DOIs are never sent."""
@@ -363,8 +378,8 @@ async def verify_many(session: ProviderSession,
         for start in range(0, len(batchable), VERIFY_BATCH):
             chunk = batchable[start:start + VERIFY_BATCH]
             params = {"filter": ",".join(f"doi:{doi}" for doi in chunk), "rows": str(len(chunk)),
-                      "select": _VERIFY_SELECT, **_identity(session)}
-            response = await session.get(session.http.settings.url(NAME, WORKS_PATH), params=params)
+                      "select": _VERIFY_SELECT, **_identity(session.settings)}
+            response = await session.get(session.url(WORKS_PATH), params=params)
             message = _message(response.content)
             for item in (message.get("items") or []) if isinstance(message, dict) else []:
                 doi = normalize_doi(item.get("DOI"))
@@ -373,12 +388,12 @@ async def verify_many(session: ProviderSession,
     except ProviderError as error:
         for doi in wanted:
             results[doi] = _verdict(doi, None, f"Crossref lookup failed: {error}")
-        return results
+        return DoiChecks(results, set(wanted))
     missing = [doi for doi in wanted if doi not in found]
-    singles = await verify_dois(session, [(doi, *wanted[doi]) for doi in missing]) if missing else {}
+    singles = await _verify_each(session, [(doi, *wanted[doi]) for doi in missing]) if missing else DoiChecks()
     for doi, (title, year) in wanted.items():
-        results[doi] = _compare(doi, found[doi], title, year) if doi in found else singles[doi]
-    return results
+        results[doi] = _compare(doi, found[doi], title, year) if doi in found else singles.verdicts[doi]
+    return DoiChecks(results, singles.unreachable)
 
 
 def title_similarity(expected: str | None, found: str | None) -> float:
@@ -388,6 +403,8 @@ def title_similarity(expected: str | None, found: str | None) -> float:
         return 0.0
     if min(len(a), len(b)) / max(len(a), len(b)) < MIN_TITLE_LENGTH_RATIO:
         return 0.0
+    from rapidfuzz import fuzz  # only when a title is compared
+
     return round(fuzz.token_sort_ratio(a, b), 1)
 
 
@@ -436,8 +453,8 @@ def _verdict(doi: str, verified: bool | None, reason: str, crossref_title: str |
 
 async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | None:
     """The ``message`` of ``/works/{doi}``, or None on Crossref's 404 ("Resource not found.")."""
-    url = session.http.settings.url(NAME, f"{WORKS_PATH}/{quote(doi, safe='/')}")
-    response = await session.get(url, params=_identity(session), accept_status=frozenset({404}))
+    url = session.url(f"{WORKS_PATH}/{quote(doi, safe='/')}")
+    response = await session.get(url, params=_identity(session.settings), accept_status=frozenset({404}))
     if response.status == 404:
         return None
     message = _message(response.content)
@@ -446,17 +463,38 @@ async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | No
     return message
 
 
-def _identity(session: ProviderSession) -> dict[str, str]:
-    email = session.http.settings.email
-    return {"mailto": email} if email else {}
+def _identity(settings: Settings) -> dict[str, str]:
+    return {"mailto": settings.email} if settings.email else {}
 
 
 def _require_doi(doi: str) -> str:
     bare = normalize_doi(doi)
     if bare is None:
-        raise ProviderError(f"not a DOI: {doi!r}")
+        raise ProviderError(f"not a DOI: {doi!r}", provider=NAME)
     return bare
 
 
 def _doi_prefix(doi: str) -> str:
     return doi.split("/", 1)[0]
+
+
+# ---------------------------------------------------------------- the provider
+
+class Crossref(Provider):
+    name = NAME
+    label = "Crossref"
+    capabilities = Capabilities(combines_variants=True, native_filters=True)
+    cache_ttl = 7 * DAY  # DOI metadata changes slowly
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
+        return PacePolicy(min_interval=1 / 3, max_in_flight=3)
+
+    def combine_queries(self, variants: list[str]) -> str:
+        return combine_queries(variants)
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        return await search(session, request.query, request.limit, request.filters)
+
+
+PROVIDER = Crossref()

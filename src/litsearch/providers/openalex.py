@@ -1,23 +1,32 @@
-"""OpenAlex /works: relevance search with ``search=``."""
+"""OpenAlex /works: relevance search with ``search=``, one work with the works it cites,
+works by id in batches, the works citing one, and author/source name resolution."""
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable
+from urllib.parse import quote
 
-from ..filters import Filters
-from ._common import any_of, json_object, clean, as_int, as_float
-from ..http import ProviderError, ProviderSession
-from ..identifiers import (
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.filters import Filters
+from ..core.identifiers import (
+    PaperRef,
     arxiv_id_from_doi,
     normalize_arxiv_id,
     normalize_doi,
     normalize_openalex_id,
+    normalize_pmcid,
     normalize_pmid,
 )
-from ..records import Paper
-from ..text import plain_text
+from ..core.records import Paper
+from ..core.text import plain_text
+from ..net.http import ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import any_of, api_error, as_float, as_int, clean, json_object
+from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "openalex"
 
@@ -34,7 +43,6 @@ SELECT_FIELDS = ",".join((
 
 _BOOLEAN_WORD = re.compile(r"\b(AND|OR|NOT)\b")
 _ARXIV_HOST = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", re.I)
-_MESSAGE_LIMIT = 160
 
 
 # ---------------------------------------------------------------- parsing (pure)
@@ -104,20 +112,12 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    """The decoded JSON object, or ProviderError for HTML pages, non-JSON and error payloads."""
+    """The decoded JSON object, or ProviderError for HTML pages, non-JSON and error payloads
+    (``error: message`` on one line, shortened: the 400 message lists every field)."""
     payload = json_object(body)
     if "error" in payload and "results" not in payload and "id" not in payload:
-        raise ProviderError(_api_message(payload))
+        raise api_error(": ".join(str(payload.get(key)).strip() for key in ("error", "message") if payload.get(key)))
     return payload
-
-
-def _api_message(payload: dict[str, Any]) -> str:
-    """``error: message`` on one line, shortened (the 400 message lists every field)."""
-    parts = [str(payload.get(key)).strip() for key in ("error", "message") if payload.get(key)]
-    text = " ".join(": ".join(parts).split())
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
-    return f"API error: {text}" if text else "API error (no message)"
 
 
 def _author_names(authorships: Any) -> list[str]:
@@ -165,7 +165,7 @@ def _external_ids(ids: dict[str, Any]) -> dict[str, str]:
         "openalex": normalize_openalex_id,
         "doi": normalize_doi,
         "pmid": normalize_pmid,
-        "pmcid": _normalize_pmcid,
+        "pmcid": normalize_pmcid,
     }
     external: dict[str, str] = {}
     for key, value in ids.items():
@@ -174,12 +174,6 @@ def _external_ids(ids: dict[str, Any]) -> dict[str, str]:
         normalize = normalizers.get(key)
         external[key] = (normalize(value) if normalize else None) or str(value)
     return external
-
-
-def _normalize_pmcid(value: Any) -> str | None:
-    """``PMC123`` from ``https://www.ncbi.nlm.nih.gov/pmc/articles/123`` (OpenAlex drops the PMC)."""
-    match = re.search(r"(?:PMC)?(\d+)/?\s*$", str(value), re.I)
-    return f"PMC{match.group(1)}" if match else None
 
 
 def _pages(first: Any, last: Any) -> str | None:
@@ -227,7 +221,7 @@ def _drop_unpaired_parentheses(text: str) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-def _identity_params(settings) -> dict[str, str]:
+def _identity_params(settings: Settings) -> dict[str, str]:
     params = {}
     if settings.email:
         params["mailto"] = settings.email
@@ -244,10 +238,10 @@ _OPENALEX_TYPES = {"article": "article", "review": "review", "preprint": "prepri
 async def resolve_entity(session: ProviderSession, kind: str, name: str) -> tuple[str, str] | None:
     """(id, display name) of the author or source best matching ``name``: among the search
     hits, the one with the most works. One extra call; None when nothing matches."""
-    settings = session.http.settings
     path = {"author": "/authors", "venue": "/sources"}[kind]
-    params = {"search": name, "per_page": 10, "select": "id,display_name,works_count", **_identity_params(settings)}
-    response = await session.get(settings.url(NAME, path), params=params)
+    params = {"search": name, "per_page": 10, "select": "id,display_name,works_count",
+              **_identity_params(session.settings)}
+    response = await session.get(session.url(path), params=params)
     try:
         results = json.loads(response.content).get("results") or []
     except (ValueError, AttributeError):
@@ -255,18 +249,19 @@ async def resolve_entity(session: ProviderSession, kind: str, name: str) -> tupl
     candidates = [r for r in results if isinstance(r, dict) and r.get("id")]
     if not candidates:
         return None
-    best = max(candidates, key=lambda r: (r.get("works_count") or 0))
+    best = max(candidates, key=lambda r: (as_int(r.get("works_count")) or 0))
     entity_id = str(best["id"]).rsplit("/", 1)[-1]
     return entity_id, str(best.get("display_name") or entity_id)
 
 
-async def filter_expression(session: ProviderSession, filters: Filters | None) -> tuple[str, set[str]]:
-    """The ``filter=`` value for the search filters, and which filters it covers.
+async def filter_expression(session: ProviderSession, filters: Filters | None) -> tuple[str, set[str], list[str]]:
+    """The ``filter=`` value for the search filters, which filters it covers, and notes.
     Author and venue names are resolved to OpenAlex ids first (OpenAlex filters by id)."""
     parts: list[str] = []
     native: set[str] = set()
+    notes: list[str] = []
     if not filters:
-        return "", native
+        return "", native, notes
     if filters.date_from:
         parts.append(f"from_publication_date:{filters.date_from.isoformat()}")
     if filters.date_to:
@@ -279,10 +274,10 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
             continue
         found = await resolve_entity(session, kind, name)
         if found is None:
-            session.note(f"{kind} {name!r} not found in OpenAlex; applied after fetching")
+            notes.append(f"{kind} {name!r} not found in OpenAlex; applied after fetching")
             continue
         entity_id, display = found
-        session.note(f"{kind} {name!r} → {display}, {entity_id}")
+        notes.append(f"{kind} {name!r} → {display}, {entity_id}")
         parts.append(f"{field_name}:{entity_id}")
         native.add(kind)
     if filters.open_access:
@@ -294,20 +289,149 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
     if filters.min_citations is not None:
         parts.append(f"cited_by_count:>{filters.min_citations - 1}")
         native.add("min_citations")
-    return ",".join(parts), native
+    return ",".join(parts), native, notes
 
 
-async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
     """Relevance-ranked ``/works?search=``, first page only (at most 100 records)."""
-    settings = session.http.settings
     params: dict[str, Any] = {
         "search": query,
         "per_page": max(1, min(int(limit), MAX_PER_PAGE)),
         "select": SELECT_FIELDS,
-        **_identity_params(settings),
+        **_identity_params(session.settings),
     }
-    expression, session.native_filters = await filter_expression(session, filters)
+    expression, native, notes = await filter_expression(session, filters)
     if expression:
         params["filter"] = expression
-    response = await session.get(settings.url(NAME, WORKS_PATH), params=params)
-    return parse_works(response.content)[: params["per_page"]]  # never more than asked, whatever the server sends
+    response = await session.get(session.url(WORKS_PATH), params=params)
+    records = parse_works(response.content)[: params["per_page"]]  # never more than asked, whatever the server sends
+    return ProviderAnswer(records, frozenset(native), notes)
+
+
+# ---------------------------------------------------------------- one work, works by id, citing works
+
+NOT_FOUND = frozenset({404})
+# OR-filters take at most 50 values, so 50 ids per list call.
+ID_BATCH = 50
+CITING_PER_PAGE = 50
+# relevance_score exists only with a search; referenced_works is what the fallback needs.
+WORK_SELECT = ",".join(
+    [name for name in SELECT_FIELDS.split(",") if name != "relevance_score"]
+    + ["referenced_works", "referenced_works_count"])
+# List entries skip the abstract: the tables never show it and it is most of the bytes.
+LIST_SELECT = ",".join(
+    name for name in SELECT_FIELDS.split(",") if name not in ("relevance_score", "abstract_inverted_index"))
+
+
+@dataclass
+class Work:
+    """One OpenAlex work: the record, the W-ids it cites and how many it cites in total."""
+
+    paper: Paper
+    referenced_ids: list[str]
+    referenced_count: int | None = None
+
+
+def api_id(ref: PaperRef) -> str | None:
+    """A typed id in /works/{id} form, or None for S2-only ids. OpenAlex has no arXiv id
+    field, but it files every arXiv paper under arXiv's DataCite DOI."""
+    return {"doi": f"doi:{ref.value}", "pmid": f"pmid:{ref.value}",
+            "arxiv": f"doi:10.48550/arxiv.{ref.value}", "openalex": ref.value}.get(ref.kind)
+
+
+def api_ids(paper: Paper) -> list[str]:
+    """The ids /works/{id} accepts for a known paper, most specific first."""
+    ids = [paper.openalex_id,
+           f"doi:{paper.doi}" if paper.doi else None,
+           f"pmid:{paper.pmid}" if paper.pmid else None,
+           f"doi:10.48550/arxiv.{paper.arxiv_id}" if paper.arxiv_id else None]
+    return list(dict.fromkeys(i for i in ids if i))
+
+
+def parse_work_with_references(body: bytes | str) -> Work:
+    """One /works/{id} answer with its ``referenced_works``."""
+    papers = parse_works(body)  # rejects HTML pages, error payloads and non-JSON
+    if not papers:
+        raise ProviderError("unexpected response (a work without a title)")
+    payload = json.loads(body)
+    referenced = referenced_work_ids(payload)
+    total = as_int(payload.get("referenced_works_count"))
+    total = max(0, total) if total is not None else None
+    return Work(papers[0], referenced, total if total is not None else len(referenced))
+
+
+def referenced_work_ids(work: Any) -> list[str]:
+    """The bare W-ids of a work's ``referenced_works`` (given as URLs), in order, once each."""
+    values = work.get("referenced_works") if isinstance(work, dict) else None
+    ids = (normalize_openalex_id(value) for value in values or [] if isinstance(value, str))
+    return list(dict.fromkeys(work_id for work_id in ids if work_id))
+
+
+def id_batches(ids: list[str], size: int = ID_BATCH) -> list[list[str]]:
+    """The ids in consecutive groups of at most ``size`` (one OR-filter call each)."""
+    return [ids[start:start + size] for start in range(0, len(ids), size)]
+
+
+async def fetch_work(session: ProviderSession, work_api_id: str) -> Work | None:
+    """The work with its referenced W-ids; None when OpenAlex does not know it."""
+    url = session.url(f"{WORKS_PATH}/{quote(work_api_id, safe='/:')}")
+    params = {"select": WORK_SELECT, **_identity_params(session.settings)}
+    response = await session.get(url, params=params, accept_status=NOT_FOUND)
+    if response.status == 404:
+        return None
+    return parse_work_with_references(response.content)
+
+
+async def fetch_works(session: ProviderSession, work_ids: list[str]) -> list[Paper]:
+    """The records of the given W-ids: one ``openalex_id:W1|W2|…`` call per 50 ids."""
+    papers: list[Paper] = []
+    for batch in id_batches(work_ids):
+        params = {"filter": "openalex_id:" + "|".join(batch), "per_page": len(batch),
+                  "select": LIST_SELECT, **_identity_params(session.settings)}
+        response = await session.get(session.url(WORKS_PATH), params=params)
+        papers.extend(parse_works(response.content))
+    return papers
+
+
+async def fetch_citing(session: ProviderSession, work_id: str) -> list[Paper]:
+    """The most cited works that cite ``work_id`` (first page, most cited first)."""
+    params = {"filter": f"cites:{work_id}", "sort": "cited_by_count:desc",
+              "per_page": CITING_PER_PAGE, "select": LIST_SELECT, **_identity_params(session.settings)}
+    response = await session.get(session.url(WORKS_PATH), params=params)
+    return parse_works(response.content)[:CITING_PER_PAGE]
+
+
+async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> dict[str, list[str]]:
+    """W-id -> the W-ids it references, one call per 50 works (works OpenAlex lacks are absent)."""
+    found: dict[str, list[str]] = {}
+    for batch in id_batches(work_ids):
+        params = {"filter": "openalex_id:" + "|".join(batch), "select": "id,referenced_works",
+                  "per_page": len(batch), **_identity_params(session.settings)}
+        response = await session.get(session.url(WORKS_PATH), params=params)
+        results = _load_json_object(response.content).get("results")
+        for work in results if isinstance(results, list) else []:
+            work_id = normalize_openalex_id(work.get("id")) if isinstance(work, dict) else None
+            if work_id:
+                found[work_id] = referenced_work_ids(work)
+    return found
+
+
+# ---------------------------------------------------------------- the provider
+
+class OpenAlex(Provider):
+    name = NAME
+    label = "OpenAlex"
+    key_variable = "OPENALEX_API_KEY"
+    capabilities = Capabilities(combines_variants=True, native_filters=True)
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        return PacePolicy(min_interval=0.1, max_in_flight=5)
+
+    def combine_queries(self, variants: list[str]) -> str:
+        return combine_queries(variants)
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        return await search(session, request.query, request.limit, request.filters)
+
+
+PROVIDER = OpenAlex()

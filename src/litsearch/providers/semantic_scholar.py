@@ -1,4 +1,5 @@
-"""Semantic Scholar Academic Graph API: relevance search, bulk boolean search, one paper."""
+"""Semantic Scholar Academic Graph API: relevance search, bulk boolean search, one paper,
+its references and citing papers, and reference lists in batches."""
 
 from __future__ import annotations
 
@@ -6,17 +7,23 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from ..filters import Filters
-from ._common import any_of, json_object, clean, as_int
-from ..http import ProviderError, ProviderSession
-from ..identifiers import (
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.filters import Filters
+from ..core.identifiers import (
+    PaperRef,
     arxiv_id_from_doi,
+    is_arxiv_doi,
     normalize_arxiv_id,
     normalize_doi,
     normalize_pmid,
 )
-from ..records import Paper
-from ..text import plain_text
+from ..core.records import Paper
+from ..core.text import plain_text
+from ..net.http import ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import any_of, api_error, as_int, clean, json_object
+from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "semantic_scholar"
 
@@ -46,7 +53,6 @@ _ID_PREFIXES = {
     "doi": "DOI", "arxiv": "ARXIV", "pmid": "PMID", "pmcid": "PMCID", "corpusid": "CorpusId",
     "mag": "MAG", "acl": "ACL", "url": "URL",
 }
-_MESSAGE_LIMIT = 160
 
 
 # ---------------------------------------------------------------- parsing (pure)
@@ -110,19 +116,12 @@ def _parse_data_list(payload: dict[str, Any]) -> list[Paper]:
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    """The decoded JSON object, or ProviderError for non-JSON and error payloads."""
+    """The decoded JSON object, or ProviderError for non-JSON and error payloads
+    (the API's own text on one line, e.g. "Too Many Requests. …")."""
     payload = json_object(body)
-    if "data" not in payload and ("error" in payload or "message" in payload):
-        raise ProviderError(_api_message(payload))
+    if "data" not in payload and "title" not in payload and ("error" in payload or "message" in payload):
+        raise api_error(str(payload.get("error") or payload.get("message") or ""))
     return payload
-
-
-def _api_message(payload: dict[str, Any]) -> str:
-    """The API's own error text on one line, shortened ("Too Many Requests. …")."""
-    text = " ".join(str(payload.get("error") or payload.get("message") or "").split())
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
-    return f"API error: {text}" if text else "API error (no message)"
 
 
 def _author_names(authors: Any) -> list[str]:
@@ -217,10 +216,9 @@ def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
     return params, native
 
 
-async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> list[Paper]:
+async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
     """Relevance-ranked /paper/search, first page only (at most 100 records)."""
-    settings = session.http.settings
-    extra, session.native_filters = filter_params(filters)
+    extra, native = filter_params(filters)
     params = {
         "query": plain_search_query(query),
         "fields": SEARCH_FIELDS,
@@ -228,45 +226,200 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         "offset": 0,
         **extra,
     }
-    response = await session.get(settings.url(NAME, SEARCH_PATH), params=params, headers=_auth_headers(session))
-    return parse_search(response.content)[: params["limit"]]  # never more than asked, whatever the server sends
+    response = await session.get(session.url(SEARCH_PATH), params=params, headers=_auth_headers(session.settings))
+    records = parse_search(response.content)[: params["limit"]]  # never more than asked, whatever the server sends
+    return ProviderAnswer(records, frozenset(native))
 
 
 async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,
-                      filters: Filters | None = None) -> list[Paper]:
-    """/paper/search/bulk with boolean syntax, most cited first; one call, at most ``limit`` records.
+                      filters: Filters | None = None) -> ProviderAnswer:
+    """/paper/search/bulk with boolean syntax; one call, at most ``limit`` records.
 
-    The bulk endpoint has no page-size parameter (it always answers up to 1,000), so the
-    answer is cut here.
+    The bulk endpoint has no relevance order (the answer is marked unranked) and no
+    page-size parameter (it always answers up to 1,000), so the answer is cut here.
     """
-    settings = session.http.settings
-    extra, session.native_filters = filter_params(filters)
+    extra, native = filter_params(filters)
     params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": "citationCount:desc", **extra}
-    response = await session.get(settings.url(NAME, BULK_PATH), params=params, headers=_auth_headers(session))
-    return parse_bulk(response.content)[: _clamp(limit, BULK_MAX_RESULTS)]
+    response = await session.get(session.url(BULK_PATH), params=params, headers=_auth_headers(session.settings))
+    return ProviderAnswer(parse_bulk(response.content)[: _clamp(limit, BULK_MAX_RESULTS)], frozenset(native),
+                          ranked=False)
 
 
 async def get_paper_details(session: ProviderSession, paper_id: str) -> Paper:
     """One paper by any id form /paper/{id} accepts; ProviderError when S2 does not know it."""
-    settings = session.http.settings
     api_id = paper_id_for_api(paper_id)
-    # "/" and ":" stay as they are (S2 expects DOI:10.1/x); anything else that would end
-    # the path early ("?", "#", spaces) is percent-encoded.
-    url = settings.url(NAME, PAPER_PATH + quote(api_id, safe="/:"))
-    response = await session.get(url, params={"fields": SEARCH_FIELDS}, headers=_auth_headers(session),
-                                 accept_status=frozenset({404}))
+    response = await session.get(_paper_url(session, api_id), params={"fields": SEARCH_FIELDS},
+                                 headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
     if response.status == 404:
-        raise ProviderError(f"paper not found: {paper_id}")
+        raise ProviderError(f"paper not found: {paper_id}", provider=NAME, status=404)
     paper = parse_paper(_load_json_object(response.content))
     if paper is None:
-        raise ProviderError(f"unexpected response for {paper_id} (no title)")
+        raise ProviderError(f"unexpected response for {paper_id} (no title)", provider=NAME)
     return paper
 
 
-def _auth_headers(session: ProviderSession) -> dict[str, str]:
-    key = session.http.settings.semantic_scholar_api_key
+def _auth_headers(settings: Settings) -> dict[str, str]:
+    key = settings.semantic_scholar_api_key
     return {"x-api-key": key} if key else {}
+
+
+def _paper_url(session: ProviderSession, api_id: str, suffix: str = "") -> str:
+    # "/" and ":" stay as they are (S2 expects DOI:10.1/x); anything else that would end
+    # the path early ("?", "#", spaces) is percent-encoded.
+    return session.url(PAPER_PATH + quote(api_id, safe="/:") + suffix)
 
 
 def _clamp(limit: int, maximum: int) -> int:
     return max(1, min(int(limit), maximum))
+
+
+# ---------------------------------------------------------------- one paper, its references and citing papers
+
+NOT_FOUND = frozenset({404})
+# Fields of each paper in a /references or /citations page (paperId always comes along).
+LIST_FIELDS = "title,year,authors,externalIds,citationCount,venue"
+# One page per list: enough to pick the most cited few, and every S2 request costs a
+# second at its pace whatever the page size (the API allows up to 1,000).
+LIST_LIMIT = 100
+# referenceCount gives the true total when the list is longer than one page.
+RECORD_FIELDS = SEARCH_FIELDS + ",referenceCount"
+BATCH_PATH = "/graph/v1/paper/batch"
+BATCH_SIZE = 500  # ids per /paper/batch call (the API's limit)
+
+
+def api_id(ref: PaperRef) -> str | None:
+    """A typed id in /paper/{id} form, or None when S2 cannot look this kind up (OpenAlex W…)."""
+    return {"doi": f"DOI:{ref.value}", "pmid": f"PMID:{ref.value}", "arxiv": f"ARXIV:{ref.value}",
+            "s2": ref.value, "corpusid": f"CorpusId:{ref.value}"}.get(ref.kind)
+
+
+def api_ids(paper: Paper) -> list[str]:
+    """The ids /paper/{id} accepts for a known paper, most specific first."""
+    ids = [paper.paper_id if paper.paper_id and _SHA.match(paper.paper_id) else None,
+           # arXiv's own DOIs are better asked as ARXIV: (S2 files preprints under the arXiv id)
+           f"DOI:{paper.doi}" if paper.doi and not is_arxiv_doi(paper.doi) else None,
+           f"ARXIV:{paper.arxiv_id}" if paper.arxiv_id else None,
+           f"PMID:{paper.pmid}" if paper.pmid else None]
+    return [i for i in ids if i]
+
+
+def parse_references(body: bytes | str) -> list[Paper]:
+    """The papers of a /paper/{id}/references page (``data[].citedPaper``), ranked by position."""
+    return _parse_links(body, "citedPaper")
+
+
+def parse_citations(body: bytes | str) -> list[Paper]:
+    """The papers of a /paper/{id}/citations page (``data[].citingPaper``), ranked by position."""
+    return _parse_links(body, "citingPaper")
+
+
+def _parse_links(body: bytes | str, side: str) -> list[Paper]:
+    payload = _load_json_object(body)
+    entries = payload.get("data")
+    if entries is None:  # a paper with nothing listed may come back without "data"
+        return []
+    if not isinstance(entries, list):
+        raise ProviderError("unexpected response ('data' is not a list)")
+    papers = (parse_paper(entry.get(side) if isinstance(entry, dict) else None, rank=position)
+              for position, entry in enumerate(entries, start=1))
+    return [paper for paper in papers if paper is not None]
+
+
+def parse_record(body: bytes | str) -> tuple[Paper, int | None]:
+    """One /paper/{id} answer: the record and its ``referenceCount`` (None when absent)."""
+    payload = _load_json_object(body)
+    paper = parse_paper(payload)
+    if paper is None:
+        raise ProviderError("unexpected response (a paper without a title)")
+    return paper, _count(payload.get("referenceCount"))
+
+
+def _count(value: Any) -> int | None:
+    number = as_int(value)
+    return max(0, number) if number is not None else None
+
+
+async def fetch_record(session: ProviderSession, paper_api_id: str) -> tuple[Paper, int | None] | None:
+    """The record and its reference count; None when S2 does not know the paper."""
+    response = await session.get(_paper_url(session, paper_api_id), params={"fields": RECORD_FIELDS},
+                                 headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
+    if response.status == 404:
+        return None
+    return parse_record(response.content)
+
+
+async def fetch_references(session: ProviderSession, paper_api_id: str) -> list[Paper] | None:
+    """The first page of the paper's references; None when S2 does not know the paper."""
+    body = await _list_page(session, paper_api_id, "references")
+    return parse_references(body) if body is not None else None
+
+
+async def fetch_citations(session: ProviderSession, paper_api_id: str) -> list[Paper] | None:
+    """The first page of the papers citing it; None when S2 does not know the paper."""
+    body = await _list_page(session, paper_api_id, "citations")
+    return parse_citations(body) if body is not None else None
+
+
+async def _list_page(session: ProviderSession, paper_api_id: str, direction: str) -> bytes | None:
+    params = {"fields": LIST_FIELDS, "limit": LIST_LIMIT, "offset": 0}
+    response = await session.get(_paper_url(session, paper_api_id, "/" + direction), params=params,
+                                 headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
+    return None if response.status == 404 else response.content
+
+
+async def fetch_reference_ids(session: ProviderSession, paper_api_ids: list[str]) -> list[list[dict[str, Any]]]:
+    """For each id (same order), its references as ``{paperId, externalIds}`` dicts, from
+    /paper/batch (500 ids per call). A paper S2 does not know gives an empty list."""
+    answers: list[list[dict[str, Any]]] = []
+    for start in range(0, len(paper_api_ids), BATCH_SIZE):
+        chunk = paper_api_ids[start:start + BATCH_SIZE]
+        response = await session.post(session.url(BATCH_PATH),
+                                      params={"fields": "paperId,references.paperId,references.externalIds"},
+                                      json={"ids": chunk}, headers=_auth_headers(session.settings))
+        papers = _json_list(response.content)
+        for paper in papers:
+            references = paper.get("references") if isinstance(paper, dict) else None
+            answers.append([ref for ref in references or [] if isinstance(ref, dict)])
+    return answers
+
+
+def _json_list(body: bytes) -> list[Any]:
+    """/paper/batch answers a JSON list (one entry per id, null for unknown ids)."""
+    import json
+
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        raise ProviderError("unexpected response (not JSON)") from None
+    if isinstance(payload, dict):
+        _load_json_object(body)  # an error payload says why
+        raise ProviderError("unexpected response (an object where a list of papers was expected)")
+    if not isinstance(payload, list):
+        raise ProviderError("unexpected response (not a list of papers)")
+    return payload
+
+
+# ---------------------------------------------------------------- the provider
+
+class SemanticScholar(Provider):
+    name = NAME
+    label = "Semantic Scholar"
+    key_variable = "SEMANTIC_SCHOLAR_API_KEY"
+    capabilities = Capabilities(combines_variants=True, native_filters=True)
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
+        return PacePolicy(min_interval=1.0, max_in_flight=1)
+
+    def combine_queries(self, variants: list[str]) -> str:
+        return combine_queries(variants)
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        if request.combined:
+            # Only the bulk endpoint understands OR; it has no relevance order, so all its
+            # (up to 1,000) records come back for local ranking.
+            return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters)
+        return await search(session, request.query, request.limit, request.filters)
+
+
+PROVIDER = SemanticScholar()

@@ -6,13 +6,15 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from ._common import json_object
-from ..http import FetchedResponse, ProviderError, ProviderSession
-from ..identifiers import normalize_doi
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.identifiers import normalize_doi
+from ..net.http import FetchedResponse, ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import MESSAGE_LIMIT, json_object, shorten
+from .base import DAY, Capabilities, Provider
 
 NAME = "unpaywall"
-
-_MESSAGE_LIMIT = 160
 
 
 # ---------------------------------------------------------------- parsing (pure)
@@ -49,10 +51,7 @@ def _load_json_object(body: bytes | str) -> dict[str, Any]:
 
 
 def _error_message(payload: dict[str, Any]) -> str:
-    text = " ".join(str(payload.get("message") or "no message").split())
-    if len(text) > _MESSAGE_LIMIT:
-        text = text[: _MESSAGE_LIMIT - 1].rstrip() + "…"
-    return text
+    return shorten(str(payload.get("message") or "no message"))
 
 
 # ---------------------------------------------------------------- HTTP flow
@@ -63,18 +62,19 @@ async def get_open_access_url(session: ProviderSession, doi: str) -> dict[str, A
     Unpaywall requires a contact email on every call, so without LITSEARCH_EMAIL nothing
     is sent. A 422 (an email it refuses, a malformed DOI) raises with Unpaywall's message.
     """
-    settings = session.http.settings
+    settings = session.settings
     if not settings.email:
-        raise ProviderError("Unpaywall needs LITSEARCH_EMAIL")
+        raise ProviderError("Unpaywall needs LITSEARCH_EMAIL", provider=NAME)
     bare = normalize_doi(doi)
     if bare is None:
-        raise ProviderError(f"not a DOI: {doi!r}")
-    url = settings.url(NAME, f"/v2/{quote(bare, safe='/')}")
+        raise ProviderError(f"not a DOI: {doi!r}", provider=NAME)
+    url = session.url(f"/v2/{quote(bare, safe='/')}")
     response = await session.get(url, params={"email": settings.email}, accept_status=frozenset({404, 422}))
     if response.status == 404:
         return None
     if response.status == 422:
-        raise ProviderError(f"Unpaywall rejected the request (HTTP 422): {_rejection_message(response)}")
+        raise ProviderError(f"Unpaywall rejected the request (HTTP 422): {_rejection_message(response)}",
+                            provider=NAME, status=422)
     return parse_oa(response.content)
 
 
@@ -85,4 +85,22 @@ def _rejection_message(response: FetchedResponse) -> str:
         payload = None
     if isinstance(payload, dict) and payload.get("message"):
         return _error_message(payload)
-    return " ".join(response.text.split())[:_MESSAGE_LIMIT] or "no message"
+    return " ".join(response.text.split())[:MESSAGE_LIMIT] or "no message"
+
+
+# ---------------------------------------------------------------- the provider
+
+class Unpaywall(Provider):
+    """Looks DOIs up (``get_open_access_url``); no search."""
+
+    name = NAME
+    label = "Unpaywall"
+    needs_email = True
+    capabilities = Capabilities(combines_variants=False, native_filters=False, searches=False)
+    cache_ttl = 7 * DAY  # open-access locations change slowly
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        return PacePolicy(min_interval=0.1, max_in_flight=5)
+
+
+PROVIDER = Unpaywall()

@@ -8,25 +8,28 @@ never enter the merge or the papers table. The provider is off unless
 from __future__ import annotations
 
 import json
-import os
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._common import json_object
-from ..http import FetchedResponse, ProviderError, ProviderSession
-from ..text import plain_text
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.text import plain_text
+from ..core.urls import http_url
+from ..net.http import FetchedResponse, ProviderSession
+from ..net.pacing import PacePolicy
+from ._common import MESSAGE_LIMIT, json_object
+from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "web"
 
 KEY_VARIABLE = "TAVILY_API_KEY"
-BASE_URL_VARIABLE = "LITSEARCH_TAVILY_URL"
-DEFAULT_BASE_URL = "https://api.tavily.com"
 SEARCH_PATH = "/search"
 MAX_RESULTS = 20  # Tavily's cap on max_results
+HITS_SHOWN = 10  # web hits asked per search: a short list beside the papers
+MAX_QUERY_CHARS = 400  # Tavily refuses longer queries
 SNIPPET_CHARS = 300
-_MESSAGE_LIMIT = 160
 
 # Tavily's client errors carry a JSON reason worth showing; 429 and 5xx are left to the
 # HTTP layer, which retries them. 432/433 are Tavily's plan and spending limits.
@@ -70,7 +73,7 @@ def parse_results(body: bytes | str) -> list[WebHit]:
     for result in results:
         if not isinstance(result, dict):
             continue
-        url = _http_url(result.get("url"))
+        url = http_url(result.get("url"))
         if url is None or url in seen:
             continue
         seen.add(url)
@@ -105,7 +108,7 @@ def _api_message(payload: dict[str, Any]) -> str:
         reason = "; ".join(str(item.get("msg", item)) if isinstance(item, dict) else str(item)
                            for item in reason)
     text = _SPACE.sub(" ", str(reason or "")).strip()
-    return _cut(text, _MESSAGE_LIMIT) or "no message"
+    return _cut(text, MESSAGE_LIMIT) or "no message"
 
 
 def _plain(value: Any) -> str | None:
@@ -132,24 +135,6 @@ def _cut(text: str | None, limit: int) -> str | None:
     return cut.rstrip(" ,;:.-") + "…"
 
 
-def _http_url(value: Any) -> str | None:
-    """An absolute http(s) URL with a host, or None (javascript:, data:, relative …)."""
-    if not isinstance(value, str):
-        return None
-    url = value.strip()
-    # Whitespace or control characters inside a URL would break out of a Markdown link.
-    if not url or re.search(r"[\s\x00-\x1f\x7f]", url):
-        return None
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in ("http", "https") or not host:
-        return None
-    return url
-
-
 def _domain(url: str) -> str:
     host = (urlsplit(url).hostname or "").lower()
     return host[4:] if host.startswith("www.") else host
@@ -166,46 +151,23 @@ def _as_float(value: Any) -> float | None:
 
 # ---------------------------------------------------------------- HTTP flow
 
-def tavily_key() -> str | None:
-    """The Tavily key from the environment, or None when unset or blank."""
-    return os.environ.get(KEY_VARIABLE, "").strip() or None
-
-
-def base_url(settings: Any = None) -> str:
-    """Settings' "web" base URL once config knows it, else ``LITSEARCH_TAVILY_URL``, else Tavily."""
-    configured = getattr(settings, "base_urls", {}).get(NAME) if settings is not None else None
-    value = configured or os.environ.get(BASE_URL_VARIABLE, "").strip() or DEFAULT_BASE_URL
-    if not value.startswith(("http://", "https://")):
-        raise ProviderError(f"{BASE_URL_VARIABLE} must be an http(s) URL")
-    return value.rstrip("/")
-
-
-async def search(session: ProviderSession, query: str, limit: int) -> list[WebHit]:
+async def search(session: ProviderSession, query: str, limit: int) -> ProviderAnswer:
     """One POST to Tavily /search; the key travels only in the Authorization header."""
-    key = tavily_key()
+    key = session.settings.tavily_api_key
     if key is None:
-        raise ProviderError(f"web search needs {KEY_VARIABLE}")
-    settings = session.http.settings
+        raise ProviderError(f"web search needs {KEY_VARIABLE}", provider=NAME)
     body = {
-        "query": query,
+        "query": query[:MAX_QUERY_CHARS],
         "max_results": max(1, min(int(limit), MAX_RESULTS)),
         "search_depth": "basic",
         "include_answer": False,
     }
-    try:
-        response = await session.post(base_url(settings) + SEARCH_PATH, json=body,
-                                      headers={"Authorization": f"Bearer {key}"},
-                                      accept_status=_REJECTION_STATUS)
-        if response.status in _REJECTION_STATUS:
-            raise ProviderError(_rejection_message(response))
-        return parse_results(response.content)
-    except ProviderError as exc:
-        # Settings redact the keys they were built with; the key read here is removed too,
-        # in case the environment changed after the settings were read.
-        message = settings.redact(str(exc))
-        if len(key) >= 4:  # as Settings.redact: a tiny "key" would shred the message
-            message = message.replace(key, "[redacted]")
-        raise ProviderError(message) from None
+    response = await session.post(session.url(SEARCH_PATH), json=body,
+                                  headers={"Authorization": f"Bearer {key}"},
+                                  accept_status=_REJECTION_STATUS)
+    if response.status in _REJECTION_STATUS:
+        raise session.error(_rejection_message(response), status=response.status)
+    return ProviderAnswer(parse_results(response.content))
 
 
 def _rejection_message(response: FetchedResponse) -> str:
@@ -218,3 +180,24 @@ def _rejection_message(response: FetchedResponse) -> str:
              433: "spending limit reached"}.get(response.status)
     parts = [f"HTTP {response.status}"] + ([label] if label else [])
     return " ".join(parts) + (f": {reason}" if reason else "")
+
+
+# ---------------------------------------------------------------- the provider
+
+class WebSearch(Provider):
+    """Tavily: web pages, listed apart from the papers (never merged or ranked with them)."""
+
+    name = NAME
+    label = "web search (Tavily)"
+    key_variable = KEY_VARIABLE
+    capabilities = Capabilities(combines_variants=False, native_filters=False, returns="web")
+    max_query_chars = MAX_QUERY_CHARS
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        return PacePolicy(min_interval=0.2, max_in_flight=2)
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        return await search(session, request.query, min(request.limit, HITS_SHOWN))
+
+
+PROVIDER = WebSearch()

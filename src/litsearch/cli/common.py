@@ -1,0 +1,222 @@
+"""What every lit-search command shares: the strict argument parser, the shared options,
+one table from errors to exit codes, the progress printer and one output writer.
+
+Every command's ``main(argv)`` runs its work through ``run_command``, so a usage problem,
+a provider failure, a damaged database or a missing paper each end the same way in every
+command: one line on stderr and the exit code of the error's kind (``core/errors.py``).
+Everything a command prints or writes goes through ``Console`` and ``write_output``,
+which remove any configured key first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from ..core.config import Settings
+from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, StoreError, UsageError
+
+__all__ = ["EXIT_CODES_HELP", "Console", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode",
+           "load_settings", "opened_cache", "run_command", "write_file_atomically", "write_output"]
+
+
+class StrictParser(argparse.ArgumentParser):
+    """An argparse parser whose usage errors raise UsageError instead of exiting."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)
+
+
+def new_parser(prog: str, description: str, epilog: str) -> StrictParser:
+    return StrictParser(prog=prog, description=description, epilog=epilog,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
+# ---------------------------------------------------------------- shared options
+
+def add_quiet_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def add_cache_options(parser: argparse.ArgumentParser) -> None:
+    """--refresh / --no-cache / --offline, for every command that fetches."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--refresh", action="store_true", help="ignore cached answers (and store the new ones)")
+    group.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    group.add_argument("--offline", action="store_true",
+                       help="answer from the local cache only, even if expired; no network")
+
+
+def cache_mode(args: argparse.Namespace) -> str:
+    if args.offline:
+        return "offline"
+    return "refresh" if args.refresh else "off" if args.no_cache else "normal"
+
+
+def load_settings() -> Settings:
+    """Settings from the environment; a bad value is a usage error."""
+    try:
+        return Settings.from_env()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+# ---------------------------------------------------------------- the response cache and its store
+
+@contextmanager
+def opened_cache(settings: Settings, mode: str, console: "Console", store_needed: bool = False
+                 ) -> Iterator[tuple[Any, Any]]:
+    """(ResponseCache for ``mode``, the Store or None when not opened).
+
+    A store the command cannot do without (--offline, --save) must open, else StoreError;
+    otherwise a damaged or too-new file only switches the cache off, with a warning, and
+    is left exactly as it was."""
+    from ..library.store import Store
+    from ..net.cache import ResponseCache
+
+    store = None
+    needed = store_needed or mode == "offline"
+    if needed or mode != "off":
+        try:
+            store = Store.open(redact=settings.redact)
+        except StoreError as exc:
+            if needed:
+                raise
+            console.warn(f"cache disabled: {exc}")
+    try:
+        yield ResponseCache(store, mode), store
+    finally:
+        if store is not None:
+            store.close()
+
+
+# ---------------------------------------------------------------- what a command prints
+
+class Console:
+    """Progress and notes on stderr (silent with -q), keys removed."""
+
+    def __init__(self, settings: Settings | None, quiet: bool = False, prefix: str = "lit-search"):
+        self.settings = settings
+        self.quiet = quiet
+        self.prefix = prefix
+
+    def say(self, message: str) -> None:
+        if not self.quiet:
+            self.warn(message)
+
+    def warn(self, message: str) -> None:
+        """Shown even with -q: something the user must know."""
+        text = f"{self.prefix}: {message}"
+        print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
+
+
+def write_output(text: str, settings: Settings | None, path: str | os.PathLike | None = None) -> None:
+    """The command's product, keys removed (a server may echo one inside a title or
+    abstract): to ``path`` atomically, or to stdout."""
+    if settings is not None:
+        text = settings.redact(text)
+    if path is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        write_file_atomically(Path(path), text)
+
+
+def write_file_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` or leave it as it was: the text goes to a temporary
+    file in the same folder, is flushed to disk, then renamed over the target. A failure
+    (a full disk, a kill, an encoding error) never leaves a partial file. OSError names
+    the file the user asked for."""
+    folder = path.parent if str(path.parent) else Path(".")
+    handle, temporary = None, None
+    try:
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+        handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.close()
+        handle = None
+        if path.exists():
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
+        else:
+            os.chmod(temporary, 0o666 & ~_umask())
+        os.replace(temporary, path)
+        temporary = None
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    finally:
+        if handle is not None:
+            handle.close()
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# ---------------------------------------------------------------- one exit-code table
+
+class _RedactingFilter(logging.Filter):
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.settings = settings
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.settings.redact(record.getMessage())
+        record.args = ()
+        return True
+
+
+def redact_logs(settings: Settings) -> None:
+    """Keys never reach a log line, whatever a message or exception text contains."""
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_RedactingFilter(settings))
+
+
+def run_command(prog: str, work: Callable[[], int]) -> int:
+    """Run a command's work and turn every way it can end into an exit code and at most
+    one message on stderr (never a traceback):
+
+    UsageError (and UnknownIdError) -> 2 with a pointer to --help; InputError -> 2; any other
+    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130; anything
+    else is a bug -> 1, reported in one line."""
+    try:
+        return work()
+    except SystemExit as exc:  # --help and --version print and exit 0
+        return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else ExitCode.USAGE
+    except InputError as exc:  # a file the command cannot read: --help would not help
+        _error_line(f"{prog}: error: {exc}")
+        return ExitCode.USAGE
+    except UsageError as exc:
+        _error_line(f"{prog}: error: {exc}\nTry '{prog} --help'.")
+        return ExitCode.USAGE
+    except LitSearchError as exc:  # the message says what failed ("HTTP 503 …", "… is damaged …")
+        _error_line(f"{prog}: {exc}")
+        return exc.exit_code
+    except OSError as exc:
+        _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
+        return ExitCode.USAGE
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last line of defence: one line, never a traceback
+        _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
+        return ExitCode.INTERNAL
+
+
+def _error_line(message: str) -> None:
+    try:
+        message = Settings.from_env().redact(message)
+    except ValueError:
+        pass
+    print(message, file=sys.stderr)

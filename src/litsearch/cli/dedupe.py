@@ -1,0 +1,151 @@
+"""`lit-search dedupe IN -o OUT.csv`: find the duplicate records of a bibliographic export.
+
+OUT lists ``ID,cluster_id`` for every input record, in input order. A cluster's id is the
+ID of its first member in the input, so a record that is unique keeps its own ID as its
+cluster_id, and the ids do not change when unrelated records are added or removed.
+Pairs that look alike but fail a safety check are never merged: ``--report`` lists them
+for a human. Exit codes: 0 done, 2 usage or input error (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+from ..biblio.readers import FORMATS
+from ..core.errors import ExitCode, UsageError
+from ..core.records import Paper
+from .common import Console, new_parser, run_command, write_file_atomically, write_output
+
+PROG = "lit-search dedupe"
+# --merged formats by extension (writers in biblio/writers.py).
+MERGED_EXTENSIONS = (".csv", ".ris", ".bib", ".json")
+
+DESCRIPTION = """\
+Find the records of a bibliographic export that describe the same paper. Every input
+record gets a cluster_id in OUT; records that share one are duplicates. Merging is
+conservative: records join on a shared DOI, PMID or arXiv id, or on near-identical titles
+that year, authors and citation details do not contradict. Look-alike pairs that fail a
+check are listed (--report) for a human instead of being merged."""
+
+EPILOG = """\
+input formats: CSV (.csv; columns such as ID,title,author,year,journal,booktitle,volume,
+  number,pages,doi,abstract,ENTRYTYPE, any missing), RIS (.ris, or .txt) and BibTeX (.bib).
+  Other extensions are recognised by content. Encodings: UTF-8 (with or without BOM),
+  UTF-16 with BOM, Windows-1252/Latin-1. Records without an ID (RIS ID tag, BibTeX key,
+  CSV ID column) get rec_000001, rec_000002, ... by position; a repeated ID is renamed
+  ID_2, ID_3, ... (with a warning).
+output: OUT is a UTF-8 CSV with the columns ID,cluster_id, one row per input record in
+  input order. cluster_id is the ID of the cluster's first record in the input.
+exit codes: 0 done; 1 internal error; 2 usage or input error (missing, empty, unreadable
+  or unparseable file; unknown format), reported in one line on stderr.
+examples:
+  lit-search dedupe records.csv -o clusters.csv
+  lit-search dedupe export.ris -o clusters.csv --merged deduplicated.ris --report
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("input", metavar="IN", help="the records to deduplicate: a .csv, .ris, .txt (RIS) or .bib file")
+    parser.add_argument("-o", "--output", metavar="OUT.csv", required=True,
+                        help="where to write ID,cluster_id for every input record (CSV, UTF-8)")
+    parser.add_argument("--merged", metavar="FILE",
+                        help="also write one merged record per cluster (the richest value of each field), "
+                             "its ID being the cluster_id; the format follows the extension: "
+                             ".csv, .ris, .bib, or .json for CSL-JSON (e.g. merged.csl.json)")
+    parser.add_argument("--report", action="store_true",
+                        help="print every cluster of two or more records with its members' IDs and titles and "
+                             "the reasons they were merged, then the uncertain pairs (not merged) with their "
+                             "similarity and why they were kept apart, then the summary line (stdout)")
+    parser.add_argument("--input-format", choices=FORMATS, metavar="{" + ",".join(FORMATS) + "}",
+                        help="read IN as this format whatever its extension says")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no summary or warnings on stderr (errors are still printed)")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: dedupe_command(argv))
+
+
+def dedupe_command(argv: Sequence[str]) -> int:
+    """Run `lit-search dedupe`; returns the exit code (0 done, 2 usage or input error)."""
+    from ..biblio.readers import load_records
+    from ..dedupe.clusters import dedupe
+    from ..render.dedupe_report import render_report, summary_line
+
+    args = build_parser().parse_args(list(argv))
+    _check_paths(args)
+    loaded = load_records(args.input, format=args.input_format)
+    console = Console(None, args.quiet, prefix=PROG)
+    for warning in loaded.warnings:
+        console.say(f"warning: {warning}")
+
+    records = loaded.papers
+    ids = [record.external_ids["ID"] for record in records]
+    result = dedupe(records)
+    cluster_ids = cluster_id_of_each_record(result.clusters, ids)
+    write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
+    if args.merged:
+        write_file_atomically(Path(args.merged), merged_file_text(args.merged, records, result.clusters, ids))
+
+    if args.report:
+        write_output(render_report(records, ids, result), None)
+    else:
+        console.say(summary_line(len(records), result))
+    return ExitCode.OK
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """Refuse, before any work, outputs that would overwrite the input or that have no format."""
+    source = Path(args.input).resolve()
+    for option, target in (("-o", args.output), ("--merged", args.merged)):
+        if target and Path(target).resolve() == source:
+            raise UsageError(f"{option} {target} would overwrite the input file")
+    for option, target in (("-o", args.output), ("--merged", args.merged)):
+        folder = Path(target).parent if target else None
+        if folder is not None and not folder.is_dir():
+            raise UsageError(f"{option} {target}: the folder {folder} does not exist")
+    if args.merged and Path(args.merged).suffix.lower() not in MERGED_EXTENSIONS:
+        raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
+    if args.merged and Path(args.merged).resolve() == Path(args.output).resolve():
+        raise UsageError("-o and --merged name the same file")
+
+
+# --------------------------------------------------------------------------- outputs
+
+
+def cluster_id_of_each_record(clusters: Sequence, ids: Sequence[str]) -> list[str]:
+    """The cluster_id of every record: the ID of its cluster's first member (in input order)."""
+    cluster_ids = [""] * len(ids)
+    for cluster in clusters:
+        for member in cluster.members:
+            cluster_ids[member] = ids[cluster.members[0]]
+    return cluster_ids
+
+
+def assignments_csv(ids: Sequence[str], cluster_ids: Sequence[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(["ID", "cluster_id"])
+    writer.writerows(zip(ids, cluster_ids))
+    return buffer.getvalue()
+
+
+def merged_records(records: Sequence[Paper], clusters: Sequence) -> list[Paper]:
+    """One record per cluster, in cluster order: singletons as read, groups merged."""
+    from ..dedupe.merge import merge_cluster
+
+    return [records[c.members[0]] if len(c.members) == 1 else merge_cluster([records[i] for i in c.members])
+            for c in clusters]
+
+
+def merged_file_text(path: str, records: Sequence[Paper], clusters: Sequence, ids: Sequence[str]) -> str:
+    from ..biblio.writers import to_bibtex, to_csl_json, to_csv, to_ris
+
+    writer = {".csv": to_csv, ".ris": to_ris, ".bib": to_bibtex, ".json": to_csl_json}[Path(path).suffix.lower()]
+    return writer(merged_records(records, clusters), keys=[ids[c.members[0]] for c in clusters])

@@ -1,0 +1,129 @@
+"""``lit-search library list|show ID|export|remove ID|link``: the saved papers, offline
+(but for ``link``, which fetches reference lists again)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from typing import Sequence
+
+from ..biblio.formats import EXPORT_FORMATS, format_from_path
+from ..core.config import Settings
+from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
+from .common import load_settings, new_parser, run_command, write_output
+
+PROG = "lit-search library"
+
+EPILOG = f"""\
+The library lives in one SQLite file: $LITSEARCH_CACHE_DIR/lit-search.sqlite3, or the
+platform's user data folder (on Linux ~/.local/share/lit-search). Papers get there with
+`lit-search TOPIC --save`. ID is the library number (#12) or any identifier: a DOI, PMID,
+arXiv id, OpenAlex W-id or Semantic Scholar id.
+{EXIT_CODES_HELP}"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = new_parser(PROG, "The local library of saved papers.", EPILOG)
+    commands = parser.add_subparsers(dest="action", metavar="ACTION")
+    commands.required = True
+    listing = commands.add_parser("list", help="every saved paper with its citation links")
+    listing.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    show = commands.add_parser("show", help="one saved paper, with the library papers it cites and that cite it")
+    show.add_argument("id")
+    show.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    export = commands.add_parser("export", help="all saved papers (or some) as BibTeX, RIS, CSL-JSON or JSON")
+    export.add_argument("ids", nargs="*", metavar="ID", help="papers to export (default: all)")
+    export.add_argument("--format", choices=EXPORT_FORMATS + ("json",), default=None,
+                        help="default: from the -o extension, else bibtex")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    remove = commands.add_parser("remove", help="delete a saved paper and its citation links")
+    remove.add_argument("id")
+    commands.add_parser("link", help="fetch reference lists again and update the citation links (online)")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: library_command(argv))
+
+
+def library_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    settings = load_settings()
+    from ..library.store import Store
+
+    with Store.open(redact=settings.redact) as store:
+        if args.action == "list":
+            out = _list(store, args.format)
+        elif args.action == "show":
+            out = _show(store, args.id, args.format)
+        elif args.action == "export":
+            out = _export(store, args, settings)
+        elif args.action == "remove":
+            if not store.remove_paper(args.id):
+                raise NotFound(f"no saved paper {args.id!r}")
+            out = f"Removed {args.id}.\n"
+        else:  # link
+            out = _relink(store, settings)
+    write_output(out, settings)
+    return ExitCode.OK
+
+
+def _list(store, fmt: str) -> str:
+    papers = store.list_papers()
+    if fmt == "json":
+        return json.dumps([paper.__dict__ for paper in papers], ensure_ascii=False, indent=2) + "\n"
+    from ..render.library import library_listing
+
+    return library_listing(papers, len(store.citations_among()))
+
+
+def _show(store, ref: str, fmt: str) -> str:
+    record = store.get_paper(ref)
+    if record is None:
+        raise NotFound(f"no saved paper {ref!r}")
+    library_id = record["library_id"]
+    edges = store.citations_among()
+    cites = [p for p in (store.get_paper(cited) for citing, cited in edges if citing == library_id) if p]
+    cited_by = [p for p in (store.get_paper(citing) for citing, cited in edges if cited == library_id) if p]
+    if fmt == "json":
+        payload = {**record, "cites": [p["library_id"] for p in cites], "cited_by": [p["library_id"] for p in cited_by]}
+        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+    from ..render.library import saved_paper
+
+    return saved_paper(record, cites, cited_by)
+
+
+def _export(store, args: argparse.Namespace, settings: Settings) -> str:
+    if args.ids:
+        records = [store.get_paper(ref) for ref in args.ids]
+        missing = [ref for ref, record in zip(args.ids, records) if record is None]
+        if missing:
+            raise NotFound(f"no saved paper {', '.join(map(repr, missing))}")
+    else:
+        records = [store.get_paper(paper.id) for paper in store.list_papers()]
+    fmt = args.format or (format_from_path(args.output) if args.output else None) or "bibtex"
+    if fmt == "json":
+        text = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+    else:
+        from ..biblio.formats import export_papers
+        from ..library.record import paper_from_record
+
+        text = export_papers([paper_from_record(r) for r in records if r], fmt)
+    if args.output:
+        write_output(text, settings, args.output)
+        return f"Exported {len(records)} papers to {args.output} ({fmt}).\n"
+    return text
+
+
+def _relink(store, settings: Settings) -> str:
+    from ..graph.links import link_citations
+    from ..net.http import HttpClient
+
+    async def go() -> tuple[int, list[str]]:
+        async with HttpClient(settings) as http:
+            return await link_citations(http, store)
+
+    new, notes = asyncio.run(go())
+    return "".join(f"note: {n}\n" for n in notes) + f"{new} new citation links; " \
+        f"{len(store.citations_among())} in all.\n"

@@ -1,0 +1,62 @@
+"""The runnable helper behind scripts/<provider>.py: one provider's search, its normalized
+records as a JSON list on stdout."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Sequence
+
+from ..core.config import BASE_URL_VARIABLES, DEFAULT_BASE_URLS, Settings
+from ..core.errors import ExitCode, UsageError
+from .common import load_settings, new_parser, run_command, write_output
+
+DESCRIPTIONS = {
+    "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
+    "openalex": "Search OpenAlex (/works?search=).",
+    "pubmed": "Search PubMed (esearch, then esummary and efetch for abstracts).",
+    "arxiv": "Search arXiv (/api/query, Atom feed).",
+}
+
+MAX_LIMIT = 100
+
+
+def build_parser(name: str):
+    epilog = (
+        "environment:\n"
+        "  LITSEARCH_EMAIL        contact address sent to the API (also OPENALEX_EMAIL, UNPAYWALL_EMAIL)\n"
+        "  SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, OPENALEX_API_KEY   optional keys\n"
+        f"  {BASE_URL_VARIABLES[name]}   base URL (default {DEFAULT_BASE_URLS[name]})\n"
+        "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
+        "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 the provider failed (one line on stderr)."
+    )
+    parser = new_parser(f"{name}.py", DESCRIPTIONS[name] + " Prints a JSON list of normalized records on stdout.",
+                        epilog)
+    parser.add_argument("query", help="search terms")
+    parser.add_argument("--limit", type=int, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
+    return parser
+
+
+async def _run(name: str, query: str, limit: int, settings: Settings) -> list[dict]:
+    from ..net.http import HttpClient
+    from ..providers.base import SearchRequest, get_provider
+
+    async with HttpClient(settings) as http:
+        answer = await get_provider(name).search(http.session(name), SearchRequest(query, limit))
+    return [record.to_dict() for record in answer.records]
+
+
+def main(name: str, argv: Sequence[str] | None = None) -> int:
+    def work() -> int:
+        args = build_parser(name).parse_args(argv)
+        query = " ".join(args.query.split())
+        if not query:
+            raise UsageError("the query is empty")
+        if not 1 <= args.limit <= MAX_LIMIT:
+            raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+        settings = load_settings()
+        records = asyncio.run(_run(name, query, args.limit, settings))
+        write_output(json.dumps(records, ensure_ascii=False, indent=2) + "\n", settings)
+        return ExitCode.OK
+
+    return run_command(name, work)

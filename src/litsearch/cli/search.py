@@ -1,0 +1,207 @@
+"""``lit-search [search] TOPIC``: search, merge, rank, and print one table (or JSON, or an export).
+
+stdout carries the product (table, JSON or export); progress and diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from typing import Sequence
+
+from .. import __version__
+from ..biblio.formats import EXPORT_FORMATS, format_from_path
+from ..core.config import Settings
+from ..core.errors import ExitCode, UsageError
+from ..core.filters import build_filters
+from ..core.text import plain_text
+from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
+from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions
+from ..search.plan import parse_provider_list
+from .common import (
+    Console,
+    add_cache_options,
+    add_quiet_option,
+    cache_mode,
+    load_settings,
+    new_parser,
+    opened_cache,
+    redact_logs,
+    run_command,
+    write_output,
+)
+
+PROG = "lit-search"
+MAX_LIMIT = 100
+
+DESCRIPTION = """\
+Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
+deduplicated table (or JSON). Variants are folded into one boolean query per provider,
+so they do not multiply the number of requests."""
+
+EPILOG = f"""\
+providers (--providers): auto (default: semantic_scholar and openalex always, pubmed for
+  biomedical topics, arxiv for computing/maths/physics topics) or a comma list of
+  {", ".join(PAPER_PROVIDERS)}; crossref (a fifth scholarly source) and web (Tavily, needs
+  TAVILY_API_KEY; shown as a separate "Web sources" list) are searched only when named.
+filters: each is translated to the provider's own parameters where it has one, and checked
+  on the merged list otherwise; the footer says which. Shown DOIs are checked at Crossref
+  (marked ✓ or ⚠) and Unpaywall fills missing open-access links (needs LITSEARCH_EMAIL).
+ranking: score = relevance x ln(citations + 1); relevance is each provider's rank or score
+  normalised to 0-1, plus 0.1 per additional provider that found the paper (max 1).
+limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
+environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
+  OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
+  LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
+cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
+  $LITSEARCH_CACHE_DIR or the user data folder; --save keeps the shown papers in the local
+  library (see `lit-search library --help`); `lit-search paper ID` and `lit-search network ID...`
+  expand a paper and build a citation network; `lit-search dedupe FILE` dedupes an export.
+commands: lit-search [search] TOPIC (this one; write `search` when the topic starts with a
+  command's name), paper ID, network ID..., library ACTION, dedupe FILE; each has --help.
+exit codes: 0 at least one provider answered (even with zero results), 1 internal error,
+  2 usage or input error, 3 every provider failed, 4 local database damaged, too new or not
+  writable (--save/--offline), 5 not found.
+examples:
+  lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
+  lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json
+  lit-search "deep learning" --year 2020-2024 --open-access --author Hinton
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("topic", nargs="+", help="the research topic (quotes optional)")
+    parser.add_argument("--variant", action="append", default=[], metavar="Q",
+                        help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
+    parser.add_argument("--providers", default="auto", metavar="LIST",
+                        help="auto, or a comma list of: " + ", ".join(PAPER_PROVIDERS + OPTIONAL_PROVIDERS))
+    parser.add_argument("--limit", type=int, default=20, metavar="N",
+                        help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
+    parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
+                        help="order of the table (default relevance, i.e. the score above)")
+    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+                        help="markdown table (default), the full JSON record, or an export for reference "
+                             "managers (bibtex, ris, csl-json); with -o, taken from the file's extension")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
+    parser.add_argument("--save", action="store_true",
+                        help="save the shown papers to the local library and link their citations")
+    add_cache_options(parser)
+    filters = parser.add_argument_group("filters (sent to each provider that supports them, applied after fetching elsewhere)")
+    filters.add_argument("--year", metavar="RANGE", help="publication years: 2019-2024, 2019-, -2015 or 2020")
+    filters.add_argument("--since", metavar="YYYY-MM-DD", help="published on or after this day")
+    filters.add_argument("--until", metavar="YYYY-MM-DD", help="published on or before this day")
+    filters.add_argument("--venue", metavar="NAME", help="journal or conference (OpenAlex resolves it to a source id)")
+    filters.add_argument("--author", metavar="NAME", help="an author (OpenAlex resolves it to an author id)")
+    filters.add_argument("--open-access", action="store_true", help="only papers with a free full text")
+    filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
+                         help="article, review, preprint or conference (repeatable or comma list)")
+    filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
+    parser.add_argument("--no-verify", action="store_true",
+                        help="skip the Crossref check of each shown DOI (and Unpaywall's OA lookup)")
+    parser.add_argument("--no-abstracts", action="store_true",
+                        help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
+    add_quiet_option(parser)
+    parser.add_argument("--version", action="version", version=f"lit-search {__version__}")
+    return parser
+
+
+def clean_query(text: str, label: str) -> str:
+    cleaned = plain_text(text) or ""
+    if not cleaned:
+        raise UsageError(f"{label} is empty")
+    if len(cleaned) > MAX_QUERY_CHARS:
+        raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    return cleaned
+
+
+def options_from_args(args: argparse.Namespace) -> SearchOptions:
+    topic = clean_query(" ".join(args.topic), "the topic")
+    variants = [clean_query(v, f"--variant {i}") for i, v in enumerate(args.variant, start=1)]
+    if len(variants) > MAX_VARIANTS:
+        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    providers = None
+    if args.providers.strip().lower() != "auto":
+        try:
+            providers = parse_provider_list(args.providers)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        filters = build_filters(year=args.year, since=args.since, until=args.until, venue=args.venue,
+                                author=args.author, open_access=args.open_access, types=args.types,
+                                min_citations=args.min_citations)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
+                         filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify)
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: search_command(argv))
+
+
+def search_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    options = options_from_args(args)
+    settings = load_settings()
+    redact_logs(settings)
+    fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
+    mode = cache_mode(args)
+    console = Console(settings, args.quiet)
+    with opened_cache(settings, mode, console, store_needed=args.save) as (cache, store):
+        result, saved_note = asyncio.run(_search(options, settings, cache, store, args.save))
+    if mode == "offline":
+        result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
+    if saved_note:
+        result.enrichment.notes.append(saved_note)
+    if result.provider_reason:
+        console.say(f"providers: {result.provider_reason}")
+    for outcome in result.outcomes:
+        if outcome.error:
+            console.say(f"{outcome.provider} failed: {outcome.error}")
+        for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
+            console.say(f"{outcome.provider}: {note}")
+    output = _render(result, options, fmt, include_abstracts=not args.no_abstracts)
+    write_output(output, settings, args.output)
+    if args.output:
+        shown = min(options.limit, result.total_count)
+        write_output(f"Wrote {shown} papers to {args.output} ({fmt}).\n", settings)
+    return ExitCode.ALL_FAILED if result.all_failed else ExitCode.OK
+
+
+async def _search(options: SearchOptions, settings: Settings, cache, store, save: bool):
+    from ..graph.links import link_citations
+    from ..library.record import saved_record
+    from ..net.http import HttpClient
+    from ..search.pipeline import run_search
+
+    async with HttpClient(settings, cache=cache) as http:
+        result = await run_search(options, settings, http=http)
+        note = None
+        if save and store is not None:
+            shown = result.results[: options.limit]
+            ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
+                                                  doi_verified=item.doi_verified) for item in shown])
+            links, problems = await link_citations(http, store)
+            note = (f"saved {len(ids)} papers to the library ({store.path}); "
+                    f"{links} new citation links among library papers")
+            if problems:
+                note += " (" + "; ".join(problems) + ")"
+    return result, note
+
+
+def _render(result, options: SearchOptions, fmt: str, include_abstracts: bool) -> str:
+    if fmt == "json":
+        from ..render.search_json import render_json
+
+        return render_json(result, options.limit, include_abstracts=include_abstracts)
+    if fmt in EXPORT_FORMATS:
+        from ..biblio.formats import export_papers
+
+        return export_papers([item.paper for item in result.results[: options.limit]], fmt)
+    from ..render.table import render_markdown
+
+    return render_markdown(result, options.limit, include_abstracts=include_abstracts)

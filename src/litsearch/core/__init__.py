@@ -1,0 +1,1 @@
+"""The vocabulary every room shares: records, identifiers, text, links, filters, settings, errors."""

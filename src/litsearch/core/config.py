@@ -1,0 +1,132 @@
+"""Settings from the environment: base URLs, keys, contact email, timeouts, the data folder.
+
+Everything a deployment or a test may change lives here, read once per run.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+DEFAULT_BASE_URLS = {
+    "semantic_scholar": "https://api.semanticscholar.org",
+    "openalex": "https://api.openalex.org",
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "arxiv": "https://export.arxiv.org/api",
+    "crossref": "https://api.crossref.org",
+    "unpaywall": "https://api.unpaywall.org",
+    "web": "https://api.tavily.com",
+}
+
+BASE_URL_VARIABLES = {
+    "semantic_scholar": "LITSEARCH_SEMANTIC_SCHOLAR_URL",
+    "openalex": "LITSEARCH_OPENALEX_URL",
+    "pubmed": "LITSEARCH_PUBMED_URL",
+    "arxiv": "LITSEARCH_ARXIV_URL",
+    "crossref": "LITSEARCH_CROSSREF_URL",
+    "unpaywall": "LITSEARCH_UNPAYWALL_URL",
+    "web": "LITSEARCH_TAVILY_URL",
+}
+
+SECRET_VARIABLES = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY")
+
+
+def _float_env(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if value <= 0:
+        raise ValueError(f"{name} must be positive, not {raw!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    base_urls: dict[str, str]
+    semantic_scholar_api_key: str | None = None
+    ncbi_api_key: str | None = None
+    openalex_api_key: str | None = None
+    tavily_api_key: str | None = None
+    email: str | None = None
+    connect_timeout: float = 5.0
+    read_timeout: float = 15.0
+    # Overall wall-clock allowance for one provider in one search (all its requests,
+    # retries and waits), so one slow provider cannot stall the whole search.
+    provider_budget: float = 30.0
+    # First retry backoff, doubled on each further retry (when no Retry-After is given).
+    backoff_seconds: float = 1.0
+    max_response_bytes: int = 10 * 1024 * 1024
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        env = os.environ if env is None else env
+        base_urls = {}
+        for provider, variable in BASE_URL_VARIABLES.items():
+            value = env.get(variable, "").strip() or DEFAULT_BASE_URLS[provider]
+            if not value.startswith(("http://", "https://")):
+                raise ValueError(f"{variable} must be an http(s) URL, not {value!r}")
+            base_urls[provider] = value.rstrip("/")
+        email = (
+            env.get("LITSEARCH_EMAIL") or env.get("OPENALEX_EMAIL") or env.get("UNPAYWALL_EMAIL") or ""
+        ).strip() or None
+        secrets = tuple(v.strip() for name in SECRET_VARIABLES if (v := env.get(name, "")) and v.strip())
+        return cls(
+            base_urls=base_urls,
+            semantic_scholar_api_key=(env.get("SEMANTIC_SCHOLAR_API_KEY") or "").strip() or None,
+            ncbi_api_key=(env.get("NCBI_API_KEY") or "").strip() or None,
+            openalex_api_key=(env.get("OPENALEX_API_KEY") or "").strip() or None,
+            tavily_api_key=(env.get("TAVILY_API_KEY") or "").strip() or None,
+            email=email,
+            connect_timeout=_float_env(env, "LITSEARCH_CONNECT_TIMEOUT", 5.0),
+            read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
+            provider_budget=_float_env(env, "LITSEARCH_PROVIDER_BUDGET", 30.0),
+            backoff_seconds=_float_env(env, "LITSEARCH_BACKOFF", 1.0),
+            secrets=secrets,
+        )
+
+    def url(self, provider: str, path: str) -> str:
+        return self.base_urls[provider] + path
+
+    def redact(self, text: str) -> str:
+        """Remove every configured secret from a message before it is shown or logged."""
+        for secret in self.secrets:
+            if len(secret) >= 4:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+
+# ---------------------------------------------------------------- the data folder
+
+DB_FILENAME = "lit-search.sqlite3"
+APP_FOLDER = "lit-search"
+
+
+def default_store_path(env: Mapping[str, str] = os.environ, platform: str | None = None) -> Path:
+    """``LITSEARCH_CACHE_DIR/lit-search.sqlite3``, else the platform's user data folder."""
+    return data_folder(env, platform or sys.platform) / DB_FILENAME
+
+
+def data_folder(env: Mapping[str, str] = os.environ, platform: str | None = None) -> Path:
+    """``LITSEARCH_CACHE_DIR``, else the platform's user data folder for lit-search."""
+    platform = platform or sys.platform
+    override = env.get("LITSEARCH_CACHE_DIR", "").strip()
+    if override:
+        return Path(override).expanduser()
+    home = Path(env.get("HOME") or env.get("USERPROFILE") or Path.home())
+    if platform.startswith("win"):
+        local = env.get("LOCALAPPDATA", "").strip()
+        return (Path(local) if local else home / "AppData" / "Local") / APP_FOLDER
+    if platform == "darwin":
+        return home / "Library" / "Application Support" / APP_FOLDER
+    xdg = env.get("XDG_DATA_HOME", "").strip()
+    # The XDG spec says a relative XDG_DATA_HOME is invalid and must be ignored.
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else home / ".local" / "share"
+    return base / APP_FOLDER

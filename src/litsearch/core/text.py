@@ -1,0 +1,65 @@
+"""Turn API text (HTML, JATS, MathML, hard-wrapped lines) into plain text."""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+
+# Only real tags: "<name attr='v'>" or "</name>". A bare "<" in prose ("p<0.05 and n>30")
+# is text, not markup, and must survive.
+_TAG = re.compile(r"""</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*\s*/?>""")
+_INLINE_TAG = re.compile(
+    r"""</?(?:i|b|em|strong|sup|sub|u|sc|span|scp|mml:\w+|math|mi|mo|mn|msub|msup|mrow)\b[^<>]*>""", re.I)
+_SPACE = re.compile(r"\s+")
+# Control characters other than ordinary whitespace never belong in a title or abstract.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def plain_text(value: str | None) -> str | None:
+    """Strip markup and entities, drop control characters, collapse whitespace.
+
+    Returns None for empty results so "no abstract" stays distinguishable.
+    """
+    if value is None:
+        return None
+    text = str(value)
+    # Entity-escaped markup ("&lt;i&gt;") is still markup: unescape tags first.
+    if "&lt;" in text:
+        text = re.sub(r"&lt;(/?[A-Za-z][^&<>]{0,200}?)&gt;", r"<\1>", text)
+    # A tag boundary separates words ("<jats:p>A</jats:p><jats:p>B") so it becomes a space,
+    # except inline formatting tags, which sit inside words ("H<sub>2</sub>O").
+    text = _INLINE_TAG.sub("", text)
+    text = _TAG.sub(" ", text)
+    text = html.unescape(text)
+    text = _CONTROL.sub("", text)
+    text = _SPACE.sub(" ", text).strip()
+    return text or None
+
+
+def fold_title(value: str | None) -> str:
+    """Comparison key for titles: plain text, accents removed, lower-case, punctuation as spaces."""
+    text = plain_text(value) or ""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = text.lower()
+    text = re.sub(r"[^\w\s]|_", " ", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def short_author(name: str) -> str:
+    """'Ashish Vaswani' -> 'Vaswani A'; 'Smith, John R.' -> 'Smith JR'; 'Smith J' stays."""
+    name = " ".join((plain_text(name) or "").split())
+    if not name:
+        return ""
+    if "," in name:
+        surname, given = [part.strip() for part in name.split(",", 1)]
+    else:
+        parts = name.split(" ")
+        if len(parts) == 1:
+            return name
+        if len(parts) == 2 and parts[1].isupper() and len(parts[1]) <= 3:
+            return name  # already "Smith JR" (PubMed style)
+        surname, given = parts[-1], " ".join(parts[:-1])
+    initials = "".join(chunk[0] for chunk in re.split(r"[\s.\-]+", given) if chunk)
+    return f"{surname} {initials.upper()}".strip()

@@ -1,0 +1,50 @@
+"""Links: the http(s) URLs a record may carry, DOI and landing-page URLs, PDF detection."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+
+def is_pdf_url(url: str | None) -> bool:
+    """Whether a link points at a PDF file (by its path: ``….pdf`` or a ``/pdf/`` folder)."""
+    if not url:
+        return False
+    path = url.lower().split("?", 1)[0]
+    return path.endswith(".pdf") or "/pdf/" in path
+
+
+def doi_url(doi: str) -> str:
+    return "https://doi.org/" + quote(doi, safe="/:;")
+
+
+def citation_uri(paper) -> str | None:
+    """The paper's canonical link: its DOI, else PubMed, arXiv or Semantic Scholar page."""
+    if paper.doi:
+        return doi_url(paper.doi)
+    if paper.pmid:
+        return f"https://pubmed.ncbi.nlm.nih.gov/{paper.pmid}/"
+    if paper.arxiv_id:
+        return f"https://arxiv.org/abs/{paper.arxiv_id}"
+    if paper.paper_id:
+        return f"https://www.semanticscholar.org/paper/{paper.paper_id}"
+    return None
+
+
+def http_url(value: Any) -> str | None:
+    """An absolute http(s) URL with a host, or None (javascript:, data:, relative …)."""
+    if not isinstance(value, str):
+        return None
+    url = value.strip()
+    # Whitespace or control characters inside a URL would break out of a Markdown link.
+    if not url or re.search(r"[\s\x00-\x1f\x7f]", url):
+        return None
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not host:
+        return None
+    return url

@@ -1,0 +1,283 @@
+"""Find records that describe the same paper and merge each group into one record.
+
+Used twice: to fold the answers of several providers into one table, and by
+`lit-search dedupe` on reviewers' exports. The priorities are those of a
+systematic review: a false merge silently loses a paper, so every rule is
+conservative, and pairs that look alike but fail a guard are reported as
+*uncertain* for a human instead of being merged (`dedupe` returns both).
+
+How it works:
+1. Identity: records sharing a DOI, PMID, arXiv id (versionless; arXiv DataCite
+   DOIs 10.48550/arXiv.* count as arXiv ids, not DOIs), OpenAlex, Semantic
+   Scholar, PMC or DBLP id are united (union-find), so a preprint joins its
+   journal version when any record links the two ids. A shared DOI between
+   clearly different titles (one DOI for a whole abstract supplement) is ignored.
+2. Fuzzy: candidate pairs come from blocking keys (title start and end, the
+   longest title words, volume+page, first author+page), never from all pairs.
+   Each pair is judged on a cleaned title (markup, database notes such as
+   "[Review] [24 refs]" or "[Erratum appears in …]", language tags and
+   "(author's transl)" removed; bilingual titles split) plus year, authors,
+   journal, volume, pages and abstract. Near-identical titles merge when nothing
+   contradicts them; similar titles need the citation (volume and pages) to
+   agree; generic titles ("Editorial", "Introduction to the minitrack on …")
+   need the full citation; one author, year, volume and page range is one
+   article whatever its (translated) title.
+3. Vetoes hold at cluster level, so no chain of pairs can join what a direct
+   comparison forbids: two different (non-arXiv) DOIs, or PMIDs, never share a
+   cluster; neither do an erratum/reply/comment and an article, titles whose
+   numbers differ ("Part 1"/"Part 2"), nor years more than one apart.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from ..core.records import Paper
+from .features import Profile, ProfileBuilder
+from .judge import authors_agree, hard_veto, identifier_conflict, judge, title_similarity, truncated_twin, venue_agreement
+from .merge import merge_cluster
+
+__all__ = [
+    "Cluster",
+    "DedupeResult",
+    "UncertainPair",
+    "dedupe",
+    "find_clusters",
+    "find_uncertain_pairs",
+    "merge_records",
+]
+
+
+
+
+@dataclass
+class Cluster:
+    """Indices (ascending) of input records that are one paper, and why they were joined."""
+
+    members: list[int]
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UncertainPair:
+    """Two records that look alike but were kept apart; for a human to decide."""
+
+    first: int
+    second: int
+    title_similarity: float
+    reason: str
+
+
+@dataclass
+class DedupeResult:
+    """What `lit-search dedupe --report` shows: the clusters with their reasons, and the pairs
+    a human should look at (one per two clusters, the most similar, ordered by record)."""
+
+    clusters: list[Cluster]
+    uncertain_pairs: list[UncertainPair]
+
+
+def dedupe(records: Sequence[Paper]) -> DedupeResult:
+    """Clusters (every record in exactly one) plus the near-miss pairs left unmerged."""
+    profiles = ProfileBuilder().profiles(records)
+    clusters = _ClusterBuilder(profiles)
+    clusters.unite_by_identifiers()
+    uncertain = clusters.unite_by_similarity()
+    result = clusters.result()
+    return DedupeResult(clusters=result, uncertain_pairs=_one_pair_per_cluster_pair(uncertain, result))
+
+
+def _one_pair_per_cluster_pair(pairs: list[UncertainPair], clusters: list[Cluster]) -> list[UncertainPair]:
+    """The most similar uncertain pair for each two clusters; none inside a cluster."""
+    cluster_of = {member: number for number, cluster in enumerate(clusters) for member in cluster.members}
+    best: dict[tuple[int, int], UncertainPair] = {}
+    for pair in pairs:
+        key = tuple(sorted((cluster_of[pair.first], cluster_of[pair.second])))
+        if key[0] != key[1] and (key not in best or pair.title_similarity > best[key].title_similarity):
+            best[key] = pair
+    return sorted(best.values(), key=lambda pair: (pair.first, pair.second))
+
+
+def find_clusters(records: Sequence[Paper]) -> list[Cluster]:
+    """Every record in exactly one cluster, singletons included, ordered by first member."""
+    return dedupe(records).clusters
+
+
+def find_uncertain_pairs(records: Sequence[Paper]) -> list[UncertainPair]:
+    """Pairs that resemble each other but were not merged (near threshold or failing one guard)."""
+    return dedupe(records).uncertain_pairs
+
+
+def merge_records(records: Sequence[Paper]) -> list[Paper]:
+    """One record per cluster, in cluster order (singletons returned unchanged)."""
+    merged = []
+    for cluster in find_clusters(records):
+        members = [records[i] for i in cluster.members]
+        merged.append(members[0] if len(members) == 1 else merge_cluster(members))
+    return merged
+
+
+# --------------------------------------------------------------------------- blocking
+
+_BLOCK_ALL_PAIRS = 40  # blocks up to this size compare every pair
+_BLOCK_WINDOW = 12  # larger blocks compare neighbours in title order only
+
+
+def _blocking_keys(p: Profile) -> Iterator[str]:
+    """Keys under which a record meets its candidate duplicates.
+
+    Title start and end catch edits at the other end; the three longest words catch
+    titles edited at both ends; volume+page and author+page catch translated titles.
+    """
+    for variant in p.variants:
+        compact = variant.replace(" ", "")
+        if len(compact) >= 12:
+            yield "p" + compact[:24]
+            yield "s" + compact[-24:]
+        words = variant.split()
+        if len(words) >= 4:
+            yield "w" + " ".join(sorted(sorted(words, key=len)[-3:]))
+    if p.first_page and p.volume:
+        yield f"v{p.volume}:{p.first_page}:{p.year}"
+    if p.first_page and p.surnames:
+        yield f"a{p.surnames[0]}:{p.first_page}"
+
+
+def _candidate_pairs(profiles: Sequence[Profile], indices: Sequence[int]) -> set[tuple[int, int]]:
+    """Pairs (i < j) of `indices` (one per profile) that share a blocking key."""
+    blocks: dict[str, list[int]] = defaultdict(list)
+    title_of: dict[int, str] = {}
+    for index, profile in zip(indices, profiles):
+        title_of[index] = profile.title
+        if profile.title:
+            for key in set(_blocking_keys(profile)):
+                blocks[key].append(index)
+    pairs: set[tuple[int, int]] = set()
+    for members in blocks.values():
+        if len(members) < 2:
+            continue
+        if len(members) <= _BLOCK_ALL_PAIRS:
+            pairs.update((i, j) for n, i in enumerate(members) for j in members[n + 1 :])
+        else:
+            ordered = sorted(members, key=lambda i: (title_of[i], i))
+            for n, i in enumerate(ordered):
+                for j in ordered[n + 1 : n + 1 + _BLOCK_WINDOW]:
+                    pairs.add((min(i, j), max(i, j)))
+    return pairs
+
+
+# --------------------------------------------------------------------------- clustering
+
+
+class _ClusterBuilder:
+    """Union-find whose unions respect the vetoes at cluster level."""
+
+    def __init__(self, profiles: Sequence[Profile]):
+        self.profiles = profiles
+        self.parent = list(range(len(profiles)))
+        self.members: dict[int, list[int]] = {i: [i] for i in range(len(profiles))}
+        # Distinct profiles per cluster: verbatim copies need checking against other clusters once.
+        self.distinct: dict[int, set[Profile]] = {i: {p} for i, p in enumerate(profiles)}
+        self.reasons: dict[int, list[str]] = defaultdict(list)
+
+    def root(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def unite(self, i: int, j: int, reason: str, *, by_identifier: bool) -> bool:
+        """Join the clusters of i and j unless a veto holds between any of their members; True when joined.
+
+        A shared identifier outweighs the soft vetoes (years, notices, title numbers: metadata
+        errors), never a conflicting DOI or PMID, not even through a chain of records.
+        """
+        ri, rj = self.root(i), self.root(j)
+        if ri == rj:
+            return True
+        veto = identifier_conflict if by_identifier else hard_veto
+        if any(veto(x, y) for x in self.distinct[ri] for y in self.distinct[rj]):
+            return False
+        if len(self.members[ri]) < len(self.members[rj]):
+            ri, rj = rj, ri
+        self.parent[rj] = ri
+        self.members[ri].extend(self.members.pop(rj))
+        self.distinct[ri] |= self.distinct.pop(rj)
+        self.reasons[ri].extend(self.reasons.pop(rj, []))
+        self.reasons[ri].append(reason)
+        return True
+
+    def unite_by_identifiers(self) -> None:
+        groups: dict[str, list[int]] = defaultdict(list)
+        for index, p in enumerate(self.profiles):
+            for doi in p.dois:
+                groups[f"DOI {doi}"].append(index)
+            for pmid in p.pmids:
+                groups[f"PMID {pmid}"].append(index)
+            for arxiv_id in p.arxiv_ids:
+                groups[f"arXiv id {arxiv_id}"].append(index)
+            for other in p.other_ids:
+                groups[other].append(index)
+        for key in sorted(groups, key=lambda k: (groups[k][0], k)):
+            members = groups[key]
+            for position, j in enumerate(members[1:], start=1):
+                # Supplements give many abstracts one DOI: join only records whose titles agree.
+                for i in members[:position]:
+                    if self._titles_allow_identifier_match(i, j) and self.unite(i, j, f"same {key}", by_identifier=True):
+                        break
+
+    def _titles_allow_identifier_match(self, i: int, j: int) -> bool:
+        a, b = self.profiles[i], self.profiles[j]
+        if not a.title or not b.title:
+            return True
+        if title_similarity(a, b) >= 60 or truncated_twin(a, b):
+            return True
+        # Translations share the identifier but not the words: accept when the citation agrees.
+        return bool(authors_agree(a, b)) and venue_agreement(a, b) == "match"
+
+    def unite_by_similarity(self) -> list[UncertainPair]:
+        profiles = self.profiles
+        # Exports repeat records verbatim: when identical profiles merge, only the first
+        # needs comparing with the others (its twins join whatever it joins).
+        first_seen: dict[Profile, int] = {}
+        representatives = []
+        uncertain = []
+        for index, profile in enumerate(profiles):
+            first = first_seen.setdefault(profile, index)
+            if first != index:
+                verdict = judge(profile, profile, 100.0)
+                if verdict is not None and verdict.merge and self.unite(first, index, verdict.reason, by_identifier=False):
+                    continue
+                if verdict is not None:
+                    uncertain.append(UncertainPair(first, index, 100.0, verdict.reason))
+            representatives.append(index)
+        scored = [
+            (title_similarity(profiles[i], profiles[j]), i, j)
+            for i, j in _candidate_pairs([profiles[k] for k in representatives], representatives)
+        ]
+        # Most similar titles first, so a doubtful link never pre-empts a sure one; pairs already
+        # joined through others need no judgement at all.
+        scored.sort(key=lambda item: (-item[0], item[1], item[2]))
+        for similarity, i, j in scored:
+            if self.root(i) == self.root(j):
+                continue
+            verdict = judge(profiles[i], profiles[j], similarity)
+            if verdict is None:
+                continue
+            if verdict.merge:
+                if not self.unite(i, j, verdict.reason, by_identifier=False):
+                    uncertain.append(UncertainPair(i, j, similarity, f"{verdict.reason}; conflicts with its cluster"))
+            else:
+                uncertain.append(UncertainPair(i, j, similarity, verdict.reason))
+        uncertain.sort(key=lambda pair: (pair.first, pair.second))
+        return uncertain
+
+    def result(self) -> list[Cluster]:
+        clusters = []
+        for root, members in self.members.items():
+            reasons = list(dict.fromkeys(self.reasons.get(root, [])))
+            clusters.append(Cluster(members=sorted(members), reasons=reasons))
+        clusters.sort(key=lambda c: c.members[0])
+        return clusters

@@ -1,0 +1,285 @@
+"""One paper's merged record, its references and the papers that cite it.
+
+Semantic Scholar answers first: ``/paper/{id}`` for the record, ``/paper/{id}/references``
+and ``/paper/{id}/citations`` for the lists. OpenAlex is asked for the same record in
+parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 50
+ids) and its ``cites:`` filter are the fallback when Semantic Scholar fails, does not know
+the paper, or lists nothing. A provider failure becomes a note. Only a paper that no
+provider has is an error: ``NotFound``, or ``FetchFailed`` when every provider asked failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Awaitable, Callable, TypeVar
+
+from ..core.errors import FetchFailed, NotFound, ProviderError
+from ..core.identifiers import PaperRef, parse_paper_ref
+from ..core.records import Paper
+from ..core.text import fold_title
+from ..dedupe.clusters import find_clusters
+from ..dedupe.merge import merge_cluster
+from ..net.http import HttpClient, ProviderSession
+from ..providers import openalex, semantic_scholar
+from ..providers.base import provider_label
+
+log = logging.getLogger("litsearch")
+
+S2 = semantic_scholar.NAME
+OPENALEX = openalex.NAME
+# A long review lists hundreds of works; 200 ids (4 list calls) cover nearly every paper
+# while keeping one lookup cheap. The true total is still reported.
+OPENALEX_MAX_REFERENCES = 200
+
+
+def merge_duplicates(papers: list[Paper]) -> list[Paper]:
+    """One record per paper: a list can hold one paper twice (preprint and journal version)."""
+    merged = []
+    for cluster in find_clusters(papers):
+        members = [papers[i] for i in cluster.members]
+        merged.append(members[0] if len(members) == 1 else merge_cluster(members))
+    return merged
+
+
+def rank_by_citations(papers: list[Paper]) -> list[Paper]:
+    """Most cited first; papers without a count last; then newer, then by title (stable order)."""
+    return sorted(papers, key=lambda p: (p.citation_count is None, -(p.citation_count or 0),
+                                         -(p.year or 0), fold_title(p.title)))
+
+
+@dataclass
+class PaperBundle:
+    """A paper's merged record with its references and citing papers, each list merged and
+    ranked by citations. The counts are the totals the providers report, which can exceed
+    the fetched lists (one page each)."""
+
+    paper: Paper
+    references: list[Paper]
+    citations: list[Paper]
+    reference_count: int
+    citation_count: int
+    notes: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # providers whose record was merged
+    records: list[Paper] = field(default_factory=list)  # those providers' own records
+    references_from: str | None = None  # provider that supplied the reference list
+    citations_from: str | None = None
+
+
+T = TypeVar("T")
+
+
+class _Attempts:
+    """Runs provider calls, turning each failure into a note instead of an exception."""
+
+    def __init__(self, settings) -> None:
+        self.settings = settings
+        self.notes: list[str] = []
+        self.failed: dict[str, str] = {}  # provider -> first failure reason
+
+    async def run(self, provider: str, what: str, call: Awaitable[T]) -> tuple[bool, T | None]:
+        """(True, result) on success; (False, None) after noting the failure."""
+        try:
+            return True, await call
+        except ProviderError as exc:
+            reason = str(exc)
+        except Exception as exc:  # a parser bug must not sink the other provider
+            log.debug("%s: %s crashed", provider, what, exc_info=True)
+            reason = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
+        reason = self.settings.redact(" ".join(reason.split()))
+        self.failed.setdefault(provider, reason)
+        self.note(f"{provider_label(provider)}: {what} failed: {reason}")
+        return False, None
+
+    def note(self, message: str) -> None:
+        if message not in self.notes:
+            self.notes.append(message)
+
+
+@dataclass
+class _Lookup:
+    """What each provider said about the paper itself."""
+
+    s2: tuple[Paper, int | None] | None = None
+    openalex: openalex.Work | None = None
+    s2_tried: set[str] = field(default_factory=set)
+    openalex_tried: set[str] = field(default_factory=set)
+    s2_failed: bool = False
+    openalex_failed: bool = False
+
+
+async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
+                             progress: Callable[[str], None] | None = None) -> PaperBundle:
+    """Look the paper up everywhere, merge the records, fetch and rank both lists.
+
+    Raises ``UnknownIdError`` for text that is no paper id (nothing is sent), ``NotFound``
+    when no provider has the paper, and ``FetchFailed`` when every provider asked failed.
+    """
+    paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
+    s2_session, oa_session = http.session(S2), http.session(OPENALEX)
+    attempts = _Attempts(http.settings)
+    if progress:
+        progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
+    lookup = await _look_up(s2_session, oa_session, paper_ref, attempts)
+    if lookup.s2 is None and lookup.openalex is None:
+        raise _not_found(paper_ref, lookup, attempts)
+    paper, records = _merged_record(lookup, attempts)
+
+    # The lists are asked of S2 only when S2 knows the paper (by its own id, most specific).
+    s2_ids = semantic_scholar.api_ids(lookup.s2[0]) if lookup.s2 else []
+    s2_id = s2_ids[0] if s2_ids else None
+    work = lookup.openalex
+    (references, references_from), (citations, citations_from) = await asyncio.gather(
+        _reference_list(s2_session, oa_session, s2_id, _known(work), attempts),
+        _citation_list(s2_session, oa_session, s2_id, work, attempts),
+    )
+    reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
+    reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
+    citation_count = max(paper.citation_count or 0, len(citations))
+    return PaperBundle(
+        paper=paper, references=references, citations=citations,
+        reference_count=reference_count, citation_count=citation_count,
+        notes=attempts.notes, sources=[record.provider for record in records], records=records,
+        references_from=references_from, citations_from=citations_from,
+    )
+
+
+async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, attempts: _Attempts) -> _Lookup:
+    """Both providers in parallel by the given id; then, for a provider that could not use
+    that id or did not know it, one more try with an id the other provider's record gave."""
+    lookup = _Lookup()
+    await asyncio.gather(_ask_s2(s2, semantic_scholar.api_id(ref), lookup, attempts),
+                         _ask_openalex(oa, openalex.api_id(ref), lookup, attempts))
+    follow_ups = []
+    if lookup.s2 is None and not lookup.s2_failed and lookup.openalex:
+        untried = [i for i in semantic_scholar.api_ids(lookup.openalex.paper) if i not in lookup.s2_tried]
+        follow_ups.append(_ask_s2(s2, untried[0] if untried else None, lookup, attempts))
+    if lookup.openalex is None and not lookup.openalex_failed and lookup.s2:
+        untried = [i for i in openalex.api_ids(lookup.s2[0]) if i not in lookup.openalex_tried]
+        follow_ups.append(_ask_openalex(oa, untried[0] if untried else None, lookup, attempts))
+    await asyncio.gather(*follow_ups)
+    return lookup
+
+
+async def _ask_s2(session: ProviderSession, s2_id: str | None, lookup: _Lookup, attempts: _Attempts) -> None:
+    if s2_id is None:
+        return
+    lookup.s2_tried.add(s2_id)
+    ok, found = await attempts.run(S2, f"looking up {s2_id}", semantic_scholar.fetch_record(session, s2_id))
+    lookup.s2_failed = lookup.s2_failed or not ok
+    lookup.s2 = lookup.s2 or found
+
+
+async def _ask_openalex(session: ProviderSession, openalex_id: str | None, lookup: _Lookup,
+                        attempts: _Attempts) -> None:
+    if openalex_id is None:
+        return
+    lookup.openalex_tried.add(openalex_id)
+    ok, found = await attempts.run(OPENALEX, f"looking up {openalex_id}", openalex.fetch_work(session, openalex_id))
+    lookup.openalex_failed = lookup.openalex_failed or not ok
+    lookup.openalex = lookup.openalex or found
+
+
+def _merged_record(lookup: _Lookup, attempts: _Attempts) -> tuple[Paper, list[Paper]]:
+    """(one record from both providers, the records merged). When the merge rules say the two
+    are different papers (one DOI given to a whole supplement, say), Semantic Scholar's record
+    stands alone and OpenAlex's work is dropped, lists included."""
+    records = [record for record in (lookup.s2[0] if lookup.s2 else None,
+                                     lookup.openalex.paper if lookup.openalex else None) if record]
+    if len(records) == 1:
+        return records[0], records
+    if len(find_clusters(records)) > 1:
+        attempts.note(f"OpenAlex's record for this id looks like a different paper "
+                      f"({records[1].title[:80]!r}); it was not merged")
+        lookup.openalex = None
+        return records[0], records[:1]
+    return merge_cluster(records), records
+
+
+def _not_found(ref: PaperRef, lookup: _Lookup, attempts: _Attempts) -> NotFound | FetchFailed:
+    """FetchFailed ("could not fetch …") when every provider asked failed, else NotFound
+    ("… was not found in …")."""
+    asked = [p for p, tried in ((S2, lookup.s2_tried), (OPENALEX, lookup.openalex_tried)) if tried]
+    failures = "; ".join(f"{provider_label(p)}: {reason}" for p, reason in attempts.failed.items())
+    if all(p in attempts.failed for p in asked):
+        return FetchFailed(f"could not fetch {ref.label}: {failures}")
+    where = " or ".join(provider_label(p) for p in asked)
+    return NotFound(f"{ref.label} was not found in {where}" + (f" ({failures})" if failures else ""))
+
+
+def _known(work: openalex.Work | None) -> Callable[[], Awaitable[openalex.Work | None]]:
+    async def get() -> openalex.Work | None:
+        return work
+    return get
+
+
+async def _reference_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | None,
+                          get_work: Callable[[], Awaitable[openalex.Work | None]],
+                          attempts: _Attempts) -> tuple[list[Paper], str | None]:
+    """(references, provider) from S2; from OpenAlex when S2 fails, lacks the paper or lists none.
+
+    ``get_work`` gives the OpenAlex work (looked up only when it is needed)."""
+    s2_answered = False  # S2 knows the paper and lists no references
+    if s2_id:
+        ok, found = await attempts.run(S2, "references", semantic_scholar.fetch_references(s2, s2_id))
+        if found:
+            return rank_by_citations(merge_duplicates(found)), S2
+        s2_answered = ok and found is not None
+    work = await get_work()
+    if work is None or not work.referenced_ids:
+        return [], (S2 if s2_answered else None)
+    wanted = work.referenced_ids[:OPENALEX_MAX_REFERENCES]
+    ok, found = await attempts.run(OPENALEX, "references", openalex.fetch_works(oa, wanted))
+    if not ok:
+        return [], None
+    if s2_answered:
+        attempts.note("Semantic Scholar lists no references for this paper; OpenAlex's are shown")
+    if len(work.referenced_ids) > len(wanted):
+        attempts.note(f"OpenAlex lists {len(work.referenced_ids)} references; the first {len(wanted)} were fetched")
+    if len(found or []) < len(wanted):
+        attempts.note(f"OpenAlex has usable records for {len(found or [])} of the {len(wanted)} works it lists "
+                      f"as references")
+    return rank_by_citations(merge_duplicates(found or [])), OPENALEX
+
+
+async def _citation_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | None,
+                         work: openalex.Work | None, attempts: _Attempts) -> tuple[list[Paper], str | None]:
+    """(citing papers, provider) from S2; from OpenAlex when S2 fails, lacks the paper or lists none."""
+    s2_answered = False  # S2 knows the paper and lists no citing papers
+    if s2_id:
+        ok, found = await attempts.run(S2, "citing papers", semantic_scholar.fetch_citations(s2, s2_id))
+        if found:
+            return rank_by_citations(merge_duplicates(found)), S2
+        s2_answered = ok and found is not None
+    if work is None or work.paper.openalex_id is None or work.paper.citation_count == 0:
+        return [], (S2 if s2_answered else None)
+    ok, found = await attempts.run(OPENALEX, "citing papers", openalex.fetch_citing(oa, work.paper.openalex_id))
+    if not ok:
+        return [], None
+    if found and s2_answered:
+        attempts.note("Semantic Scholar lists no citing papers for this paper; OpenAlex's are shown")
+    return rank_by_citations(merge_duplicates(found or [])), OPENALEX
+
+
+async def fetch_references_of(http: HttpClient, paper: Paper) -> tuple[list[Paper], list[str]]:
+    """References of a paper already known (a network node): S2 by its best id, else OpenAlex
+    (the work is looked up only when S2 cannot answer). Returns (references, notes)."""
+    s2_session, oa_session = http.session(S2), http.session(OPENALEX)
+    attempts = _Attempts(http.settings)
+    s2_ids = semantic_scholar.api_ids(paper)
+    cached: list[openalex.Work | None] = []
+
+    async def get_work() -> openalex.Work | None:
+        if not cached:
+            openalex_ids = openalex.api_ids(paper)
+            work = None
+            if openalex_ids:
+                _ok, work = await attempts.run(OPENALEX, f"looking up {openalex_ids[0]}",
+                                               openalex.fetch_work(oa_session, openalex_ids[0]))
+            cached.append(work)
+        return cached[0]
+
+    references, _source = await _reference_list(s2_session, oa_session, s2_ids[0] if s2_ids else None,
+                                                get_work, attempts)
+    return references, attempts.notes

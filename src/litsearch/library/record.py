@@ -1,0 +1,79 @@
+"""The library's own record schema: what a saved paper is, built from a search result or a
+paper, read back as a Paper for exports, and merged when the same paper is saved again.
+
+Records are JSON objects with ``record_version``. Version 2 (this one) keeps every author
+and every field of the paper; records without ``record_version`` are version 1 (saved by
+lit-search 0.1, in the search JSON's shape, authors cut to five) and are read the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any, Iterable, Mapping
+
+from ..core.identifiers import is_arxiv_doi
+from ..core.records import Paper
+
+RECORD_VERSION = 2
+# Every Paper field but the per-answer ones (which provider, its rank and score).
+PAPER_FIELDS = tuple(f.name for f in fields(Paper) if f.name not in ("provider", "rank", "score"))
+_LIST_FIELDS = ("authors", "publication_types")
+
+
+def saved_record(paper: Paper, *, found_by: Iterable[str] = (), doi_verified: bool | None = None) -> dict[str, Any]:
+    """The record the library keeps for ``paper``: every field of it, which providers found
+    it and Crossref's verdict on its DOI (None when not checked)."""
+    record: dict[str, Any] = {"record_version": RECORD_VERSION}
+    for name in PAPER_FIELDS:
+        value = getattr(paper, name)
+        record[name] = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
+    record["found_by"] = list(dict.fromkeys(found_by))
+    record["doi_verified"] = doi_verified
+    return record
+
+
+def paper_from_record(record: Mapping[str, Any]) -> Paper:
+    """A saved record (any version) as a Paper, for exports and display."""
+    values: dict[str, Any] = {}
+    for name in PAPER_FIELDS:
+        value = record.get(name)
+        if name in _LIST_FIELDS:
+            value = [str(item) for item in value] if isinstance(value, list) else []
+        elif name == "external_ids":
+            value = {str(k): str(v) for k, v in value.items() if v is not None} if isinstance(value, Mapping) else {}
+        values[name] = value
+    values["title"] = values["title"] or ""
+    return Paper(provider="library", **values)
+
+_LONGER_TEXT = ("abstract", "tldr")
+_HIGHER_COUNT = ("citation_count", "influential_citation_count")
+
+
+def merge_records(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    """The saved record updated with a new record of the same paper, keeping richer values:
+    the longer abstract and author list, the higher citation counts, a publisher DOI over
+    an arXiv DOI, every external id; otherwise the saved value unless it is empty."""
+    merged = dict(old)
+    for key, value in new.items():
+        merged[key] = _richer(key, old.get(key), value)
+    return merged
+
+
+def _richer(key: str, old: Any, new: Any) -> Any:
+    if _empty(new):
+        return old
+    if _empty(old):
+        return new
+    if key == "external_ids" and isinstance(old, Mapping) and isinstance(new, Mapping):
+        return {**new, **old}
+    if key == "doi":
+        return new if is_arxiv_doi(str(old)) and not is_arxiv_doi(str(new)) else old
+    if key in _HIGHER_COUNT:
+        return max(old, new, key=lambda v: v if isinstance(v, (int, float)) else -1)
+    if key in _LONGER_TEXT or key == "authors":
+        return new if len(new) > len(old) else old
+    return old
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == "" or value == [] or value == {}

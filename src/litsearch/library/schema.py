@@ -1,0 +1,168 @@
+"""The SQLite file's schema: its tables, the migrations between versions, and the checks
+made before anything is written.
+
+A damaged file, or one written by a newer lit-search, is reported with a one-line
+``StoreError`` and left exactly as it was.
+
+Schema (version 1)::
+
+    meta      (key TEXT PRIMARY KEY, value TEXT)               -- schema_version
+    cache     (provider, key, status, headers JSON, content BLOB, url,
+               stored_at, expires_at; PRIMARY KEY (provider, key))
+    papers    (id INTEGER PRIMARY KEY AUTOINCREMENT, title, year, first_author, doi,
+               record JSON, saved_at, updated_at)  -- record: library/record.py's schema
+    paper_ids (kind, value, paper_id; PRIMARY KEY (kind, value))  -- doi, pmid, arxiv_id,
+               openalex_id, paper_id (S2) and title_year, each owned by one paper
+    citations (citing, cited; PRIMARY KEY (citing, cited), citing <> cited)
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+from ..core.errors import StoreError
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_SECONDS = 15.0
+
+# SQLite primary result codes: CORRUPT and NOTADB mean "this file is not a sound
+# database"; BUSY means another process kept the lock past the busy timeout.
+_SQLITE_CORRUPT = 11
+_SQLITE_NOTADB = 26
+_SQLITE_BUSY = 5
+
+
+# ---------------------------------------------------------------- tables and migrations
+
+_SCHEMA_V1 = (
+    """CREATE TABLE cache (
+        provider   TEXT NOT NULL,
+        key        TEXT NOT NULL,     -- cache_key(): a sha256, never a secret
+        status     INTEGER NOT NULL,
+        headers    TEXT NOT NULL,     -- JSON object, lower-case names
+        content    BLOB NOT NULL,     -- the body, configured secrets redacted
+        url        TEXT NOT NULL,     -- the final URL without identity parameters
+        stored_at  REAL NOT NULL,     -- Unix seconds
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (provider, key))""",
+    "CREATE INDEX cache_by_expiry ON cache (expires_at)",
+    # AUTOINCREMENT: a removed paper's id is never handed to another paper.
+    """CREATE TABLE papers (
+        id           INTEGER PRIMARY KEY AUTOINCREMENT,
+        title        TEXT,
+        year         INTEGER,
+        first_author TEXT,
+        doi          TEXT,
+        record       TEXT NOT NULL,   -- the merged result dict, JSON
+        saved_at     REAL NOT NULL,
+        updated_at   REAL NOT NULL)""",
+    """CREATE TABLE paper_ids (
+        kind     TEXT NOT NULL,
+        value    TEXT NOT NULL,
+        paper_id INTEGER NOT NULL REFERENCES papers (id) ON DELETE CASCADE,
+        PRIMARY KEY (kind, value))""",
+    "CREATE INDEX paper_ids_by_paper ON paper_ids (paper_id)",
+    """CREATE TABLE citations (
+        citing INTEGER NOT NULL REFERENCES papers (id) ON DELETE CASCADE,
+        cited  INTEGER NOT NULL REFERENCES papers (id) ON DELETE CASCADE,
+        PRIMARY KEY (citing, cited),
+        CHECK (citing <> cited)) WITHOUT ROWID""",
+    "CREATE INDEX citations_by_cited ON citations (cited)",
+)
+
+
+def _create_version_1(db: sqlite3.Connection) -> None:
+    for statement in _SCHEMA_V1:
+        db.execute(statement)
+
+
+# MIGRATIONS[n] turns a version-n database into version n+1, inside the caller's write
+# transaction. Version 0 is a database holding only the meta table, so a new file is
+# built by the same steps that upgrade an old one.
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_version_1}
+
+
+# ---------------------------------------------------------------- opening, in steps
+
+def prepare(db: sqlite3.Connection, path: Path) -> None:
+    """Check the file before writing anything, then switch to WAL and bring the schema up to date."""
+    db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    # Reading first means a damaged or newer file is reported untouched: even switching
+    # the journal mode would rewrite its header.
+    version = _read_version(db, path)
+    if version is not None and version > SCHEMA_VERSION:
+        raise newer(path, version)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA foreign_keys = ON")
+    # In WAL mode NORMAL cannot corrupt the file (a power cut may lose the last commits,
+    # never damage it) and skips an fsync per commit, which keeps each write lock short:
+    # with 8 processes writing, the slowest call fell from 630-740 ms to 110-380 ms here.
+    db.execute("PRAGMA synchronous = NORMAL")
+    if version != SCHEMA_VERSION:
+        _migrate(db, path)
+
+
+def _read_version(db: sqlite3.Connection, path: Path) -> int | None:
+    """The schema version, or None for a new, empty file."""
+    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not tables:
+        return None
+    if "meta" not in tables:
+        raise damaged(path, "it holds tables but no lit-search schema version")
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    if row is None or not str(row[0]).strip().isdigit():
+        raise damaged(path, "its schema version is missing or unreadable")
+    return int(row[0])
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Run the steps from the file's version to ours in one write transaction, so a
+    crash leaves the old version intact and two processes never migrate twice."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = _read_version(db, path)  # again: another process may have migrated meanwhile
+        if version is not None and version > SCHEMA_VERSION:
+            raise newer(path, version)
+        db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        version = version or 0
+        while version < SCHEMA_VERSION:
+            step = MIGRATIONS.get(version)
+            if step is None:
+                raise StoreError(f"the lit-search database at {path} has schema {version}, "
+                                 "which this lit-search cannot upgrade")
+            step(db)
+            version += 1
+        db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)", (str(version),))
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+# ---------------------------------------------------------------- errors
+
+def damaged(path: Path, reason: str) -> StoreError:
+    return StoreError(f"the lit-search database at {path} is damaged ({reason}); "
+                      "move it away to start fresh — it was not modified")
+
+
+def newer(path: Path, version: int) -> StoreError:
+    return StoreError(f"the lit-search database at {path} was written by a newer lit-search "
+                      f"(schema {version}); upgrade lit-search or point LITSEARCH_CACHE_DIR elsewhere")
+
+
+def translate(error: sqlite3.Error, path: Path) -> StoreError:
+    """One line for the user from an sqlite3 error."""
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    primary = code & 0xFF if isinstance(code, int) else None
+    message = " ".join(str(error).split()) or type(error).__name__
+    if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or message in (
+            "file is not a database", "database disk image is malformed"):
+        return damaged(path, message)
+    if primary == _SQLITE_BUSY or message.startswith("database is locked"):
+        return StoreError(f"the lit-search database at {path} is busy: another lit-search held it "
+                          f"for more than {BUSY_TIMEOUT_SECONDS:g} s; try again")
+    return StoreError(f"the lit-search database at {path} could not be used ({message})")

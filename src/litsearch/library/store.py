@@ -1,0 +1,341 @@
+"""One SQLite file for the response cache, the saved-paper library and the citation links
+among saved papers.
+
+Several lit-search processes may use the file at once (two terminals, or Claude Code
+running searches side by side). The file is in WAL mode, so readers never wait for the
+writer; every write is one short ``BEGIN IMMEDIATE`` transaction, which takes the write
+lock before reading anything, so two writers queue (for up to ``BUSY_TIMEOUT_SECONDS``)
+instead of failing half-way with "database is locked" or acting on data the other one is
+about to change. The file is never deleted or replaced (schema and checks: schema.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping
+
+from ..core.config import default_store_path
+from ..core.errors import StoreError
+from ..core.identifiers import normalize_doi, record_identities
+from ..net.cache_keys import strip_identity_params
+from ..net.http import FetchedResponse
+from .keys import TITLE_KIND, claim, match, resolve, title_key
+from .record import merge_records
+from .schema import BUSY_TIMEOUT_SECONDS, prepare, translate
+
+DAY = 86_400
+# Expired entries stay usable by --offline (allow_stale) for this long, then are pruned.
+STALE_KEEP_SECONDS = 30 * DAY
+
+
+@dataclass
+class CachedResponse(FetchedResponse):
+    """A stored response; usable wherever a ``FetchedResponse`` is."""
+
+    stored_at: float
+    expires_at: float
+    stale: bool
+
+
+@dataclass(frozen=True)
+class LibraryPaper:
+    """One line of the library listing. ``cites``: library papers this one cites;
+    ``cited_by``: library papers citing it. ``saved_at`` is ISO 8601 UTC."""
+
+    id: int
+    title: str | None
+    year: int | None
+    first_author: str | None
+    doi: str | None
+    saved_at: str
+    cites: int
+    cited_by: int
+
+
+def _operation(method: Callable) -> Callable:
+    """One public Store call: one thread at a time, sqlite3 errors as StoreError."""
+    @functools.wraps(method)
+    def wrapper(self: "Store", *args: Any, **kwargs: Any) -> Any:
+        with self._lock:
+            if self._db is None:
+                raise StoreError(f"the lit-search database at {self.path} is closed")
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.Error as error:
+                raise translate(error, self.path) from None
+    return wrapper
+
+
+# ---------------------------------------------------------------- the store
+
+class Store:
+    """The cache, the library and its citation links in one SQLite file.
+
+    Open with ``Store.open(path, redact=settings.redact)`` and use as a context manager.
+    """
+
+    def __init__(self, db: sqlite3.Connection, path: Path, redact: Callable[[str], str] | None):
+        self._db: sqlite3.Connection | None = db
+        self.path = path
+        self._redact = redact
+        # One connection may be shared by threads (asyncio.to_thread); calls take turns.
+        self._lock = threading.RLock()
+
+    # ----- opening and closing
+
+    @classmethod
+    def open(cls, path: str | os.PathLike | None = None,
+             redact: Callable[[str], str] | None = None) -> "Store":
+        """Open (creating folder, file and schema as needed) and migrate an older schema."""
+        path = Path(path) if path is not None else default_store_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot create the lit-search data folder {path.parent} "
+                             f"({error.strerror or error})") from None
+        try:
+            db = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
+                                 check_same_thread=False)
+        except sqlite3.Error as error:
+            raise translate(error, path) from None
+        try:
+            prepare(db, path)
+        except sqlite3.Error as error:
+            db.close()
+            raise translate(error, path) from None
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, path, redact)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A short write transaction: the write lock is taken first, so reads inside it
+        see what no other process can change before the commit."""
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            if db.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
+                db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Several reads from one snapshot."""
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            yield db
+        finally:
+            if db.in_transaction:
+                db.execute("COMMIT")
+
+    # ----- response cache
+
+    @_operation
+    def cache_get(self, provider: str, key: str, now: float | None = None,
+                  allow_stale: bool = False) -> CachedResponse | None:
+        """The stored response, or None. Expired entries count only with ``allow_stale``."""
+        now = time.time() if now is None else now
+        row = self._db.execute(
+            "SELECT status, headers, content, url, stored_at, expires_at FROM cache "
+            "WHERE provider = ? AND key = ?", (provider, key)).fetchone()
+        if row is None:
+            return None
+        status, headers, content, url, stored_at, expires_at = row
+        stale = expires_at <= now
+        if stale and not allow_stale:
+            return None
+        return CachedResponse(status=status, headers=json.loads(headers), content=bytes(content), url=url,
+                              stored_at=stored_at, expires_at=expires_at, stale=stale)
+
+    @_operation
+    def cache_put(self, provider: str, key: str, response: FetchedResponse, ttl_seconds: float,
+                  now: float | None = None) -> None:
+        """Store a response for ``ttl_seconds``, secrets redacted, and prune long-expired entries."""
+        if ttl_seconds <= 0:
+            raise ValueError(f"ttl_seconds must be positive, not {ttl_seconds!r}")
+        now = time.time() if now is None else now
+        headers = {str(name).lower(): self._scrub(str(value)) for name, value in response.headers.items()}
+        url = self._scrub(strip_identity_params(response.url))
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO cache (provider, key, status, headers, content, url, stored_at, expires_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (provider, key, int(response.status), json.dumps(headers), self._scrub_bytes(response.content),
+                 url, now, now + ttl_seconds))
+            # Opportunistic pruning: cheap through the expiry index, and it keeps the file
+            # from growing for ever without a separate clean-up command.
+            db.execute("DELETE FROM cache WHERE expires_at < ?", (now - STALE_KEEP_SECONDS,))
+
+    @_operation
+    def cache_delete(self, provider: str, keys: Iterable[str]) -> int:
+        """Remove the given entries of one provider; returns how many were removed."""
+        keys = list(keys)
+        if not keys:
+            return 0
+        with self._write() as db:
+            return sum(db.execute("DELETE FROM cache WHERE provider = ? AND key = ?", (provider, key)).rowcount
+                       for key in keys)
+
+    def cache_clear(self, provider: str | None = None) -> int:
+        """Remove every cached response (of one provider); returns how many."""
+        with self._write() as db:
+            if provider is None:
+                return db.execute("DELETE FROM cache").rowcount
+            return db.execute("DELETE FROM cache WHERE provider = ?", (provider,)).rowcount
+
+    def _scrub(self, text: str) -> str:
+        return self._redact(text) if self._redact else text
+
+    def _scrub_bytes(self, content: bytes) -> bytes:
+        """Redact secrets echoed in a body. surrogateescape keeps bytes that are not UTF-8
+        exactly as they were, so binary and mis-encoded bodies survive unchanged."""
+        if not self._redact:
+            return bytes(content)
+        text = bytes(content).decode("utf-8", "surrogateescape")
+        return self._redact(text).encode("utf-8", "surrogateescape")
+
+    # ----- library
+
+    @_operation
+    def save_papers(self, papers: list[Mapping[str, Any]]) -> list[int]:
+        """Insert or update each paper (matched by identifier); returns their library ids."""
+        now = time.time()
+        with self._write() as db:
+            return [_save_one(db, dict(paper), now) for paper in papers]
+
+    @_operation
+    def list_papers(self) -> list[LibraryPaper]:
+        rows = self._db.execute(
+            "SELECT id, title, year, first_author, doi, saved_at, "
+            "(SELECT count(*) FROM citations WHERE citing = papers.id), "
+            "(SELECT count(*) FROM citations WHERE cited = papers.id) "
+            "FROM papers ORDER BY id").fetchall()
+        return [LibraryPaper(id=r[0], title=r[1], year=r[2], first_author=r[3], doi=r[4],
+                             saved_at=_iso(r[5]), cites=r[6], cited_by=r[7]) for r in rows]
+
+    @_operation
+    def get_paper(self, ref: int | str) -> dict[str, Any] | None:
+        """The saved record (plus ``library_id`` and ``saved_at``) by library id or any identifier."""
+        with self._read() as db:
+            paper_id = resolve(db, ref)
+            if paper_id is None:
+                return None
+            record, saved_at = db.execute("SELECT record, saved_at FROM papers WHERE id = ?",
+                                          (paper_id,)).fetchone()
+        return {**json.loads(record), "library_id": paper_id, "saved_at": _iso(saved_at)}
+
+    @_operation
+    def remove_paper(self, ref: int | str) -> bool:
+        """Remove a paper, its identifiers and every citation link to or from it."""
+        with self._write() as db:
+            paper_id = resolve(db, ref)
+            if paper_id is None:
+                return False
+            db.execute("DELETE FROM citations WHERE citing = ? OR cited = ?", (paper_id, paper_id))
+            db.execute("DELETE FROM paper_ids WHERE paper_id = ?", (paper_id,))
+            db.execute("DELETE FROM papers WHERE id = ?", (paper_id,))
+            return True
+
+    @_operation
+    def find_by_identifiers(self, ids: Mapping[str, Any]) -> int | None:
+        """The library id of the paper these identifiers name (result-dict or external_ids keys)."""
+        with self._read() as db:
+            return match(db, record_identities(ids), title_key(ids) if "title" in ids else None)
+
+    @_operation
+    def add_citations(self, edges: Iterable[tuple[int, int]]) -> int:
+        """Record that library paper ``citing`` cites ``cited``. Duplicates, self-citations and
+        ids no longer in the library (removed meanwhile) are skipped; returns how many were new."""
+        added = 0
+        with self._write() as db:
+            for citing, cited in edges:
+                if int(citing) == int(cited):
+                    continue
+                added += db.execute(
+                    "INSERT OR IGNORE INTO citations (citing, cited) SELECT ?1, ?2 "
+                    "WHERE EXISTS (SELECT 1 FROM papers WHERE id = ?1) "
+                    "AND EXISTS (SELECT 1 FROM papers WHERE id = ?2)", (int(citing), int(cited))).rowcount
+        return added
+
+    @_operation
+    def citations_among(self, ids: Iterable[int] | None = None) -> list[tuple[int, int]]:
+        """Citation links whose both ends are in ``ids`` (all links when None), sorted."""
+        edges = [(a, b) for a, b in self._db.execute("SELECT citing, cited FROM citations ORDER BY citing, cited")]
+        if ids is None:
+            return edges
+        wanted = {int(i) for i in ids}
+        return [(a, b) for a, b in edges if a in wanted and b in wanted]
+
+    @_operation
+    def library_identifiers(self) -> dict[int, dict[str, list[str]]]:
+        """Every identifier of every saved paper: ``{id: {"doi": [...], "pmid": [...], ...}}``."""
+        result: dict[int, dict[str, list[str]]] = {}
+        for (paper_id,) in self._db.execute("SELECT id FROM papers ORDER BY id"):
+            result[paper_id] = {}
+        rows = self._db.execute("SELECT paper_id, kind, value FROM paper_ids WHERE kind != ? "
+                                "ORDER BY paper_id, kind, value", (TITLE_KIND,))
+        for paper_id, kind, value in rows:
+            result.setdefault(paper_id, {}).setdefault(kind, []).append(value)
+        return result
+
+
+# ---------------------------------------------------------------- saving, in steps
+
+def _save_one(db: sqlite3.Connection, paper: dict[str, Any], now: float) -> int:
+    identities = record_identities(paper)
+    paper_id = match(db, identities, title_key(paper))
+    if paper_id is None:
+        record = paper
+        paper_id = db.execute(
+            "INSERT INTO papers (title, year, first_author, doi, record, saved_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)", (*_columns(record), _dump(record), now, now)).lastrowid
+    else:
+        (old,) = db.execute("SELECT record FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        record = merge_records(json.loads(old), paper)
+        db.execute("UPDATE papers SET title = ?, year = ?, first_author = ?, doi = ?, record = ?, "
+                   "updated_at = ? WHERE id = ?", (*_columns(record), _dump(record), now, paper_id))
+    claim(db, paper_id, record_identities(record), title_key(record))
+    return paper_id
+
+
+def _columns(record: Mapping[str, Any]) -> tuple[Any, ...]:
+    """The listing columns copied out of the record, so list_papers needs no JSON."""
+    authors = record.get("authors") or []
+    year = record.get("year")
+    doi = record.get("doi")
+    return (record.get("title"), year if isinstance(year, int) else None,
+            str(authors[0]) if authors else None, normalize_doi(doi) or doi)
+
+
+def _dump(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, default=str)
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")

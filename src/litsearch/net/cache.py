@@ -1,0 +1,96 @@
+"""The response cache as the HTTP layer sees it: a Store plus a mode.
+
+Modes (CLI flags): "normal" reads fresh entries and writes new answers; "refresh"
+(--refresh) skips reading but writes; "off" (--no-cache) neither reads nor writes;
+"offline" (--offline) reads entries even when expired and never touches the network.
+Only answers worth keeping are stored, for the provider's time-to-live: a 2xx status and
+a well-formed body (JSON that parses, XML that parses safely). An HTML error page sent
+with status 200, a truncated body or a plain-text "Rate exceeded." is never cached, so a
+passing fault cannot poison a day of searches. What a provider still could not use (an
+arXiv error feed is well-formed XML) is removed again by ``forget``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .cache_keys import cache_key
+from .http import FetchedResponse
+
+MODES = ("normal", "refresh", "off", "offline")
+
+
+class ResponseCache:
+    def __init__(self, store: Any, mode: str = "normal"):
+        """``store``: a ``litsearch.library.store.Store`` (or None: no cache)."""
+        if mode not in MODES:
+            raise ValueError(f"unknown cache mode {mode!r}")
+        self.store = store
+        self.mode = mode
+        self.hits: dict[str, int] = {}
+        self.stale_hits: dict[str, int] = {}
+
+    @property
+    def offline(self) -> bool:
+        return self.mode == "offline"
+
+    @property
+    def reads(self) -> bool:
+        return self.store is not None and self.mode in ("normal", "offline")
+
+    @property
+    def writes(self) -> bool:
+        return self.store is not None and self.mode in ("normal", "refresh")
+
+    def lookup(self, provider: str, method: str, url: str, request: dict[str, Any]) -> FetchedResponse | None:
+        if not self.reads:
+            return None
+        key = cache_key(method, url, request.get("params"), _body(request))
+        found = self.store.cache_get(provider, key, allow_stale=self.offline)
+        if found is not None:
+            self.hits[provider] = self.hits.get(provider, 0) + 1
+            if found.stale:
+                self.stale_hits[provider] = self.stale_hits.get(provider, 0) + 1
+        return found
+
+    def save(self, provider: str, method: str, url: str, request: dict[str, Any],
+             response: FetchedResponse) -> str | None:
+        """Store a good answer; returns its key (None when not stored)."""
+        if not self.writes or not 200 <= response.status < 300 or not well_formed(response):
+            return None
+        key = cache_key(method, url, request.get("params"), _body(request))
+        self.store.cache_put(provider, key, response, _time_to_live(provider))
+        return key
+
+    def forget(self, provider: str, keys: list[str]) -> None:
+        """Drop answers the provider turned out not to understand."""
+        if self.store is not None and keys and self.mode != "offline":
+            self.store.cache_delete(provider, keys)
+
+
+def _time_to_live(provider: str) -> float:
+    from ..providers.base import get_provider  # each provider declares how long its answers keep
+
+    return get_provider(provider).cache_ttl
+
+
+def well_formed(response: FetchedResponse) -> bool:
+    """JSON that parses or XML that parses safely; anything else is not kept."""
+    kind = response.content_type
+    try:
+        if "json" in kind:
+            json.loads(response.content)
+            return True
+        if "xml" in kind:
+            import defusedxml.ElementTree as defused  # only when an XML answer is stored
+
+            defused.fromstring(response.content)
+            return True
+    except Exception:  # any parse failure means "do not keep"
+        return False
+    return False
+
+
+def _body(request: dict[str, Any]) -> Any:
+    return request.get("json") if request.get("json") is not None else request.get("data")

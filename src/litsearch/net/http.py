@@ -1,0 +1,321 @@
+"""The one HTTP layer: pacing per provider, retries, timeouts, budgets, size caps.
+
+Providers never touch httpx directly. They open a ``ProviderSession`` and call
+``get``/``post``; the session enforces the provider's declared ``PacePolicy``
+across every concurrent request in the process, retries what is worth retrying,
+and turns every failure into a ``ProviderError`` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Awaitable, Callable, Mapping
+
+import httpx
+
+from .. import __version__
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from .pacing import PROCESS_PACE_BOOK, PacePolicy, PaceBook, paced_interval
+
+# 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
+RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
+DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
+
+
+@dataclass
+class FetchedResponse:
+    status: int
+    headers: Mapping[str, str]
+    content: bytes
+    url: str
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "").lower()
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    now = now or datetime.now(timezone.utc)
+    return max(0.0, (when - now).total_seconds())
+
+
+class HttpClient:
+    """Owns the httpx client and the pacing state for one run.
+
+    ``clock`` and ``sleep`` are injectable so tests can check pacing and budgets
+    without waiting in real time.
+    """
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        policies: Mapping[str, PacePolicy] | None = None,
+        pace_book: PaceBook | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        cache: Any = None,
+    ):
+        self.settings = settings
+        self.cache = cache  # a litsearch.net.cache.ResponseCache, or None
+        # Each provider declares its pace (providers/base.py); tests may override some.
+        self.policies = dict(policies or {})
+        self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
+        self.clock = clock
+        self.sleep = sleep
+        self._transport = transport
+        self._client: httpx.AsyncClient | None = None
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.request_counts: dict[str, int] = {}
+
+    @property
+    def user_agent(self) -> str:
+        contact = f"mailto:{self.settings.email}" if self.settings.email else DEFAULT_CONTACT
+        return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
+
+    async def __aenter__(self) -> "HttpClient":
+        timeout = httpx.Timeout(
+            connect=self.settings.connect_timeout,
+            read=self.settings.read_timeout,
+            write=self.settings.read_timeout,
+            pool=self.settings.connect_timeout,
+        )
+        self._client = httpx.AsyncClient(
+            timeout=timeout,
+            headers={"User-Agent": self.user_agent},
+            transport=self._transport,
+            follow_redirects=True,
+        )
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+    def policy(self, provider: str) -> PacePolicy:
+        """The provider's pace: an override given to this client, else what it declares."""
+        if provider not in self.policies:
+            from ..providers.base import get_provider  # the providers declare their own pace
+
+            self.policies[provider] = get_provider(provider).pace_policy(self.settings)
+        return self.policies[provider]
+
+    def session(self, provider: str, budget: float | None = None,
+                deadline: float | None = None) -> "ProviderSession":
+        """A session for one provider's share of a command, with its own time budget (or a
+        deadline shared with other work)."""
+        budget = self.settings.provider_budget if budget is None else budget
+        end = self.clock() + budget
+        return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline))
+
+    def _slot(self, provider: str) -> asyncio.Semaphore:
+        if provider not in self._slots:
+            self._slots[provider] = asyncio.Semaphore(self.policy(provider).max_in_flight)
+        return self._slots[provider]
+
+
+class ProviderSession:
+    """Requests for one provider, paced, retried and bounded by one deadline."""
+
+    def __init__(self, http: HttpClient, provider: str, deadline: float):
+        self.http = http
+        self.provider = provider
+        self.policy = http.policy(provider)
+        self.deadline = deadline
+        self.requests_sent = 0
+        self.cache_hits = 0
+        self.cached_keys: list[str] = []  # answers this session stored in the cache
+
+    @property
+    def settings(self) -> Settings:
+        return self.http.settings
+
+    def url(self, path: str) -> str:
+        """The provider's base URL (from the settings) followed by ``path``."""
+        return self.http.settings.url(self.provider, path)
+
+    def error(self, message: str, *, status: int | None = None, retryable: bool = False) -> ProviderError:
+        """A ProviderError of this provider, its message on one line and redacted."""
+        return ProviderError(self._redact(" ".join(str(message).split())), provider=self.provider,
+                             status=status, retryable=retryable)
+
+    def remaining(self) -> float:
+        return self.deadline - self.http.clock()
+
+    async def get(self, url: str, *, params: Any = None, headers: Mapping[str, str] | None = None,
+                  accept_status: frozenset[int] = frozenset()) -> FetchedResponse:
+        return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status)
+
+    async def post(self, url: str, *, params: Any = None, data: Any = None, json: Any = None,
+                   headers: Mapping[str, str] | None = None,
+                   accept_status: frozenset[int] = frozenset()) -> FetchedResponse:
+        return await self.request("POST", url, params=params, data=data, json=json, headers=headers,
+                                  accept_status=accept_status)
+
+    async def request(self, method: str, url: str, *, accept_status: frozenset[int] = frozenset(),
+                      **kwargs: Any) -> FetchedResponse:
+        """Send with retries. 2xx (and ``accept_status``) return; anything else raises ProviderError.
+        With a response cache, a stored answer is returned without touching the network."""
+        cache = self.http.cache
+        if cache is not None:
+            cached = cache.lookup(self.provider, method, url, kwargs)
+            if cached is not None:
+                self.cache_hits += 1
+                return cached
+            if cache.offline:
+                raise self.error("offline: no cached answer for this request (run the search once online)")
+        response = await self._request_with_retries(method, url, accept_status=accept_status, **kwargs)
+        if cache is not None:
+            key = cache.save(self.provider, method, url, kwargs, response)
+            if key:
+                self.cached_keys.append(key)
+        return response
+
+    def forget_cached_answers(self) -> None:
+        """The provider could not use what it got: do not serve those answers again."""
+        if self.http.cache is not None:
+            self.http.cache.forget(self.provider, self.cached_keys)
+        self.cached_keys = []
+
+    async def _request_with_retries(self, method: str, url: str, *, accept_status: frozenset[int],
+                                    **kwargs: Any) -> FetchedResponse:
+        attempts = self.policy.retries + 1
+        last_reason = "no attempt made"
+        last_status: int | None = None
+        for attempt in range(attempts):
+            retry_after: float | None = None
+            try:
+                response = await self._send_once(method, url, **kwargs)
+            except ProviderError as exc:
+                # Budget or size limits end the provider; keep the earlier failure in the reason.
+                raise exc.with_message(self._redact(f"{last_reason}; then {exc}" if attempt else str(exc))) from None
+            except httpx.TimeoutException as exc:
+                last_reason, last_status = _timeout_reason(exc, self.http.settings), None
+            except httpx.TransportError as exc:
+                last_reason, last_status = f"connection failed ({_describe_transport_error(exc)})", None
+            else:
+                if 200 <= response.status < 300 or response.status in accept_status:
+                    return response
+                last_reason, last_status = _status_reason(response), response.status
+                if response.status not in RETRYABLE_STATUS:
+                    raise self.error(last_reason, status=response.status)
+                retry_after = parse_retry_after(response.headers.get("retry-after"))
+            if attempt == attempts - 1:
+                break
+            wait = retry_after if retry_after is not None else self._backoff(attempt)
+            if wait >= self.remaining():
+                if retry_after is not None:
+                    raise self.error(f"{last_reason}; server asked to wait {retry_after:.0f} s, "
+                                     f"more than the {max(self.remaining(), 0):.0f} s left in this provider's budget",
+                                     status=last_status, retryable=True)
+                break
+            await self.http.sleep(wait)
+        suffix = f" after {attempts} attempts" if attempts > 1 else ""
+        raise self.error(last_reason + suffix, status=last_status, retryable=True)
+
+    def _backoff(self, attempt: int) -> float:
+        base = self.http.settings.backoff_seconds
+        return base * (2 ** attempt) + random.uniform(0, base / 4)
+
+    async def _send_once(self, method: str, url: str, **kwargs: Any) -> FetchedResponse:
+        if self.remaining() <= 0:
+            raise self.error(f"gave up: this provider's time budget of "
+                             f"{self.http.settings.provider_budget:.0f} s ran out", retryable=True)
+        client = self.http._client
+        if client is None:
+            raise RuntimeError("HttpClient used outside 'async with'")
+        async with self.http._slot(self.provider):
+            interval = paced_interval(self.policy.min_interval)
+            start = self.http.pace_book.reserve(self.provider, interval)
+            wait = start - self.http.clock()
+            if wait > 0:
+                if wait >= self.remaining():
+                    raise self.error(f"gave up: the next request allowed by this API's pace "
+                                     f"({self.policy.min_interval:g} s apart) would pass the time budget",
+                                     retryable=True)
+                await self.http.sleep(wait)
+            self.http.pace_book.started(self.provider, interval)
+            self.requests_sent += 1
+            self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
+            try:
+                return await asyncio.wait_for(self._read(client, method, url, **kwargs),
+                                              timeout=max(self.remaining(), 0.001))
+            except asyncio.TimeoutError:
+                raise self.error(f"gave up: no complete answer within this provider's time budget of "
+                                 f"{self.http.settings.provider_budget:.0f} s", retryable=True) from None
+
+    async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
+        cap = self.http.settings.max_response_bytes
+        async with client.stream(method, url, **kwargs) as response:
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > cap:
+                raise self.error(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")
+            chunks: list[bytes] = []
+            size = 0
+            async for chunk in response.aiter_bytes():
+                size += len(chunk)
+                if size > cap:
+                    raise self.error(f"response exceeds the {cap:,}-byte cap; stopped reading")
+                chunks.append(chunk)
+            return FetchedResponse(response.status_code, response.headers, b"".join(chunks), str(response.url))
+
+    def _redact(self, text: str) -> str:
+        return self.http.settings.redact(text)
+
+
+def _timeout_reason(exc: httpx.TimeoutException, settings: Settings) -> str:
+    if isinstance(exc, httpx.ConnectTimeout):
+        return f"connect timeout after {settings.connect_timeout:g} s"
+    if isinstance(exc, httpx.ReadTimeout):
+        return f"read timeout after {settings.read_timeout:g} s"
+    return "timeout"
+
+
+def _describe_transport_error(exc: httpx.TransportError) -> str:
+    if isinstance(exc, httpx.RemoteProtocolError):
+        return "connection closed before the full answer arrived"
+    # httpx wraps the socket error ("All connection attempts failed"): look for the cause.
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
+            return "connection refused"
+        cause = cause.__cause__ or cause.__context__
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:120]
+
+
+def _status_reason(response: FetchedResponse) -> str:
+    """'HTTP 429: Too Many Requests …' with a short, single-line excerpt of the body."""
+    excerpt = ""
+    body = response.text.strip()
+    if body and "html" not in response.content_type:
+        excerpt = " ".join(body.split())[:160]
+    reason = {429: "rate limited"}.get(response.status, "")
+    parts = [f"HTTP {response.status}"] + ([reason] if reason else [])
+    return " ".join(parts) + (f": {excerpt}" if excerpt else "")

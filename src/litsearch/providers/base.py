@@ -1,0 +1,112 @@
+"""The provider contract, and the registry that finds providers by name.
+
+Every API module declares one ``Provider``: its name, what it can do (``Capabilities``),
+how fast it may be called (``pace_policy``), the environment variable of its key and how
+long its answers are cached. Its ``search`` returns a value, a ``ProviderAnswer``; nothing
+is written to the HTTP session for a later step to read back.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.config import Settings
+from ..core.filters import Filters
+from ..net.pacing import PacePolicy
+
+# Searched by --providers auto (Semantic Scholar and OpenAlex always, the others by topic).
+PAPER_PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
+# Searchable on request only: Crossref as a fifth scholarly source, and "web" (Tavily)
+# whose hits are shown apart from the papers.
+OPTIONAL_PROVIDERS = ("crossref", "web")
+# Asked by enrichment only, never searched.
+LOOKUP_PROVIDERS = ("unpaywall",)
+ALL_PROVIDERS = PAPER_PROVIDERS + OPTIONAL_PROVIDERS + LOOKUP_PROVIDERS
+
+DAY = 86_400
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a provider can do.
+
+    ``combines_variants``: several query variants fold into one query (boolean OR or a bag
+    of words), so variants cost no extra request. ``native_filters``: it translates search
+    filters into its own parameters (the rest are applied after fetching). ``returns``:
+    ``"papers"`` (merged and ranked) or ``"web"`` (hits listed apart, never merged).
+    ``searches``: it has a search at all (Unpaywall only looks DOIs up).
+    """
+
+    combines_variants: bool = True
+    native_filters: bool = True
+    returns: str = "papers"
+    searches: bool = True
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search asked of one provider: the query as sent (variants already combined when
+    ``combined``), the original variants, how many records and which filters."""
+
+    query: str
+    limit: int
+    filters: Filters | None = None
+    combined: bool = False
+    variants: tuple[str, ...] = ()
+
+
+@dataclass
+class ProviderAnswer:
+    """What a provider's search gives back.
+
+    ``records``: Papers (or web hits), ranked 1.. in the provider's order. ``ranked`` is
+    False when the API has no relevance order (the pipeline then ranks locally).
+    ``native_filters``: the filters the API applied itself. ``notes``: partial problems
+    and resolutions worth telling the user, one line each.
+    """
+
+    records: list[Any] = field(default_factory=list)
+    native_filters: frozenset[str] = frozenset()
+    notes: list[str] = field(default_factory=list)
+    ranked: bool = True
+
+
+class Provider:
+    """One API. Subclasses set the class attributes and implement what their capabilities say."""
+
+    name: str = ""
+    label: str = ""  # the API's name in prose ("Semantic Scholar")
+    key_variable: str | None = None  # the environment variable of its API key
+    needs_email: bool = False  # refuses requests without a contact email (LITSEARCH_EMAIL)
+    capabilities: Capabilities = Capabilities()
+    cache_ttl: float = DAY  # how long its answers stay in the response cache
+    max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        raise NotImplementedError
+
+    def combine_queries(self, variants: list[str]) -> str:
+        """One query matching any of the variants (``capabilities.combines_variants``)."""
+        raise NotImplementedError(f"{self.name} cannot combine query variants")
+
+    async def search(self, session: Any, request: SearchRequest) -> ProviderAnswer:
+        raise NotImplementedError(f"{self.name} has no search")
+
+
+def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
+    """Every provider's declared pace (see README, "Pacing")."""
+    return {name: get_provider(name).pace_policy(settings) for name in ALL_PROVIDERS}
+
+
+def provider_label(name: str) -> str:
+    """A provider's name in prose ("Semantic Scholar"); unknown names as given."""
+    return get_provider(name).label if name in ALL_PROVIDERS else name
+
+
+def get_provider(name: str) -> Provider:
+    """The provider called ``name`` (its module is imported on first use)."""
+    if name not in ALL_PROVIDERS:
+        raise KeyError(f"unknown provider {name!r}")
+    return importlib.import_module(f"litsearch.providers.{name}").PROVIDER

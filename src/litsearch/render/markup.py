@@ -1,0 +1,61 @@
+"""Markup safety for Markdown output: untrusted text made plain, single-line and inert
+(no live links, images, HTML or table breaks), and the few URL fields made safe as links."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import quote
+
+from ..core.text import plain_text, short_author
+
+SNIPPET_WORDS = 100
+AUTHORS_SHOWN = 3
+
+# Characters that can start Markdown syntax inside a line: emphasis, code, links and
+# images, HTML, table cells, strikethrough, math. "(" needs no escape once "[" has one.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>!|~$])")
+_URL_SCHEME = re.compile(r"\b(https?|ftp|file|javascript|data|mailto)(:)(//)?", re.I)
+_BARE_WWW = re.compile(r"\bwww\.", re.I)
+
+
+def markdown_text(value: Any, max_chars: int | None = None) -> str:
+    """Plain, single-line, Markdown-inert text for a table cell or quoted snippet."""
+    text = plain_text(str(value)) if value is not None else ""
+    text = text or ""
+    if max_chars and len(text) > max_chars:
+        text = text[: max_chars - 1].rstrip() + "…"
+    # Defang URLs so renderers do not autolink text the source gave as prose.
+    text = _URL_SCHEME.sub(lambda m: m.group(1) + "[:]" + ("//" if m.group(3) else ""), text)
+    text = _BARE_WWW.sub("www[.]", text)
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
+
+
+def safe_url(url: str | None) -> str | None:
+    """An http(s) URL made safe inside a Markdown link target, or None."""
+    if not url or not re.match(r"^https?://[^\s]+$", url.strip(), re.I):
+        return None
+    return quote(url.strip(), safe=":/?&=%#~+,;@!$*'-._")
+
+
+def doi_url(doi: str) -> str:
+    return "https://doi.org/" + quote(doi, safe="/:;")
+
+
+def authors_cell(authors: list[str]) -> str:
+    shown = [short_author(a) for a in authors[:AUTHORS_SHOWN]]
+    text = ", ".join(a for a in shown if a)
+    if len(authors) > AUTHORS_SHOWN:
+        text += " et al."
+    return markdown_text(text) if text else "–"
+
+
+def snippet(text: str | None, words: int = SNIPPET_WORDS) -> str | None:
+    clean = plain_text(text)
+    if not clean:
+        return None
+    tokens = clean.split()
+    cut = " ".join(tokens[:words]) + (" …" if len(tokens) > words else "")
+    return markdown_text(cut)
+
+

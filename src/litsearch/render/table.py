@@ -1,0 +1,103 @@
+"""The search result as a Markdown table, through the Jinja template in ``templates/``.
+
+Untrusted text (titles, abstracts, venues, names) is escaped by markup.py so that it can
+never break the table, become a live link or image, or pass as markup: only URL fields
+the APIs gave (DOI, open-access link) become links.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..core.urls import doi_url, is_pdf_url
+from ..search.rank import RankedPaper
+from .markup import SNIPPET_WORDS, authors_cell, markdown_text, safe_url, snippet
+
+# After the DOI link: verified at Crossref, not found or not matching, or not checked.
+DOI_MARKS = {True: " ✓", False: " ⚠", None: ""}
+MAX_TITLE_CHARS = 250
+MAX_VENUE_CHARS = 60
+
+
+def _template_dirs() -> list[str]:
+    here = Path(__file__).resolve().parent
+    # Installed: templates ship as the litsearch.templates package; in a checkout: ./templates.
+    candidates = [here.parent / "templates", here.parent.parent.parent / "templates"]
+    return [str(path) for path in candidates if path.is_dir()]
+
+
+def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
+    paper = item.paper
+    oa = safe_url(paper.oa_url)
+    return {
+        "position": position,
+        "authors": authors_cell(paper.authors),
+        "title": markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)",
+        "year": paper.year or "–",
+        "venue": markdown_text(paper.journal, MAX_VENUE_CHARS) or "–",
+        "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
+        "doi_text": markdown_text(paper.doi) if paper.doi else None,
+        "doi_url": doi_url(paper.doi) if paper.doi else None,
+        "doi_mark": DOI_MARKS[item.doi_verified],
+        "oa_label": ("PDF" if (item.oa_is_pdf or is_pdf_url(oa)) else "page") if oa else None,
+        "oa_url": oa,
+        "snippet": snippet(paper.abstract or paper.tldr),
+        "snippet_is_tldr": not paper.abstract and bool(paper.tldr),
+    }
+
+
+def web_row(hit) -> dict[str, Any]:
+    return {"rank": hit.rank, "title": markdown_text(hit.title, MAX_TITLE_CHARS), "url": safe_url(hit.url),
+            "domain": markdown_text(hit.domain), "snippet": snippet(hit.snippet, 60)}
+
+
+def _environment():
+    import jinja2  # only when a table is rendered
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(_template_dirs()),
+        autoescape=False,  # Markdown, not HTML: escaping is done by markdown_text above
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=jinja2.StrictUndefined,
+    )
+    return env
+
+
+def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
+    rows = [table_row(i, item) for i, item in enumerate(result.results[:limit], start=1)]
+    if not include_abstracts:
+        for row in rows:
+            row["snippet"] = None
+    template = _environment().get_template("results.md.j2")
+    web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
+    return template.render(result=result, rows=rows, footer=footer_lines(result), snippet_words=SNIPPET_WORDS,
+                           web_rows=web_rows,
+                           marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
+                                         if any(row["doi_mark"] for row in rows) else ""),
+                           query=markdown_text(result.query),
+                           provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
+
+
+def footer_lines(result) -> list[str]:
+    lines = []
+    for outcome in result.outcomes:
+        requests = f"{outcome.requests} request{'s' if outcome.requests != 1 else ''}"
+        if outcome.cached:
+            requests += f", {outcome.cached} from cache"
+        if outcome.error:
+            lines.append(f"{outcome.provider}: failed, {markdown_text(outcome.error)} ({requests})")
+        else:
+            count = len(outcome.records)
+            line = (f"{outcome.provider}: searched, {count} result{'s' if count != 1 else ''} "
+                    f"({requests}, {outcome.seconds:.1f} s)")
+            for note in outcome.notes:
+                line += f"; note: {markdown_text(note)}"
+            lines.append(line)
+    lines.extend(f"filter: {markdown_text(line)}" for line in result.filter_report)
+    if result.filtered_out:
+        lines.append(f"{result.filtered_out} papers removed by the filters")
+    lines.extend(markdown_text(note) for note in result.enrichment.notes)
+    return lines

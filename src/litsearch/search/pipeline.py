@@ -1,0 +1,224 @@
+"""The search pipeline: plan -> fetch (all providers in parallel) -> merge -> rank ->
+filter -> enrich (Crossref DOI checks, Unpaywall links) for the rows shown.
+
+Each provider's outcome is a value (records, or an error with a one-line reason);
+one provider failing never sinks the search.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core.config import Settings
+from ..core.errors import ProviderError
+from ..core.filters import Filters, passes
+from ..core.records import Paper
+from ..dedupe.clusters import find_clusters
+from ..dedupe.merge import merge_cluster
+from ..net.http import HttpClient
+from ..providers.base import SearchRequest, get_provider
+from .enrich import EnrichmentReport, check_dois, find_open_access
+from .options import SearchOptions
+from .plan import ProviderRequest, detect_providers, plan_requests
+from .rank import RankedPaper, provider_relevance, rank_by_lexical_relevance, score_paper, sort_ranked
+
+log = logging.getLogger("litsearch")
+
+# The hard stop for a provider is its budget plus this margin (covers parsing and pacing).
+BUDGET_MARGIN_SECONDS = 2.0
+
+@dataclass
+class ProviderOutcome:
+    provider: str
+    query: str
+    mode: str
+    records: list[Any] = field(default_factory=list)  # Papers, or web hits for a provider returning "web"
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+    requests: int = 0
+    seconds: float = 0.0
+    cached: int = 0  # answers served from the local cache
+    native_filters: frozenset[str] = frozenset()
+    returns: str = "papers"  # what the provider gives: "papers" or "web" hits
+
+
+@dataclass
+class SearchResult:
+    query: str
+    variants: list[str]
+    outcomes: list[ProviderOutcome]
+    results: list[RankedPaper]
+    provider_reason: str | None
+    search_time_ms: int
+    filter_report: list[str] = field(default_factory=list)
+    enrichment: EnrichmentReport = field(default_factory=EnrichmentReport)
+    filtered_out: int = 0
+
+    @property
+    def total_count(self) -> int:
+        return len(self.results)
+
+    @property
+    def record_count(self) -> int:
+        return sum(len(o.records) for o in self.outcomes)
+
+    @property
+    def request_count(self) -> int:
+        return sum(o.requests for o in self.outcomes) + sum(self.enrichment.requests.values())
+
+    @property
+    def paper_outcomes(self) -> list[ProviderOutcome]:
+        return [o for o in self.outcomes if o.returns == "papers"]
+
+    @property
+    def web_hits(self) -> list:
+        return [hit for o in self.outcomes if o.returns == "web" for hit in o.records]
+
+    @property
+    def all_failed(self) -> bool:
+        papers = self.paper_outcomes
+        return bool(papers) and all(o.error for o in papers)
+
+
+async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
+    provider = get_provider(plan.provider)
+    outcome = ProviderOutcome(plan.provider, plan.query, plan.mode, returns=provider.capabilities.returns)
+    session = http.session(plan.provider)
+    started = time.monotonic()
+    limit = options.fetch_per_provider
+    request = SearchRequest(plan.query, limit, options.filters, combined=plan.mode == "combined",
+                            variants=tuple(options.queries))
+    try:
+        answer = await provider.search(session, request)
+        records = answer.records
+        if not answer.ranked:
+            # An answer without relevance order (Semantic Scholar's bulk search, up to 1,000
+            # papers): rank all of it by the query words, then keep the best.
+            records = rank_by_lexical_relevance(records, options.queries)
+        outcome.records = records[:limit]
+        outcome.native_filters = answer.native_filters
+        outcome.notes = [http.settings.redact(" ".join(note.split())) for note in answer.notes]
+    except ProviderError as exc:
+        outcome.error = str(exc)
+    except Exception as exc:  # a parser bug must not sink the other providers
+        log.debug("provider %s crashed", plan.provider, exc_info=True)
+        outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
+    if outcome.error:
+        session.forget_cached_answers()
+    outcome.requests = session.requests_sent
+    outcome.cached = session.cache_hits
+    outcome.seconds = time.monotonic() - started
+    if outcome.error:
+        outcome.error = http.settings.redact(" ".join(outcome.error.split()))
+    return outcome
+
+
+async def _bounded(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
+    """A provider that overruns its budget (plus margin) is cut off and reported."""
+    limit = http.settings.provider_budget + BUDGET_MARGIN_SECONDS
+    try:
+        return await asyncio.wait_for(_fetch_provider(http, plan, options), timeout=limit)
+    except asyncio.TimeoutError:
+        return ProviderOutcome(plan.provider, plan.query, plan.mode,
+                               error=f"gave up after {limit:.0f} s (time budget)",
+                               requests=http.request_counts.get(plan.provider, 0), seconds=limit)
+
+
+def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPaper]:
+    records: list[Paper] = []
+    relevance: list[float] = []
+    for outcome in outcomes:
+        records.extend(outcome.records)
+        relevance.extend(provider_relevance(outcome.records))
+    ranked = []
+    for cluster in find_clusters(records):
+        hits = [records[i] for i in cluster.members]
+        scores: dict[str, float] = {}
+        for i in cluster.members:
+            name = records[i].provider
+            scores[name] = max(scores.get(name, 0.0), relevance[i])
+        item = RankedPaper(merge_cluster(hits), hits, list(cluster.reasons), scores)
+        score_paper(item)
+        ranked.append(item)
+    return sort_ranked(ranked, sort)
+
+
+def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
+                  filters: Filters) -> tuple[list[RankedPaper], list[str]]:
+    """Keep the papers that pass every filter (rule: ``filters.passes``), and say where
+    each filter was applied."""
+    native = {o.provider: o.native_filters for o in outcomes if not o.error}
+    kept = []
+    for item in items:
+        records = [item.paper, *item.hits]
+        finders = {hit.provider for hit in item.hits}
+        if all(passes(records, filters, name, vouched=any(name in native.get(p, ()) for p in finders))
+               for name in filters.active()):
+            kept.append(item)
+    report = []
+    for name in filters.active():
+        by_api = [p for p in native if name in native[p]]
+        after = [p for p in native if name not in native[p]]
+        line = f"{filters.describe(name)}: "
+        line += f"applied by {', '.join(by_api)}" if by_api else "no provider applies it itself"
+        if after:
+            line += f"; applied after fetching for {', '.join(after)}"
+        report.append(line)
+    return kept, report
+
+
+async def run_search(options: SearchOptions, settings: Settings, http: HttpClient | None = None,
+                     cache=None) -> SearchResult:
+    """The whole pipeline; ``cache`` is a ``litsearch.net.cache.ResponseCache`` (or None)."""
+    if http is None:
+        async with HttpClient(settings, cache=cache) as client:
+            return await _run_search(options, client)
+    return await _run_search(options, http)
+
+
+async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
+    started = time.monotonic()
+    queries = options.queries
+    reason = None
+    providers = options.providers
+    if providers is None:
+        choice = detect_providers(queries)
+        providers, reason = choice.providers, choice.reason
+    plans = plan_requests(providers, queries)
+    outcomes = list(await asyncio.gather(*(_bounded(http, p, options) for p in plans)))
+    paper_outcomes = [o for o in outcomes if o.returns == "papers"]
+    ranked = merge_and_rank(paper_outcomes, options.sort)
+    filters = options.filters
+    enrichment = EnrichmentReport()
+    kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
+    if filters.open_access and options.find_open_access:
+        # Unpaywall may find a free copy for papers no provider marked open: ask, then filter again.
+        kept_ids = {id(item) for item in kept}
+        undecided = [position for position, item in enumerate(ranked)
+                     if id(item) not in kept_ids and not item.paper.oa_url][: 2 * options.limit]
+        if undecided:
+            asked = await find_open_access(http, [ranked[position] for position in undecided], enrichment)
+            for position, item in zip(undecided, asked):
+                ranked[position] = item
+            kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
+    shown, rest = kept[: options.limit], kept[options.limit:]
+    if options.find_open_access:
+        shown = await find_open_access(http, shown, enrichment)
+    if options.verify:
+        shown = await check_dois(http, shown, enrichment)
+    kept = shown + rest
+    return SearchResult(
+        query=options.topic,
+        variants=queries[1:],
+        outcomes=outcomes,
+        results=kept,
+        provider_reason=reason,
+        search_time_ms=int((time.monotonic() - started) * 1000),
+        filter_report=filter_report,
+        enrichment=enrichment,
+        filtered_out=len(ranked) - len(kept),
+    )

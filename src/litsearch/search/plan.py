@@ -1,0 +1,123 @@
+"""Plan a search: which providers (discipline detection) and which requests.
+
+Discipline detection is a small keyword model a reader can audit: a term list per
+field, matched on word starts, and the matched words printed as the reason.
+Semantic Scholar and OpenAlex cover every field, so they are always searched;
+biomedical words add PubMed, computing/maths/physics words add arXiv.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS, get_provider
+
+ALWAYS = ("semantic_scholar", "openalex")
+
+# Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
+# asks for the whole word ("gene=" must not match "generation").
+BIOMEDICAL_STEMS = (
+    "gene=", "genes", "genetic", "genom", "protein", "cell", "clinic", "patient", "disease", "cancer", "tumo", "oncol",
+    "therap", "drug", "pharma", "vaccin", "virus", "viral", "bacteri", "microb", "infect", "immun",
+    "antibod", "crispr", "cas9", "rna", "dna", "mrna", "sirna", "mutat", "enzym", "metabol", "neuro",
+    "brain", "alzheimer", "parkinson", "diabet", "cardi", "heart", "stroke", "hypertens", "obes",
+    "surg", "medic", "health", "epidem", "pandem", "covid", "sars", "hiv", "malaria", "tubercul",
+    "placebo", "randomi", "trial", "cohort", "mortalit", "morbid", "diagnos", "prognos", "biomark",
+    "pathog", "inflamm", "antibiot", "steroid", "insulin", "hormon", "pregnan", "neonat", "pediatr",
+    "paediatr", "nurs", "dental", "psychiatr", "depress", "anxiety", "schizophren", "autism",
+    "mouse", "mice", "murine", "rats", "zebrafish", "in vivo", "in vitro", "stem cell", "off-target",
+    "transcript", "epigen", "methylat", "proteom", "sequencing", "lesion", "syndrome", "toxic",
+    "dose", "dosing", "receptor", "ligand", "kinase", "antigen", "lymph", "leukem", "leukaem",
+    "blood", "plasma", "serum", "liver", "kidney", "renal", "lung", "pulmon", "asthma", "copd",
+    "biolog", "physiolog", "anatom", "bioinform",
+)
+
+COMPUTING_MATH_PHYSICS_STEMS = (
+    "algorithm", "neural", "network", "deep learn", "machine learn", "learning", "reinforcement",
+    "transformer", "attention", "language model", "llm", "gpt", "bert", "embedding", "diffusion model",
+    "generative", "gans", "convolution", "graph", "optimi", "gradient", "stochastic", "bayesian",
+    "inference", "comput", "software", "program", "compiler", "database", "distributed", "parallel",
+    "cryptograph", "security", "privacy", "robot", "vision", "image", "speech", "nlp", "retrieval",
+    "recommend", "quantum", "qubit", "physics", "particle", "boson", "quark", "hadron", "neutrino",
+    "cosmolog", "galax", "astro", "black hole", "gravit", "relativ", "string theory", "condensed matter",
+    "superconduct", "spintron", "spin-orbit", "lattice", "topolog", "photon", "laser", "optic", "plasma physics",
+    "theorem", "lemma", "conjecture", "algebra", "geometr", "manifold", "equation", "differential",
+    "probabilit", "statistic", "combinator", "number theory", "prime", "matrix", "tensor",
+    "eigen", "complexity", "automata", "logic", "formal verif", "benchmark", "dataset",
+)
+
+
+@dataclass
+class ProviderChoice:
+    providers: list[str]
+    reason: str
+    biomedical_terms: list[str] = field(default_factory=list)
+    technical_terms: list[str] = field(default_factory=list)
+
+
+def _matched_terms(text: str, stems: tuple[str, ...]) -> list[str]:
+    """Words of ``text`` that start with one of ``stems`` (multi-word stems match phrases)."""
+    lowered = " " + re.sub(r"[^\w\s-]", " ", text.lower()) + " "
+    found: list[str] = []
+    for stem in stems:
+        tail = r"(?![\w-])" if stem.endswith("=") else r"[\w-]*"
+        match = re.search(r"(?<![\w-])" + re.escape(stem.rstrip("=")) + tail, lowered)
+        if match and match.group(0) not in found:
+            found.append(match.group(0))
+    return found
+
+
+def detect_providers(texts: list[str]) -> ProviderChoice:
+    """Choose providers for ``--providers auto`` from the topic and its variants."""
+    joined = " ".join(texts)
+    bio = _matched_terms(joined, BIOMEDICAL_STEMS)
+    tech = _matched_terms(joined, COMPUTING_MATH_PHYSICS_STEMS)
+    providers = list(ALWAYS)
+    reasons = ["semantic_scholar and openalex cover every field"]
+    if bio:
+        providers.append("pubmed")
+        reasons.append("pubmed for biomedical terms " + ", ".join(repr(t) for t in bio[:4]))
+    if tech:
+        providers.append("arxiv")
+        reasons.append("arxiv for computing/maths/physics terms " + ", ".join(repr(t) for t in tech[:4]))
+    if not bio and not tech:
+        reasons.append("no biomedical or computing/physics terms, so neither pubmed nor arxiv")
+    return ProviderChoice(providers, "; ".join(reasons), bio, tech)
+
+
+def parse_provider_list(value: str) -> list[str]:
+    """``semantic_scholar,pubmed`` -> names, in the canonical order; ValueError on unknown names."""
+    names = [part.strip().lower().replace("-", "_") for part in value.split(",") if part.strip()]
+    if not names:
+        raise ValueError("--providers needs at least one provider name")
+    known = PAPER_PROVIDERS + OPTIONAL_PROVIDERS
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown provider(s): {', '.join(unknown)} (choose from {', '.join(known)} or auto)")
+    if names == ["web"]:
+        raise ValueError("--providers web needs at least one scholarly provider beside it")
+    return [p for p in known if p in names]
+
+
+@dataclass
+class ProviderRequest:
+    """What one provider will be asked: the query as sent and how it was built."""
+
+    provider: str
+    query: str
+    mode: str  # "search" (one relevance search) or "combined" (variants in one query)
+
+
+def plan_requests(providers: list[str], queries: list[str]) -> list[ProviderRequest]:
+    """One request plan per provider. A provider that can combine variants gets them all
+    in one query (boolean OR, or a bag of words), so variants never multiply the number of
+    calls; any other provider gets the topic alone, cut to what it accepts."""
+    plans = []
+    for name in providers:
+        provider = get_provider(name)
+        if len(queries) > 1 and provider.capabilities.combines_variants:
+            plans.append(ProviderRequest(name, provider.combine_queries(queries), "combined"))
+        else:
+            plans.append(ProviderRequest(name, queries[0][: provider.max_query_chars], "search"))
+    return plans
