@@ -4,7 +4,6 @@ CSL-JSON schema (a hand-written subset: no package ships the official one; see t
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import bibtexparser
 import jsonschema

@@ -6,7 +6,6 @@ import json
 import re
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 

@@ -14,7 +14,6 @@ import subprocess
 import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from urllib.parse import unquote
 
 import pydot

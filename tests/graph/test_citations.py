@@ -12,7 +12,8 @@ import pydot
 import pytest
 from conftest import REPO, shared_file
 
-from litsearch.graph.bundle import merge_duplicates, rank_by_citations
+from litsearch.dedupe.clusters import merge_records as merge_duplicates
+from litsearch.graph.bundle import rank_by_citations
 from litsearch.providers import openalex, semantic_scholar
 from litsearch.providers.openalex import ID_BATCH as OPENALEX_ID_BATCH
 from litsearch.providers.openalex import id_batches as openalex_id_batches

@@ -13,7 +13,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from litsearch.core.config import DB_FILENAME
 from litsearch.library.store import Store

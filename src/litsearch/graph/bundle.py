@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Awaitable, Callable, TypeVar
+from functools import partial
+from typing import Any, Awaitable, Callable, TypeVar
 
 from ..core.errors import FetchFailed, NotFound, ProviderError
 from ..core.identifiers import PaperRef, parse_paper_ref
 from ..core.records import Paper
 from ..core.text import fold_title
-from ..dedupe.clusters import find_clusters
+from ..dedupe.clusters import find_clusters, merge_records
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient, ProviderSession
 from ..providers import openalex, semantic_scholar
@@ -32,15 +33,6 @@ OPENALEX = openalex.NAME
 # A long review lists hundreds of works; 200 ids (4 list calls) cover nearly every paper
 # while keeping one lookup cheap. The true total is still reported.
 OPENALEX_MAX_REFERENCES = 200
-
-
-def merge_duplicates(papers: list[Paper]) -> list[Paper]:
-    """One record per paper: a list can hold one paper twice (preprint and journal version)."""
-    merged = []
-    for cluster in find_clusters(papers):
-        members = [papers[i] for i in cluster.members]
-        merged.append(members[0] if len(members) == 1 else merge_cluster(members))
-    return merged
 
 
 def rank_by_citations(papers: list[Paper]) -> list[Paper]:
@@ -98,15 +90,27 @@ class _Attempts:
 
 
 @dataclass
-class _Lookup:
-    """What each provider said about the paper itself."""
+class _Asked:
+    """What one provider said about the paper itself: its record (None when unknown), the
+    ids it was asked by, and whether a lookup failed."""
 
-    s2: tuple[Paper, int | None] | None = None
-    openalex: openalex.Work | None = None
-    s2_tried: set[str] = field(default_factory=set)
-    openalex_tried: set[str] = field(default_factory=set)
-    s2_failed: bool = False
-    openalex_failed: bool = False
+    found: Any = None
+    tried: set[str] = field(default_factory=set)
+    failed: bool = False
+
+
+@dataclass
+class _Lookup:
+    s2_asked: _Asked = field(default_factory=_Asked)  # found: (Paper, reference count)
+    openalex_asked: _Asked = field(default_factory=_Asked)  # found: openalex.Work
+
+    @property
+    def s2(self) -> tuple[Paper, int | None] | None:
+        return self.s2_asked.found
+
+    @property
+    def openalex(self) -> openalex.Work | None:
+        return self.openalex_asked.found
 
 
 async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
@@ -149,36 +153,29 @@ async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, atte
     """Both providers in parallel by the given id; then, for a provider that could not use
     that id or did not know it, one more try with an id the other provider's record gave."""
     lookup = _Lookup()
-    await asyncio.gather(_ask_s2(s2, semantic_scholar.api_id(ref), lookup, attempts),
-                         _ask_openalex(oa, openalex.api_id(ref), lookup, attempts))
+    ask_s2 = partial(_ask, lookup.s2_asked, S2, s2, semantic_scholar.fetch_record, attempts)
+    ask_openalex = partial(_ask, lookup.openalex_asked, OPENALEX, oa, openalex.fetch_work, attempts)
+    await asyncio.gather(ask_s2(semantic_scholar.api_id(ref)), ask_openalex(openalex.api_id(ref)))
     follow_ups = []
-    if lookup.s2 is None and not lookup.s2_failed and lookup.openalex:
-        untried = [i for i in semantic_scholar.api_ids(lookup.openalex.paper) if i not in lookup.s2_tried]
-        follow_ups.append(_ask_s2(s2, untried[0] if untried else None, lookup, attempts))
-    if lookup.openalex is None and not lookup.openalex_failed and lookup.s2:
-        untried = [i for i in openalex.api_ids(lookup.s2[0]) if i not in lookup.openalex_tried]
-        follow_ups.append(_ask_openalex(oa, untried[0] if untried else None, lookup, attempts))
+    if lookup.s2 is None and not lookup.s2_asked.failed and lookup.openalex:
+        untried = [i for i in semantic_scholar.api_ids(lookup.openalex.paper) if i not in lookup.s2_asked.tried]
+        follow_ups.append(ask_s2(untried[0] if untried else None))
+    if lookup.openalex is None and not lookup.openalex_asked.failed and lookup.s2:
+        untried = [i for i in openalex.api_ids(lookup.s2[0]) if i not in lookup.openalex_asked.tried]
+        follow_ups.append(ask_openalex(untried[0] if untried else None))
     await asyncio.gather(*follow_ups)
     return lookup
 
 
-async def _ask_s2(session: ProviderSession, s2_id: str | None, lookup: _Lookup, attempts: _Attempts) -> None:
-    if s2_id is None:
+async def _ask(asked: _Asked, provider: str, session: ProviderSession, fetch: Callable[..., Awaitable[Any]],
+               attempts: _Attempts, api_id: str | None) -> None:
+    """Look the paper up by ``api_id`` at one provider (nothing when there is no such id)."""
+    if api_id is None:
         return
-    lookup.s2_tried.add(s2_id)
-    ok, found = await attempts.run(S2, f"looking up {s2_id}", semantic_scholar.fetch_record(session, s2_id))
-    lookup.s2_failed = lookup.s2_failed or not ok
-    lookup.s2 = lookup.s2 or found
-
-
-async def _ask_openalex(session: ProviderSession, openalex_id: str | None, lookup: _Lookup,
-                        attempts: _Attempts) -> None:
-    if openalex_id is None:
-        return
-    lookup.openalex_tried.add(openalex_id)
-    ok, found = await attempts.run(OPENALEX, f"looking up {openalex_id}", openalex.fetch_work(session, openalex_id))
-    lookup.openalex_failed = lookup.openalex_failed or not ok
-    lookup.openalex = lookup.openalex or found
+    asked.tried.add(api_id)
+    ok, found = await attempts.run(provider, f"looking up {api_id}", fetch(session, api_id))
+    asked.failed = asked.failed or not ok
+    asked.found = asked.found or found
 
 
 def _merged_record(lookup: _Lookup, attempts: _Attempts) -> tuple[Paper, list[Paper]]:
@@ -192,7 +189,7 @@ def _merged_record(lookup: _Lookup, attempts: _Attempts) -> tuple[Paper, list[Pa
     if len(find_clusters(records)) > 1:
         attempts.note(f"OpenAlex's record for this id looks like a different paper "
                       f"({records[1].title[:80]!r}); it was not merged")
-        lookup.openalex = None
+        lookup.openalex_asked.found = None
         return records[0], records[:1]
     return merge_cluster(records), records
 
@@ -200,7 +197,7 @@ def _merged_record(lookup: _Lookup, attempts: _Attempts) -> tuple[Paper, list[Pa
 def _not_found(ref: PaperRef, lookup: _Lookup, attempts: _Attempts) -> NotFound | FetchFailed:
     """FetchFailed ("could not fetch …") when every provider asked failed, else NotFound
     ("… was not found in …")."""
-    asked = [p for p, tried in ((S2, lookup.s2_tried), (OPENALEX, lookup.openalex_tried)) if tried]
+    asked = [p for p, tried in ((S2, lookup.s2_asked.tried), (OPENALEX, lookup.openalex_asked.tried)) if tried]
     failures = "; ".join(f"{provider_label(p)}: {reason}" for p, reason in attempts.failed.items())
     if all(p in attempts.failed for p in asked):
         return FetchFailed(f"could not fetch {ref.label}: {failures}")
@@ -224,7 +221,7 @@ async def _reference_list(s2: ProviderSession, oa: ProviderSession, s2_id: str |
     if s2_id:
         ok, found = await attempts.run(S2, "references", semantic_scholar.fetch_references(s2, s2_id))
         if found:
-            return rank_by_citations(merge_duplicates(found)), S2
+            return rank_by_citations(merge_records(found)), S2
         s2_answered = ok and found is not None
     work = await get_work()
     if work is None or not work.referenced_ids:
@@ -240,7 +237,7 @@ async def _reference_list(s2: ProviderSession, oa: ProviderSession, s2_id: str |
     if len(found or []) < len(wanted):
         attempts.note(f"OpenAlex has usable records for {len(found or [])} of the {len(wanted)} works it lists "
                       f"as references")
-    return rank_by_citations(merge_duplicates(found or [])), OPENALEX
+    return rank_by_citations(merge_records(found or [])), OPENALEX
 
 
 async def _citation_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | None,
@@ -250,7 +247,7 @@ async def _citation_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | 
     if s2_id:
         ok, found = await attempts.run(S2, "citing papers", semantic_scholar.fetch_citations(s2, s2_id))
         if found:
-            return rank_by_citations(merge_duplicates(found)), S2
+            return rank_by_citations(merge_records(found)), S2
         s2_answered = ok and found is not None
     if work is None or work.paper.openalex_id is None or work.paper.citation_count == 0:
         return [], (S2 if s2_answered else None)
@@ -259,7 +256,7 @@ async def _citation_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | 
         return [], None
     if found and s2_answered:
         attempts.note("Semantic Scholar lists no citing papers for this paper; OpenAlex's are shown")
-    return rank_by_citations(merge_duplicates(found or [])), OPENALEX
+    return rank_by_citations(merge_records(found or [])), OPENALEX
 
 
 async def fetch_references_of(http: HttpClient, paper: Paper) -> tuple[list[Paper], list[str]]:

@@ -16,7 +16,6 @@ from xml.etree.ElementTree import ParseError
 import defusedxml
 import defusedxml.ElementTree as SafeET
 
-from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import normalize_doi, split_arxiv_id
@@ -25,7 +24,7 @@ from ..core.text import plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import as_int
-from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
+from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "arxiv"
 MAX_RESULTS = 100
@@ -285,16 +284,10 @@ class ArXiv(Provider):
     name = NAME
     label = "arXiv"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        # arXiv terms of use: one connection, at least 3 s between calls.
-        return PacePolicy(min_interval=3.0, max_in_flight=1)
-
-    def combine_queries(self, variants: list[str]) -> str:
-        return combine_queries(variants)
-
-    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
-        return await search(session, request.query, request.limit, request.filters)
+    # arXiv terms of use: one connection, at least 3 s between calls.
+    pace = PacePolicy(min_interval=3.0, max_in_flight=1)
+    combine = staticmethod(combine_queries)
+    search_function = staticmethod(search)
 
 
 PROVIDER = ArXiv()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Awaitable, Callable
 
 from ..core.config import Settings
 from ..core.filters import Filters
@@ -74,25 +74,37 @@ class ProviderAnswer:
 
 
 class Provider:
-    """One API. Subclasses set the class attributes and implement what their capabilities say."""
+    """One API, declared as data: a subclass sets the class attributes (``pace``, and the
+    module's ``combine`` and ``search_function`` where it has them) and overrides a method
+    only where the API needs more (PubMed's pace depends on its key)."""
 
     name: str = ""
     label: str = ""  # the API's name in prose ("Semantic Scholar")
     key_variable: str | None = None  # the environment variable of its API key
     needs_email: bool = False  # refuses requests without a contact email (LITSEARCH_EMAIL)
     capabilities: Capabilities = Capabilities()
+    pace: PacePolicy | None = None  # its published limits (see README, "Pacing")
     cache_ttl: float = DAY  # how long its answers stay in the response cache
     max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
+    # combine(variants) -> one query; search_function(session, query, limit, filters) -> ProviderAnswer
+    combine: Callable[[list[str]], str] | None = None
+    search_function: Callable[..., Awaitable[ProviderAnswer]] | None = None
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
-        raise NotImplementedError
+        if self.pace is None:
+            raise NotImplementedError(f"{self.name} declares no pace")
+        return self.pace
 
     def combine_queries(self, variants: list[str]) -> str:
         """One query matching any of the variants (``capabilities.combines_variants``)."""
-        raise NotImplementedError(f"{self.name} cannot combine query variants")
+        if self.combine is None:
+            raise NotImplementedError(f"{self.name} cannot combine query variants")
+        return self.combine(variants)
 
     async def search(self, session: Any, request: SearchRequest) -> ProviderAnswer:
-        raise NotImplementedError(f"{self.name} has no search")
+        if self.search_function is None:
+            raise NotImplementedError(f"{self.name} has no search")
+        return await self.search_function(session, request.query, request.limit, request.filters)
 
 
 def pace_policies(settings: Settings) -> dict[str, PacePolicy]:

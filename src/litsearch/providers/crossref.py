@@ -17,7 +17,7 @@ from ..core.text import fold_title, plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import api_error, as_float, as_int, clean, json_object
-from .base import DAY, Capabilities, Provider, ProviderAnswer, SearchRequest
+from .base import DAY, Capabilities, Provider, ProviderAnswer
 
 NAME = "crossref"
 
@@ -195,8 +195,8 @@ def _publication_date_parts(obj: dict[str, Any]) -> list[int] | None:
 
     Crossref writes unknown dates as ``{"date-parts": [[null]]}`` and may null whole fields.
     """
-    for field in DATE_FIELDS:
-        date = obj.get(field) or {}
+    for name in DATE_FIELDS:
+        date = obj.get(name) or {}
         parts = (date.get("date-parts") or [[]])[0] or []
         numbers = []
         for part in parts:
@@ -484,17 +484,11 @@ class Crossref(Provider):
     name = NAME
     label = "Crossref"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
+    # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
+    pace = PacePolicy(min_interval=1 / 3, max_in_flight=3)
     cache_ttl = 7 * DAY  # DOI metadata changes slowly
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
-        return PacePolicy(min_interval=1 / 3, max_in_flight=3)
-
-    def combine_queries(self, variants: list[str]) -> str:
-        return combine_queries(variants)
-
-    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
-        return await search(session, request.query, request.limit, request.filters)
+    combine = staticmethod(combine_queries)
+    search_function = staticmethod(search)
 
 
 PROVIDER = Crossref()

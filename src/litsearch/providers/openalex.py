@@ -26,7 +26,7 @@ from ..core.text import plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import any_of, api_error, as_float, as_int, clean, json_object
-from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
+from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "openalex"
 
@@ -423,15 +423,9 @@ class OpenAlex(Provider):
     label = "OpenAlex"
     key_variable = "OPENALEX_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        return PacePolicy(min_interval=0.1, max_in_flight=5)
-
-    def combine_queries(self, variants: list[str]) -> str:
-        return combine_queries(variants)
-
-    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
-        return await search(session, request.query, request.limit, request.filters)
+    pace = PacePolicy(min_interval=0.1, max_in_flight=5)
+    combine = staticmethod(combine_queries)
+    search_function = staticmethod(search)
 
 
 PROVIDER = OpenAlex()

@@ -17,7 +17,7 @@ from ..core.filters import Filters
 from ..core.records import Paper
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
+from .base import Capabilities, Provider, ProviderAnswer
 from .pubmed_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     PUBMED_URL,
@@ -227,16 +227,12 @@ class PubMed(Provider):
     label = "PubMed"
     key_variable = "NCBI_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
+    combine = staticmethod(combine_queries)
+    search_function = staticmethod(search)
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
         # NCBI: 3/s without a key, 10/s with one.
         return PacePolicy(min_interval=0.1 if settings.ncbi_api_key else 1 / 3, max_in_flight=3)
-
-    def combine_queries(self, variants: list[str]) -> str:
-        return combine_queries(variants)
-
-    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
-        return await search(session, request.query, request.limit, request.filters)
 
 
 PROVIDER = PubMed()

@@ -406,13 +406,9 @@ class SemanticScholar(Provider):
     label = "Semantic Scholar"
     key_variable = "SEMANTIC_SCHOLAR_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
-        return PacePolicy(min_interval=1.0, max_in_flight=1)
-
-    def combine_queries(self, variants: list[str]) -> str:
-        return combine_queries(variants)
+    # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
+    pace = PacePolicy(min_interval=1.0, max_in_flight=1)
+    combine = staticmethod(combine_queries)
 
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
         if request.combined:

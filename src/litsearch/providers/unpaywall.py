@@ -6,7 +6,6 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi
 from ..net.http import FetchedResponse, ProviderSession
@@ -97,10 +96,8 @@ class Unpaywall(Provider):
     label = "Unpaywall"
     needs_email = True
     capabilities = Capabilities(combines_variants=False, native_filters=False, searches=False)
+    pace = PacePolicy(min_interval=0.1, max_in_flight=5)
     cache_ttl = 7 * DAY  # open-access locations change slowly
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        return PacePolicy(min_interval=0.1, max_in_flight=5)
 
 
 PROVIDER = Unpaywall()

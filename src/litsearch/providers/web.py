@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.text import plain_text
 from ..core.urls import http_url
@@ -191,10 +190,8 @@ class WebSearch(Provider):
     label = "web search (Tavily)"
     key_variable = KEY_VARIABLE
     capabilities = Capabilities(combines_variants=False, native_filters=False, returns="web")
+    pace = PacePolicy(min_interval=0.2, max_in_flight=2)
     max_query_chars = MAX_QUERY_CHARS
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        return PacePolicy(min_interval=0.2, max_in_flight=2)
 
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
         return await search(session, request.query, min(request.limit, HITS_SHOWN))

@@ -1,0 +1,87 @@
+"""The house rules of the package, checked on its source: every folder says its job, no
+module is too long to read, and no module reaches into another module's private names."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+PACKAGE = REPO / "src" / "litsearch"
+MODULES = sorted(path for path in PACKAGE.rglob("*.py"))
+MAX_LINES = 500
+
+
+def _name(path: Path) -> str:
+    return str(path.relative_to(PACKAGE.parent))
+
+
+@pytest.mark.parametrize("folder", sorted(p for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"),
+                         ids=lambda p: p.name)
+def test_every_subpackage_has_a_one_line_job(folder):
+    init = folder / "__init__.py"
+    assert init.exists(), f"{folder.name}/ has no __init__.py"
+    docstring = ast.get_docstring(ast.parse(init.read_text()))
+    assert docstring, f"{folder.name}/__init__.py says nothing about the folder's job"
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_no_module_is_over_500_lines(module):
+    assert len(module.read_text().splitlines()) <= MAX_LINES
+
+
+def _resolve(module: Path, node: ast.ImportFrom) -> str:
+    """The absolute dotted name an import refers to."""
+    if node.level == 0:
+        return node.module or ""
+    # A module's (and an __init__'s) level-1 imports are relative to its folder.
+    parts = list(module.relative_to(PACKAGE.parent).with_suffix("").parts)[:-1]
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def private_reaches(module: Path) -> list[str]:
+    """`from x import _y` and `x._y` where x is another litsearch module."""
+    tree = ast.parse(module.read_text())
+    found, module_aliases = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(module, node)
+            if not source.startswith("litsearch"):
+                continue
+            for alias in node.names:
+                if _private(alias.name) and not source.rsplit(".", 1)[-1].startswith("_"):
+                    found.append(f"line {node.lineno}: from {source} import {alias.name}")
+                # `from ..providers import openalex` binds a module: its attributes are checked below.
+                if (PACKAGE.parent / (source.replace(".", "/") + f"/{alias.name}.py")).exists():
+                    module_aliases.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("litsearch"):
+                    module_aliases.add(alias.asname or alias.name.split(".")[0])
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                and node.value.id in module_aliases and _private(node.attr)):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_no_module_uses_another_modules_private_names(module):
+    assert private_reaches(module) == []
+
+
+def test_the_private_name_check_catches_both_forms(tmp_path, monkeypatch):
+    # The rule itself must be able to fail: a module that reaches in both ways is caught.
+    fake = PACKAGE / "search" / "rank.py"
+    source = "from ..providers._common import as_int\nfrom ..providers.openalex import _identity_params\n" \
+             "from ..providers import openalex\nopenalex._identity_params(None)\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source)
+    assert private_reaches(fake) == ["line 2: from litsearch.providers.openalex import _identity_params",
+                                     "line 4: openalex._identity_params"]
