@@ -11,19 +11,22 @@ which remove any configured key first.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
 import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, StoreError, UsageError
 
 __all__ = ["EXIT_CODES_HELP", "Console", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode",
-           "load_settings", "opened_cache", "run_command", "write_file_atomically", "write_output"]
+           "fetch", "load_settings", "opened_cache", "run_command", "write_file_atomically", "write_output"]
+
+T = TypeVar("T")
 
 
 class StrictParser(argparse.ArgumentParser):
@@ -94,6 +97,20 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
     finally:
         if store is not None:
             store.close()
+
+
+def fetch(settings: Settings, mode: str, console: "Console", work: Callable[[Any, Any], Awaitable[T]],
+          store_needed: bool = False) -> T:
+    """Run ``work(http, store)`` online: one paced HTTP client behind the response cache in
+    ``mode`` (--refresh/--no-cache/--offline), and the store when the command needs it."""
+    from ..net.http import HttpClient
+
+    async def go() -> T:
+        async with HttpClient(settings, cache=cache) as http:
+            return await work(http, store)
+
+    with opened_cache(settings, mode, console, store_needed=store_needed) as (cache, store):
+        return asyncio.run(go())
 
 
 # ---------------------------------------------------------------- what a command prints

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from typing import Sequence
 
 from ..biblio.formats import EXPORT_FORMATS, format_from_path
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
-from .common import load_settings, new_parser, run_command, write_output
+from .common import Console, fetch, load_settings, new_parser, run_command, write_output
 
 PROG = "lit-search library"
 
@@ -118,12 +117,8 @@ def _export(store, args: argparse.Namespace, settings: Settings) -> str:
 
 def _relink(store, settings: Settings) -> str:
     from ..graph.links import link_citations
-    from ..net.http import HttpClient
 
-    async def go() -> tuple[int, list[str]]:
-        async with HttpClient(settings) as http:
-            return await link_citations(http, store)
-
-    new, notes = asyncio.run(go())
+    # Fetched anew (the cache is written, not read), so a later --save reuses the fresh lists.
+    new, notes = fetch(settings, "refresh", Console(settings), lambda http, _cache_store: link_citations(http, store))
     return "".join(f"note: {n}\n" for n in notes) + f"{new} new citation links; " \
         f"{len(store.citations_among())} in all.\n"

@@ -3,7 +3,6 @@ Mermaid flowchart with the references they share (Markdown), Graphviz DOT, or JS
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Sequence
@@ -16,9 +15,9 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    fetch,
     load_settings,
     new_parser,
-    opened_cache,
     run_command,
     write_output,
 )
@@ -62,8 +61,10 @@ def network_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     console = Console(settings, args.quiet)
     started = time.monotonic()
-    with opened_cache(settings, cache_mode(args), console) as (cache, _):
-        network = asyncio.run(_build(settings, refs, args.depth, console, cache))
+    from ..graph.network import build_network
+
+    network = fetch(settings, cache_mode(args), console,
+                    lambda http, _store: build_network(http, refs, depth=args.depth, progress=console.say))
     for line in network.failed_seeds:
         console.say(f"failed: {line}")
     for note in network.notes:
@@ -80,11 +81,3 @@ def network_command(argv: Sequence[str]) -> int:
         text = network_markdown(network)
     write_output(text, settings)
     return ExitCode.OK
-
-
-async def _build(settings, refs, depth: int, console: Console, cache):
-    from ..graph.network import build_network
-    from ..net.http import HttpClient
-
-    async with HttpClient(settings, cache=cache) as http:
-        return await build_network(http, list(refs), depth=depth, progress=console.say)

@@ -4,7 +4,6 @@ notes go to stderr."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from typing import Sequence
@@ -16,9 +15,9 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    fetch,
     load_settings,
     new_parser,
-    opened_cache,
     run_command,
     write_output,
 )
@@ -64,8 +63,12 @@ def paper_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     console = Console(settings, args.quiet)
     started = time.monotonic()
-    with opened_cache(settings, cache_mode(args), console) as (cache, _):
-        bundle, requests = asyncio.run(_fetch_bundle(settings, ref, console, cache))
+    from ..graph.bundle import fetch_paper_bundle
+
+    async def work(http, _store):
+        return await fetch_paper_bundle(http, ref, progress=console.say), sum(http.request_counts.values())
+
+    bundle, requests = fetch(settings, cache_mode(args), console, work)
     for note in bundle.notes:
         console.say(f"note: {note}")
     console.say(f"{len(bundle.references)} references and {len(bundle.citations)} citing papers fetched "
@@ -78,12 +81,3 @@ def paper_command(argv: Sequence[str]) -> int:
         text = paper_markdown(bundle, args.limit)
     write_output(text, settings)
     return ExitCode.OK
-
-
-async def _fetch_bundle(settings, ref, console: Console, cache):
-    from ..graph.bundle import fetch_paper_bundle
-    from ..net.http import HttpClient
-
-    async with HttpClient(settings, cache=cache) as http:
-        bundle = await fetch_paper_bundle(http, ref, progress=console.say)
-        return bundle, sum(http.request_counts.values())

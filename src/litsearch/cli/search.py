@@ -6,12 +6,10 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import Sequence
 
 from .. import __version__
 from ..biblio.formats import EXPORT_FORMATS, format_from_path
-from ..core.config import Settings
 from ..core.errors import ExitCode, UsageError
 from ..core.filters import build_filters
 from ..core.text import plain_text
@@ -23,9 +21,9 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    fetch,
     load_settings,
     new_parser,
-    opened_cache,
     redact_logs,
     run_command,
     write_output,
@@ -151,8 +149,8 @@ def search_command(argv: Sequence[str]) -> int:
     fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
-    with opened_cache(settings, mode, console, store_needed=args.save) as (cache, store):
-        result, saved_note = asyncio.run(_search(options, settings, cache, store, args.save))
+    result, saved_note = fetch(settings, mode, console, lambda http, store: _search(http, store, options, args.save),
+                               store_needed=args.save)
     if mode == "offline":
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
     if saved_note:
@@ -172,24 +170,23 @@ def search_command(argv: Sequence[str]) -> int:
     return ExitCode.ALL_FAILED if result.all_failed else ExitCode.OK
 
 
-async def _search(options: SearchOptions, settings: Settings, cache, store, save: bool):
+async def _search(http, store, options: SearchOptions, save: bool):
+    """The search, and with --save the shown papers kept in the library with their links."""
     from ..graph.links import link_citations
     from ..library.record import saved_record
-    from ..net.http import HttpClient
     from ..search.pipeline import run_search
 
-    async with HttpClient(settings, cache=cache) as http:
-        result = await run_search(options, settings, http=http)
-        note = None
-        if save and store is not None:
-            shown = result.results[: options.limit]
-            ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
-                                                  doi_verified=item.doi_verified) for item in shown])
-            links, problems = await link_citations(http, store)
-            note = (f"saved {len(ids)} papers to the library ({store.path}); "
-                    f"{links} new citation links among library papers")
-            if problems:
-                note += " (" + "; ".join(problems) + ")"
+    result = await run_search(options, http.settings, http=http)
+    note = None
+    if save and store is not None:
+        shown = result.results[: options.limit]
+        ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
+                                              doi_verified=item.doi_verified) for item in shown])
+        links, problems = await link_citations(http, store)
+        note = (f"saved {len(ids)} papers to the library ({store.path}); "
+                f"{links} new citation links among library papers")
+        if problems:
+            note += " (" + "; ".join(problems) + ")"
     return result, note
 
 
