@@ -15,7 +15,7 @@ one-line reason when the API fails; ``literature_search`` reports failures in "e
 
 from __future__ import annotations
 
-from ..core.errors import ProviderError as LitSearchError
+from ..core.errors import LitSearchError
 from ..core.filters import build_filters
 from ..render.search_json import result_payload
 from ..search.options import SearchOptions

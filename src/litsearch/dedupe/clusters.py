@@ -1,4 +1,4 @@
-"""Find records that describe the same paper and merge each group into one record.
+"""The dedupe engine's entry: which records describe the same paper (clusters), and why.
 
 Used twice: to fold the answers of several providers into one table, and by
 `lit-search dedupe` on reviewers' exports. The priorities are those of a
