@@ -4,6 +4,7 @@ line, and coercing fields."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, Callable, Iterable
 
 from ..core.errors import ProviderError
@@ -28,8 +29,11 @@ def json_object(body: bytes | str) -> dict[str, Any]:
     return payload
 
 
-def shorten(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """One line of at most ``limit`` characters, an ellipsis marking a cut."""
+def shorten(text: Any, limit: int = MESSAGE_LIMIT) -> str:
+    """One line of at most ``limit`` characters, an ellipsis marking a cut (a list of
+    messages is joined with "; ")."""
+    if isinstance(text, (list, tuple)):
+        text = "; ".join(str(item) for item in text)
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
@@ -49,17 +53,31 @@ def clean(value: Any) -> str | None:
 
 
 def as_int(value: Any) -> int | None:
+    """A whole number from an int, a numeric string or a float; None for anything else
+    (a bool is no count, and 1e999 is no number)."""
+    if isinstance(value, bool):
+        return None
     try:
         return int(value)
     except (TypeError, ValueError, OverflowError):
         return None
 
 
+def as_count(value: Any) -> int | None:
+    """A count (never negative), or None."""
+    number = as_int(value)
+    return max(0, number) if number is not None else None
+
+
 def as_float(value: Any) -> float | None:
+    """A finite number, or None (a bool, NaN and infinity are no scores)."""
+    if isinstance(value, bool):
+        return None
     try:
-        return float(value)
+        number = float(value)
     except (TypeError, ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) else None
 
 
 def any_of(variants: Iterable[str], clean: Callable[[str], str], operator: str) -> str:

@@ -23,7 +23,7 @@ from ..core.records import Paper
 from ..core.text import plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import as_int
+from ._common import as_int, shorten
 from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "arxiv"
@@ -55,7 +55,7 @@ def parse_feed(body: str | bytes) -> list[Paper]:
     # strings that name a local file.
     feed = feedparser.parse(io.BytesIO(raw))
     if feed.bozo and not feed.entries:
-        raise ProviderError(f"unreadable feed ({_one_line(feed.get('bozo_exception'))})")
+        raise ProviderError(f"unreadable feed ({shorten(feed.get('bozo_exception'))})")
     _raise_if_empty_page(feed)
     prefix = _arxiv_prefix(feed.get("namespaces") or {})
     papers = []
@@ -188,10 +188,6 @@ def _unfold(value: Any) -> str | None:
     if value is None:
         return None
     return " ".join(str(value).split()) or None
-
-
-def _one_line(value: Any) -> str:
-    return " ".join(str(value).split())[:160]
 
 
 # ---------------------------------------------------------------- query syntax

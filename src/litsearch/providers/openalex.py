@@ -25,7 +25,7 @@ from ..core.records import Paper
 from ..core.text import plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import any_of, api_error, as_float, as_int, clean, json_object
+from ._common import any_of, api_error, as_count, as_float, as_int, clean, json_object
 from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "openalex"
@@ -355,8 +355,7 @@ def parse_work_with_references(body: bytes | str) -> Work:
         raise ProviderError("unexpected response (a work without a title)")
     payload = json.loads(body)
     referenced = referenced_work_ids(payload)
-    total = as_int(payload.get("referenced_works_count"))
-    total = max(0, total) if total is not None else None
+    total = as_count(payload.get("referenced_works_count"))
     return Work(papers[0], referenced, total if total is not None else len(referenced))
 
 

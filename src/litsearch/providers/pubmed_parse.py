@@ -17,10 +17,11 @@ import defusedxml.ElementTree as SafeET
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
 from ..core.records import Paper
-from ._common import as_int
+from ._common import as_int, shorten
 
 NAME = "pubmed"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+ERROR_CHARS = 200  # of NCBI's own error text
 
 _YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
 # A real tag (``<i>``, ``<sup>``, ``<a href="…">``), not a comparison such as "p<0.05 and q>1".
@@ -47,7 +48,7 @@ def parse_esearch_page(body: str | bytes) -> tuple[list[str], int]:
     if not isinstance(result, dict):
         raise ProviderError("PubMed esearch answer has no 'esearchresult'")
     if result.get("ERROR"):
-        raise ProviderError(f"PubMed esearch error: {_one_line(result['ERROR'])}")
+        raise ProviderError(f"PubMed esearch error: {shorten(result['ERROR'], ERROR_CHARS)}")
     ids = [pmid for raw in result.get("idlist") or [] if (pmid := normalize_pmid(raw))]
     return ids, as_int(result.get("count")) or 0
 
@@ -64,7 +65,7 @@ def parse_esummary(body: str | bytes) -> dict[str, Paper]:
     if not isinstance(result, dict):
         messages = data.get("esummaryresult")
         if messages:
-            raise ProviderError(f"PubMed esummary error: {_one_line(messages)}")
+            raise ProviderError(f"PubMed esummary error: {shorten(messages, ERROR_CHARS)}")
         raise ProviderError("PubMed esummary answer has no 'result'")
     papers: dict[str, Paper] = {}
     for uid in result.get("uids") or []:
@@ -160,7 +161,7 @@ def parse_efetch(body: str | bytes) -> dict[str, dict[str, Any]]:
     if root.tag != "PubmedArticleSet":
         error = root.findtext(".//ERROR")
         if error:
-            raise ProviderError(f"PubMed efetch error: {_one_line(error)}")
+            raise ProviderError(f"PubMed efetch error: {shorten(error, ERROR_CHARS)}")
         raise ProviderError(f"PubMed efetch answered <{root.tag}>, not a PubmedArticleSet")
     details: dict[str, dict[str, Any]] = {}
     for article in root.findall("PubmedArticle"):
@@ -338,7 +339,7 @@ def _load_json(body: str | bytes, what: str) -> dict[str, Any]:
         raise ProviderError(f"PubMed {what} answered JSON that is not an object")
     # NCBI's rate-limit answer: {"error":"API rate limit exceeded","count":"11"}
     if data.get("error"):
-        raise ProviderError(f"PubMed {what} error: {_one_line(data['error'])}")
+        raise ProviderError(f"PubMed {what} error: {shorten(data['error'], ERROR_CHARS)}")
     return data
 
 
@@ -371,12 +372,6 @@ def _json_text(value: Any) -> str | None:
 def _year(value: Any) -> int | None:
     match = _YEAR.search(str(value or ""))
     return int(match.group(1)) if match else None
-
-
-def _one_line(value: Any) -> str:
-    if isinstance(value, (list, tuple)):
-        value = "; ".join(str(item) for item in value)
-    return " ".join(str(value).split())[:200]
 
 
 def _excerpt(body: str | bytes) -> str:

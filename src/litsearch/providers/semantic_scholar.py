@@ -22,7 +22,7 @@ from ..core.records import Paper
 from ..core.text import plain_text
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import any_of, api_error, as_int, clean, json_object
+from ._common import any_of, api_error, as_count, as_int, clean, json_object
 from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "semantic_scholar"
@@ -331,12 +331,7 @@ def parse_record(body: bytes | str) -> tuple[Paper, int | None]:
     paper = parse_paper(payload)
     if paper is None:
         raise ProviderError("unexpected response (a paper without a title)")
-    return paper, _count(payload.get("referenceCount"))
-
-
-def _count(value: Any) -> int | None:
-    number = as_int(value)
-    return max(0, number) if number is not None else None
+    return paper, as_count(payload.get("referenceCount"))
 
 
 async def fetch_record(session: ProviderSession, paper_api_id: str) -> tuple[Paper, int | None] | None:

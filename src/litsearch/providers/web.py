@@ -18,7 +18,7 @@ from ..core.text import plain_text
 from ..core.urls import http_url
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import MESSAGE_LIMIT, json_object
+from ._common import MESSAGE_LIMIT, as_float, json_object
 from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "web"
@@ -82,7 +82,7 @@ def parse_results(body: bytes | str) -> list[WebHit]:
             url=url,
             snippet=_cut(_plain(result.get("content")), SNIPPET_CHARS),
             domain=domain,
-            score=_as_float(result.get("score")),
+            score=as_float(result.get("score")),
             rank=len(hits) + 1,
         ))
     return hits
@@ -137,15 +137,6 @@ def _cut(text: str | None, limit: int) -> str | None:
 def _domain(url: str) -> str:
     host = (urlsplit(url).hostname or "").lower()
     return host[4:] if host.startswith("www.") else host
-
-
-def _as_float(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------- HTTP flow
