@@ -6,14 +6,17 @@ import html
 import re
 import unicodedata
 
+from .sanitize import safe_text
+
 # Only real tags: "<name attr='v'>" or "</name>". A bare "<" in prose ("p<0.05 and n>30")
 # is text, not markup, and must survive.
 _TAG = re.compile(r"""</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s>]+))?)*\s*/?>""")
 _INLINE_TAG = re.compile(
     r"""</?(?:i|b|em|strong|sup|sub|u|sc|span|scp|mml:\w+|math|mi|mo|mn|msub|msup|mrow)\b[^<>]*>""", re.I)
 _SPACE = re.compile(r"\s+")
-# Control characters other than ordinary whitespace never belong in a title or abstract.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# Zero-width characters and direction marks say nothing in a title or abstract; control and
+# other unsafe characters go through the one sanitizer (core/sanitize.py).
+_ZERO_WIDTH = re.compile("[\u200b-\u200f]")
 
 
 def plain_text(value: str | None) -> str | None:
@@ -21,8 +24,8 @@ def plain_text(value: str | None) -> str | None:
 
     Returns None for empty results so "no abstract" stays distinguishable.
     """
-    if value is None:
-        return None
+    if value is None or isinstance(value, (dict, list, tuple, set, bool)):
+        return None  # a field of the wrong kind is no text
     text = str(value)
     # Entity-escaped markup ("&lt;i&gt;") is still markup: unescape tags first.
     if "&lt;" in text:
@@ -32,8 +35,16 @@ def plain_text(value: str | None) -> str | None:
     text = _INLINE_TAG.sub("", text)
     text = _TAG.sub(" ", text)
     text = html.unescape(text)
-    text = _CONTROL.sub("", text)
+    text = safe_text(_ZERO_WIDTH.sub("", text))
     text = _SPACE.sub(" ", text).strip()
+    return text or None
+
+
+def one_line(value: object) -> str | None:
+    """A field as one line of safe text (no markup handling), or None when empty."""
+    if value is None:
+        return None
+    text = " ".join(safe_text(str(value)).split())
     return text or None
 
 

@@ -34,7 +34,8 @@ class _IdentityIndex:
 
 
 def _s2_reference_match(index: _IdentityIndex, reference: dict[str, Any]) -> int | None:
-    ids = reference.get("externalIds") or {}
+    ids = reference.get("externalIds")
+    ids = ids if isinstance(ids, dict) else {}
     candidates = [("paper_id", reference.get("paperId")), ("doi", ids.get("DOI")), ("pmid", ids.get("PubMed")),
                   ("arxiv_id", ids.get("ArXiv"))]
     for kind, value in candidates:

@@ -1,15 +1,26 @@
-"""Helpers every JSON provider shares: decoding an answer, an API's error message on one
-line, and coercing fields."""
+"""Helpers every provider shares: decoding an answer, an API's error message on one line,
+coercing fields (a field of the wrong kind becomes None, never an exception), and parsing
+record by record (a bad record costs only itself)."""
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable, Iterable
+import re
+from datetime import date
+from typing import Any, Callable, Iterable, TypeVar
 
 from ..core.errors import ProviderError
+from ..core.text import one_line
 
 MESSAGE_LIMIT = 160  # characters of an API's own error text shown to the user
+# Numbers outside these ranges are errors in the data, not facts: they become None.
+# (The most cited paper has about 400,000 citations.)
+MAX_COUNT = 10_000_000
+YEARS = range(1000, 2101)
+_ISO_DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+T = TypeVar("T")
 
 
 def json_object(body: bytes | str) -> dict[str, Any]:
@@ -24,6 +35,8 @@ def json_object(body: bytes | str) -> dict[str, Any]:
     except ValueError:
         excerpt = " ".join(text.split())[:80]
         raise ProviderError(f"unexpected response (not JSON): {excerpt!r}") from None
+    except RecursionError:
+        raise ProviderError("unexpected response (JSON nested too deeply to read)") from None
     if not isinstance(payload, dict):
         raise ProviderError("unexpected response (JSON is not an object)")
     return payload
@@ -45,11 +58,21 @@ def api_error(text: str) -> ProviderError:
 
 
 def clean(value: Any) -> str | None:
-    """A field as one line of text, or None when empty."""
-    if value is None:
+    """A text field as one line of safe text, or None when empty or not text (a number is
+    taken as its digits; an object or a list is no text)."""
+    if isinstance(value, (dict, list, tuple, set, bool)):
         return None
-    text = " ".join(str(value).split())
-    return text or None
+    return one_line(value)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """An object field, or {} when it is missing or of another kind."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """A list field, or [] when it is missing or of another kind."""
+    return value if isinstance(value, list) else []
 
 
 def as_int(value: Any) -> int | None:
@@ -64,9 +87,32 @@ def as_int(value: Any) -> int | None:
 
 
 def as_count(value: Any) -> int | None:
-    """A count (never negative), or None."""
+    """A count within 0..MAX_COUNT, or None (a negative or absurd count is no count)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     number = as_int(value)
-    return max(0, number) if number is not None else None
+    return number if number is not None and 0 <= number <= MAX_COUNT else None
+
+
+def as_year(value: Any) -> int | None:
+    """A publication year within 1000..2100, or None."""
+    number = as_int(value)
+    return number if number in YEARS else None
+
+
+def as_date(value: Any) -> str | None:
+    """``YYYY-MM-DD`` (or ``YYYY-MM``, ``YYYY``) when ``value`` is such a real date, else None."""
+    if not isinstance(value, str):
+        return None
+    match = _ISO_DATE.match(value.strip())
+    if not match or as_year(match.group(1)) is None:
+        return None
+    year, month, day = (int(part) if part else None for part in match.groups())
+    try:
+        date(year, month or 1, day or 1)
+    except ValueError:
+        return None
+    return "-".join(part for part in match.groups() if part)
 
 
 def as_float(value: Any) -> float | None:
@@ -94,3 +140,48 @@ def any_of(variants: Iterable[str], clean: Callable[[str], str], operator: str) 
     if not groups:
         raise ValueError("no search terms left in the query variants")
     return f" {operator} ".join(groups)
+
+
+class Parsed(list):
+    """The records parsed from one answer; ``skipped`` counts the entries that could not be
+    read (each costs only itself). A slice keeps the count."""
+
+    skipped: int = 0
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        if isinstance(index, slice):
+            item = Parsed(item)
+            item.skipped = self.skipped
+        return item
+
+
+class ParsedById(dict):
+    """Records parsed from one answer, keyed by id; ``skipped`` as for ``Parsed``."""
+
+    skipped: int = 0
+
+
+def parse_each(entries: Iterable[Any], parse_one: Callable[[Any, int], T | None]) -> Parsed:
+    """``parse_one(entry, position)`` for each entry (positions from 1); None (a null entry,
+    a record without a title) is left out, and an entry whose parsing fails is left out and
+    counted."""
+    parsed = Parsed()
+    for position, entry in enumerate(entries, start=1):
+        try:
+            record = parse_one(entry, position)
+        except (ProviderError, ValueError, TypeError, AttributeError, KeyError, IndexError, OverflowError,
+                RecursionError):
+            parsed.skipped += 1
+            continue
+        if record is not None:
+            parsed.append(record)
+    return parsed
+
+
+def skipped_notes(*parsed: Any) -> list[str]:
+    """A note for records left out because they could not be read, if any were."""
+    count = sum(getattr(records, "skipped", 0) for records in parsed)
+    if not count:
+        return []
+    return [f"{count} record{'s' if count != 1 else ''} left out: unreadable in the answer"]

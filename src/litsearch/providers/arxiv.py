@@ -20,10 +20,11 @@ from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import normalize_doi, split_arxiv_id
 from ..core.records import Paper
-from ..core.text import plain_text
+from ..core.text import one_line, plain_text
+from ..core.urls import http_url
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import as_int, shorten
+from ._common import as_date, as_dict, as_int, as_list, as_year, clean, parse_each, shorten, skipped_notes
 from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "arxiv"
@@ -58,13 +59,9 @@ def parse_feed(body: str | bytes) -> list[Paper]:
         raise ProviderError(f"unreadable feed ({shorten(feed.get('bozo_exception'))})")
     _raise_if_empty_page(feed)
     prefix = _arxiv_prefix(feed.get("namespaces") or {})
-    papers = []
-    for position, entry in enumerate(feed.entries, start=1):
+    for entry in feed.entries:
         _raise_if_error_entry(entry)
-        paper = _paper_from_entry(entry, prefix, position)
-        if paper is not None:
-            papers.append(paper)
-    return papers
+    return parse_each(feed.entries, lambda entry, position: _paper_from_entry(entry, prefix, position))
 
 
 def _check_is_atom_feed(raw: bytes) -> None:
@@ -131,25 +128,25 @@ def _paper_from_entry(entry: Any, prefix: str, position: int) -> Paper | None:
     external_ids: dict[str, str] = {}
     if arxiv_id:
         external_ids["arXiv"] = arxiv_id + (version or "")
-    primary_category = (entry.get(f"{prefix}_primary_category") or {}).get("term")
+    primary_category = clean(as_dict(entry.get(f"{prefix}_primary_category")).get("term"))
     if primary_category:
         external_ids["arxiv_primary_category"] = primary_category
     published = str(entry.get("published") or "")
     return Paper(
         provider=NAME,
         title=title,
-        authors=[name for author in entry.get("authors") or [] if (name := _unfold(author.get("name")))],
-        year=int(published[:4]) if published[:4].isdigit() else None,
-        publication_date=published[:10] if re.match(r"\d{4}-\d\d-\d\d", published) else None,
+        authors=[name for author in as_list(entry.get("authors")) if (name := _unfold(as_dict(author).get("name")))],
+        year=as_year(published[:4]) if published[:4].isdigit() else None,
+        publication_date=as_date(published[:10]),
         journal=_unfold(entry.get(f"{prefix}_journal_ref")),
         # arxiv:doi is the published version's DOI, present only when the authors gave it.
-        doi=normalize_doi(entry.get(f"{prefix}_doi")),
+        doi=normalize_doi(clean(entry.get(f"{prefix}_doi"))),
         arxiv_id=arxiv_id,
         abstract=_entry_text(entry, "summary"),
-        oa_url=_pdf_link(entry.get("links") or []),
+        oa_url=_pdf_link(as_list(entry.get("links"))),
         publication_types=["preprint"],
         external_ids=external_ids,
-        url=ABS_URL.format(arxiv_id=arxiv_id) if arxiv_id else entry.get("link"),
+        url=ABS_URL.format(arxiv_id=arxiv_id) if arxiv_id else http_url(entry.get("link")),
         rank=position,
         score=None,
     )
@@ -170,8 +167,8 @@ def _entry_text(entry: Any, field: str) -> str | None:
 
 def _pdf_link(links: Iterable[Any]) -> str | None:
     for link in links:
-        if link.get("title") == "pdf" and link.get("href"):
-            return link["href"]
+        if as_dict(link).get("title") == "pdf" and http_url(link.get("href")):
+            return http_url(link.get("href"))
     return None
 
 
@@ -185,9 +182,7 @@ def _arxiv_prefix(namespaces: dict[str, str]) -> str:
 
 def _unfold(value: Any) -> str | None:
     """arXiv hard-wraps titles and abstracts; join the lines into one."""
-    if value is None:
-        return None
-    return " ".join(str(value).split()) or None
+    return one_line(value)
 
 
 # ---------------------------------------------------------------- query syntax
@@ -254,7 +249,8 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         return ProviderAnswer([], frozenset(native))
     if extra:
         search_query = f"({search_query}){extra}"
-    return ProviderAnswer(await search_raw(session, search_query, max_results), frozenset(native))
+    records = await search_raw(session, search_query, max_results)
+    return ProviderAnswer(records, frozenset(native), skipped_notes(records))
 
 
 async def search_raw(session: ProviderSession, search_query: str, max_results: int) -> list[Paper]:

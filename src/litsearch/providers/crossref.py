@@ -1,4 +1,5 @@
-"""Crossref /works: relevance search, single-DOI lookup, and DOI verification."""
+"""Crossref /works: relevance search, single-DOI lookup, and DOI verification (answers parsed in
+crossref_parse.py)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,25 @@ from urllib.parse import quote
 from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
-from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_doi
+from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
-from ..core.text import fold_title, plain_text
+from ..core.text import fold_title
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import api_error, as_float, as_int, clean, json_object
+from ._common import skipped_notes
+from .crossref_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
+    DATE_FIELDS,
+    NAME,
+    first_text,
+    jats_to_text,
+    message_of,
+    parse_single,
+    parse_work,
+    parse_works,
+    work_title,
+    work_year,
+)
 from .base import DAY, Capabilities, Provider, ProviderAnswer
-
-NAME = "crossref"
 
 WORKS_PATH = "/works"
 MAX_ROWS = 100  # lit-search shows at most 100 papers (--limit); Crossref itself allows 1,000
@@ -31,10 +42,6 @@ SELECT_FIELDS = ",".join((
     "container-title", "abstract", "is-referenced-by-count", "type", "volume", "issue", "page",
     "URL", "score",
 ))
-
-# Dates in the order that best approximates "year of publication". `created` and `deposited`
-# are when the record was registered, not published, so they are never used.
-DATE_FIELDS = ("issued", "published", "published-print", "published-online")
 
 # A cited title and Crossref's title for the same DOI differ in case, punctuation, markup and
 # the odd word ("&" vs "and", a dropped subtitle). 90 on token_sort_ratio of folded titles
@@ -53,166 +60,8 @@ DATACITE_PREFIXES = frozenset({
     "10.6084",   # figshare
 })
 
-_JATS_HEADING = re.compile(r"<(?:jats:)?title\b[^>]*>(.*?)</(?:jats:)?title>", re.I | re.S)
 _BOOLEAN_WORD = re.compile(r"^(?:AND|OR|NOT)$")
 _QUERY_PUNCTUATION = re.compile(r'["()]')
-
-
-# ---------------------------------------------------------------- parsing (pure)
-
-def parse_works(body: bytes | str) -> list[Paper]:
-    """Records of a ``/works?query=`` answer (``message.items``), ranked by position."""
-    message = _message(body)
-    items = message.get("items") if isinstance(message, dict) else None
-    if not isinstance(items, list):
-        raise ProviderError("unexpected response (no list of works)")
-    works = (parse_work(item, rank=position) for position, item in enumerate(items, start=1))
-    return [paper for paper in works if paper is not None]
-
-
-def parse_single(body: bytes | str) -> Paper | None:
-    """The record of a ``/works/{doi}`` answer (``message``); None if it has no title."""
-    message = _message(body)
-    if not isinstance(message, dict) or "DOI" not in message:
-        raise ProviderError("unexpected response (not a work)")
-    paper = parse_work(message)
-    if paper is not None:
-        paper.score = None  # a single-DOI answer carries score 1: there was no query to rank
-    return paper
-
-
-def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
-    """One Crossref work as a ``Paper``; None for a null entry or a work without a title."""
-    if not isinstance(obj, dict):
-        return None
-    title = work_title(obj)
-    if not title:
-        return None
-    doi = normalize_doi(obj.get("DOI"))
-    date_parts = _publication_date_parts(obj)
-    work_type = obj.get("type")
-    return Paper(
-        provider=NAME,
-        title=title,
-        authors=_author_names(obj.get("author")),
-        year=date_parts[0] if date_parts else None,
-        publication_date=_iso_date(date_parts),
-        journal=_first_text(obj.get("container-title")),
-        doi=doi,
-        arxiv_id=arxiv_id_from_doi(doi),
-        abstract=jats_to_text(obj.get("abstract")),
-        citation_count=as_int(obj.get("is-referenced-by-count")),
-        publication_types=[work_type] if work_type else [],
-        external_ids={"doi": doi} if doi else {},
-        volume=clean(obj.get("volume")),
-        issue=clean(obj.get("issue")),
-        pages=clean(obj.get("page")),
-        url=obj.get("URL") or None,
-        rank=rank,
-        score=as_float(obj.get("score")),
-    )
-
-
-def work_title(obj: dict[str, Any]) -> str | None:
-    """Plain text of the first non-empty entry of Crossref's ``title`` list."""
-    return _first_text(obj.get("title"))
-
-
-def work_year(obj: dict[str, Any]) -> int | None:
-    date_parts = _publication_date_parts(obj)
-    return date_parts[0] if date_parts else None
-
-
-def jats_to_text(abstract: str | None) -> str | None:
-    """Plain text of a JATS abstract.
-
-    An "Abstract" heading repeats what the field already says and is dropped; other
-    section headings ("Background", "Significance") become "Heading: ". An abstract
-    that is only the word "Abstract" is a placeholder and gives None.
-    """
-    if not abstract:
-        return None
-
-    def heading(match: re.Match[str]) -> str:
-        text = (plain_text(match.group(1)) or "").rstrip(" :.")
-        if text.lower() in ("", "abstract", "summary"):
-            return " "
-        return f" {text}: "
-
-    text = plain_text(_JATS_HEADING.sub(heading, abstract))
-    # Some publishers deposit the bare word as a placeholder: "<jats:p>Abstract</jats:p>".
-    return None if text and text.rstrip(".:").lower() == "abstract" else text
-
-
-def _message(body: bytes | str) -> Any:
-    """The ``message`` of an ``ok`` answer, or ProviderError for HTML, text and error payloads."""
-    payload = json_object(body)
-    if payload.get("status") != "ok":
-        raise api_error(_api_message(payload))
-    return payload.get("message")
-
-
-def _api_message(payload: dict[str, Any]) -> str:
-    """The API's words from a failure body: ``{"status": "failed", "message": [{type, message}]}``
-    or ``{"status": "error", "message": {"name": …, "description": …}}``."""
-    message = payload.get("message")
-    entries = message if isinstance(message, list) else [message]
-    parts = []
-    for entry in entries:
-        if isinstance(entry, dict):
-            words = [str(entry[key]) for key in ("type", "name", "message", "description") if entry.get(key)]
-            parts.append(": ".join(words))
-        elif entry:
-            parts.append(str(entry))
-    return " ".join("; ".join(parts).split()) or str(payload.get("message-type") or "")
-
-
-def _first_text(values: Any) -> str | None:
-    if isinstance(values, str):
-        values = [values]
-    for value in values or []:
-        text = plain_text(value)
-        if text:
-            return text
-    return None
-
-
-def _author_names(authors: Any) -> list[str]:
-    """"Given Family" for people, ``name`` for organisations (consortia, committees)."""
-    names = []
-    for author in authors or []:
-        if not isinstance(author, dict):
-            continue
-        person = " ".join(part for part in (clean(author.get("given")), clean(author.get("family"))) if part)
-        name = person or clean(author.get("name"))
-        if name:
-            names.append(name)
-    return names
-
-
-def _publication_date_parts(obj: dict[str, Any]) -> list[int] | None:
-    """``[year]``, ``[year, month]`` or ``[year, month, day]`` from the first usable date.
-
-    Crossref writes unknown dates as ``{"date-parts": [[null]]}`` and may null whole fields.
-    """
-    for name in DATE_FIELDS:
-        date = obj.get(name) or {}
-        parts = (date.get("date-parts") or [[]])[0] or []
-        numbers = []
-        for part in parts:
-            number = as_int(part)
-            if number is None:
-                break
-            numbers.append(number)
-        if numbers:
-            return numbers
-    return None
-
-
-def _iso_date(parts: list[int] | None) -> str | None:
-    if not parts:
-        return None
-    return "-".join([f"{parts[0]:04d}"] + [f"{part:02d}" for part in parts[1:3]])
 
 
 # ---------------------------------------------------------------- query building (pure)
@@ -281,8 +130,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     }
     params.update(_identity(session.settings))
     response = await session.get(session.url(WORKS_PATH), params=params)
-    records = parse_works(response.content)[: params["rows"]]  # never more than asked, whatever the server sends
-    return ProviderAnswer(records, frozenset(native))
+    records = parse_works(response.content)
+    # Never more than asked, whatever the server sends.
+    return ProviderAnswer(records[: params["rows"]], frozenset(native), skipped_notes(records))
 
 
 async def get_work(session: ProviderSession, doi: str) -> Paper | None:
@@ -380,7 +230,7 @@ async def verify_many(session: ProviderSession, items: list[tuple[str, str | Non
             params = {"filter": ",".join(f"doi:{doi}" for doi in chunk), "rows": str(len(chunk)),
                       "select": _VERIFY_SELECT, **_identity(session.settings)}
             response = await session.get(session.url(WORKS_PATH), params=params)
-            message = _message(response.content)
+            message = message_of(response.content)
             for item in (message.get("items") or []) if isinstance(message, dict) else []:
                 doi = normalize_doi(item.get("DOI"))
                 if doi:
@@ -441,7 +291,7 @@ def _title_candidates(message: dict[str, Any]) -> list[str]:
     """The title, and title plus subtitle: Crossref keeps subtitles in their own field,
     while citations usually join them with a colon."""
     title = work_title(message) or ""
-    subtitle = _first_text(message.get("subtitle"))
+    subtitle = first_text(message.get("subtitle"))
     return [title, f"{title}: {subtitle}"] if subtitle else [title]
 
 
@@ -457,7 +307,7 @@ async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | No
     response = await session.get(url, params=_identity(session.settings), accept_status=frozenset({404}))
     if response.status == 404:
         return None
-    message = _message(response.content)
+    message = message_of(response.content)
     if not isinstance(message, dict):
         raise ProviderError("unexpected response (not a work)")
     return message

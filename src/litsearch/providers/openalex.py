@@ -23,15 +23,31 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
+from ..core.urls import http_url
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import any_of, api_error, as_count, as_float, as_int, clean, json_object
+from ._common import (
+    any_of,
+    api_error,
+    as_count,
+    as_date,
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_year,
+    clean,
+    json_object,
+    parse_each,
+    skipped_notes,
+)
 from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "openalex"
 
 WORKS_PATH = "/works"
 MAX_PER_PAGE = 100  # the current docs cap per_page at 100 (older ones said 200)
+MAX_ABSTRACT_WORDS = 20_000  # positions beyond this in an inverted index are not an abstract
 
 # Root-level fields only (select cannot reach inside objects). relevance_score is
 # selectable: the API's own 400 answer for a bad select field lists it among the valid ones.
@@ -53,9 +69,9 @@ def rebuild_abstract(inverted_index: Any) -> str | None:
         return None
     placed: list[tuple[int, str]] = []
     for word, positions in inverted_index.items():
-        for position in positions or []:
-            if isinstance(position, int):
-                placed.append((position, word))
+        for position in as_list(positions):
+            if isinstance(position, int) and not isinstance(position, bool) and 0 <= position < MAX_ABSTRACT_WORDS:
+                placed.append((position, str(word)))
     placed.sort(key=lambda item: item[0])
     return " ".join(word for _, word in placed) or None
 
@@ -67,8 +83,7 @@ def parse_works(body: bytes | str) -> list[Paper]:
         results = payload["results"] or []
         if not isinstance(results, list):
             raise ProviderError("unexpected response ('results' is not a list)")
-        works = (parse_work(work, rank=position) for position, work in enumerate(results, start=1))
-        return [paper for paper in works if paper is not None]
+        return parse_each(results, lambda work, position: parse_work(work, rank=position))
     if "id" in payload:  # /works/{id} answers with the bare work
         paper = parse_work(payload)
         return [paper] if paper else []
@@ -82,30 +97,30 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
     title = plain_text(obj.get("display_name") or obj.get("title"))
     if not title:
         return None
-    ids = obj.get("ids") or {}
-    doi = normalize_doi(obj.get("doi") or ids.get("doi"))
-    biblio = obj.get("biblio") or {}
-    work_type = obj.get("type")
+    ids = as_dict(obj.get("ids"))
+    doi = normalize_doi(clean(obj.get("doi")) or clean(ids.get("doi")))
+    biblio = as_dict(obj.get("biblio"))
+    work_type = clean(obj.get("type"))
     return Paper(
         provider=NAME,
         title=title,
         authors=_author_names(obj.get("authorships")),
-        year=as_int(obj.get("publication_year")),
-        publication_date=obj.get("publication_date") or None,
+        year=as_year(obj.get("publication_year")),
+        publication_date=as_date(obj.get("publication_date")),
         journal=_source_name(obj.get("primary_location")),
         doi=doi,
-        pmid=normalize_pmid(ids.get("pmid")),
+        pmid=normalize_pmid(clean(ids.get("pmid"))),
         arxiv_id=arxiv_id_from_doi(doi) or _arxiv_id_from_locations(obj),
-        openalex_id=normalize_openalex_id(obj.get("id") or ids.get("openalex")),
+        openalex_id=normalize_openalex_id(clean(obj.get("id")) or clean(ids.get("openalex"))),
         abstract=plain_text(rebuild_abstract(obj.get("abstract_inverted_index"))),
-        citation_count=as_int(obj.get("cited_by_count")),
+        citation_count=as_count(obj.get("cited_by_count")),
         oa_url=_oa_url(obj),
         publication_types=[work_type] if work_type else [],
         external_ids=_external_ids(ids),
         volume=clean(biblio.get("volume")),
         issue=clean(biblio.get("issue")),
         pages=_pages(biblio.get("first_page"), biblio.get("last_page")),
-        url=obj.get("id") or None,
+        url=http_url(obj.get("id")),
         rank=rank,
         score=as_float(obj.get("relevance_score")),
     )
@@ -122,9 +137,9 @@ def _load_json_object(body: bytes | str) -> dict[str, Any]:
 
 def _author_names(authorships: Any) -> list[str]:
     names = []
-    for authorship in authorships or []:
-        authorship = authorship or {}
-        author = authorship.get("author") or {}
+    for authorship in as_list(authorships):
+        authorship = as_dict(authorship)
+        author = as_dict(authorship.get("author"))
         name = clean(author.get("display_name")) or clean(authorship.get("raw_author_name"))
         if name:
             names.append(name)
@@ -132,21 +147,20 @@ def _author_names(authorships: Any) -> list[str]:
 
 
 def _source_name(location: Any) -> str | None:
-    source = (location or {}).get("source") or {}
-    return clean(source.get("display_name"))
+    return clean(as_dict(as_dict(location).get("source")).get("display_name"))
 
 
 def _locations(obj: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    yield obj.get("primary_location") or {}
-    yield obj.get("best_oa_location") or {}
-    for location in obj.get("locations") or []:
-        yield location or {}
+    yield as_dict(obj.get("primary_location"))
+    yield as_dict(obj.get("best_oa_location"))
+    for location in as_list(obj.get("locations")):
+        yield as_dict(location)
 
 
 def _arxiv_id_from_locations(obj: dict[str, Any]) -> str | None:
     """OpenAlex has no arXiv id field; an arxiv.org landing page or PDF link gives it away."""
     for location in _locations(obj):
-        for url in (location.get("landing_page_url"), location.get("pdf_url")):
+        for url in (clean(location.get("landing_page_url")), clean(location.get("pdf_url"))):
             if url and _ARXIV_HOST.match(url):
                 arxiv_id = normalize_arxiv_id(_ARXIV_HOST.sub("https://arxiv.org/abs/", url))
                 if arxiv_id:
@@ -155,8 +169,8 @@ def _arxiv_id_from_locations(obj: dict[str, Any]) -> str | None:
 
 
 def _oa_url(obj: dict[str, Any]) -> str | None:
-    best = obj.get("best_oa_location") or {}
-    return best.get("pdf_url") or (obj.get("open_access") or {}).get("oa_url") or None
+    best = as_dict(obj.get("best_oa_location"))
+    return http_url(best.get("pdf_url")) or http_url(as_dict(obj.get("open_access")).get("oa_url"))
 
 
 def _external_ids(ids: dict[str, Any]) -> dict[str, str]:
@@ -169,10 +183,11 @@ def _external_ids(ids: dict[str, Any]) -> dict[str, str]:
     }
     external: dict[str, str] = {}
     for key, value in ids.items():
-        if value is None or value == "":
+        text = clean(value)
+        if text is None:
             continue
         normalize = normalizers.get(key)
-        external[key] = (normalize(value) if normalize else None) or str(value)
+        external[str(key)] = (normalize(text) if normalize else None) or text
     return external
 
 
@@ -304,8 +319,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     if expression:
         params["filter"] = expression
     response = await session.get(session.url(WORKS_PATH), params=params)
-    records = parse_works(response.content)[: params["per_page"]]  # never more than asked, whatever the server sends
-    return ProviderAnswer(records, frozenset(native), notes)
+    records = parse_works(response.content)
+    # Never more than asked, whatever the server sends.
+    return ProviderAnswer(records[: params["per_page"]], frozenset(native), notes + skipped_notes(records))
 
 
 # ---------------------------------------------------------------- one work, works by id, citing works

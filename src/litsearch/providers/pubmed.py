@@ -17,6 +17,7 @@ from ..core.filters import Filters
 from ..core.records import Paper
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
+from ._common import skipped_notes
 from .base import Capabilities, Provider, ProviderAnswer
 from .pubmed_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
@@ -187,7 +188,8 @@ async def fetch_records(session: ProviderSession, pmids: list[str]) -> tuple[lis
     elif isinstance(fetched_details, ProviderError):
         notes.append(f"efetch failed ({fetched_details}); abstracts missing")
         fetched_details = {}
-    return records_in_order(pmids, summary_papers, fetched_details), notes
+    return records_in_order(pmids, summary_papers, fetched_details), notes + skipped_notes(summary_papers,
+                                                                                         fetched_details)
 
 
 async def _request_ids(session: ProviderSession, path: str, pmids: list[str], extra: dict[str, str]):

@@ -17,7 +17,8 @@ import defusedxml.ElementTree as SafeET
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
 from ..core.records import Paper
-from ._common import as_int, shorten
+from ..core.text import one_line
+from ._common import ParsedById, as_int, as_list, as_year, clean, parse_each, shorten
 
 NAME = "pubmed"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
@@ -67,27 +68,26 @@ def parse_esummary(body: str | bytes) -> dict[str, Paper]:
         if messages:
             raise ProviderError(f"PubMed esummary error: {shorten(messages, ERROR_CHARS)}")
         raise ProviderError("PubMed esummary answer has no 'result'")
-    papers: dict[str, Paper] = {}
-    for uid in result.get("uids") or []:
-        docsum = result.get(str(uid))
-        if not isinstance(docsum, dict) or "error" in docsum:
-            continue
-        paper = _paper_from_docsum(docsum)
-        if paper is not None:
-            papers[paper.pmid] = paper
+    docsums = [result.get(str(uid)) for uid in as_list(result.get("uids")) if isinstance(uid, (str, int))]
+    parsed = parse_each(docsums, lambda docsum, _: _paper_from_docsum(docsum))
+    papers = ParsedById((paper.pmid, paper) for paper in parsed)
+    papers.skipped = parsed.skipped
     return papers
 
 
-def _paper_from_docsum(docsum: dict[str, Any]) -> Paper | None:
-    """A docsum as a ``Paper``; its title may be "" (efetch can fill it in)."""
-    pmid = normalize_pmid(docsum.get("uid"))
+def _paper_from_docsum(docsum: Any) -> Paper | None:
+    """A docsum as a ``Paper``; its title may be "" (efetch can fill it in). None for an
+    unknown or withdrawn id (an entry with an ``error`` key)."""
+    if not isinstance(docsum, dict) or "error" in docsum:
+        return None
+    pmid = normalize_pmid(clean(docsum.get("uid")))
     if not pmid:
         return None
     title = _json_text(docsum.get("title")) or ""
     if title.lower().strip("[]. ") == "not available":  # PubMed's placeholder for no title
         title = ""
-    ids = {item.get("idtype"): str(item.get("value") or "")
-           for item in docsum.get("articleids") or [] if isinstance(item, dict)}
+    ids = {clean(item.get("idtype")): clean(item.get("value")) or ""
+           for item in as_list(docsum.get("articleids")) if isinstance(item, dict)}
     doi = normalize_doi(ids.get("doi")) or _doi_from_elocation(docsum.get("elocationid"))
     external_ids = {"pmid": pmid}
     if doi:
@@ -98,18 +98,18 @@ def _paper_from_docsum(docsum: dict[str, Any]) -> Paper | None:
     return Paper(
         provider=NAME,
         title=title,
-        authors=[name for author in docsum.get("authors") or []
+        authors=[name for author in as_list(docsum.get("authors"))
                  if isinstance(author, dict) and (name := _json_text(author.get("name")))],
         year=year,
         publication_date=_publication_date(docsum, year),
         journal=_json_text(docsum.get("fulljournalname")) or _json_text(docsum.get("source")),
         doi=doi,
         pmid=pmid,
-        publication_types=[str(kind) for kind in docsum.get("pubtype") or [] if kind],
+        publication_types=[text for kind in as_list(docsum.get("pubtype")) if (text := clean(kind))],
         external_ids=external_ids,
-        volume=docsum.get("volume") or None,
-        issue=docsum.get("issue") or None,
-        pages=docsum.get("pages") or None,
+        volume=clean(docsum.get("volume")),
+        issue=clean(docsum.get("issue")),
+        pages=clean(docsum.get("pages")),
         url=PUBMED_URL.format(pmid=pmid),
     )
 
@@ -163,15 +163,10 @@ def parse_efetch(body: str | bytes) -> dict[str, dict[str, Any]]:
         if error:
             raise ProviderError(f"PubMed efetch error: {shorten(error, ERROR_CHARS)}")
         raise ProviderError(f"PubMed efetch answered <{root.tag}>, not a PubmedArticleSet")
-    details: dict[str, dict[str, Any]] = {}
-    for article in root.findall("PubmedArticle"):
-        item = _journal_article_details(article)
-        if item:
-            details[item["pmid"]] = item
-    for book in root.findall("PubmedBookArticle"):
-        item = _book_article_details(book)
-        if item:
-            details[item["pmid"]] = item
+    articles = parse_each(root.findall("PubmedArticle"), lambda article, _: _journal_article_details(article))
+    books = parse_each(root.findall("PubmedBookArticle"), lambda book, _: _book_article_details(book))
+    details = ParsedById((item["pmid"], item) for item in [*articles, *books])
+    details.skipped = articles.skipped + books.skipped
     return details
 
 
@@ -284,7 +279,7 @@ def _flat_text(element: Element | None) -> str | None:
     """
     if element is None:
         return None
-    return " ".join("".join(element.itertext()).split()) or None
+    return one_line("".join(element.itertext()))
 
 
 # ---------------------------------------------------------------- records from both answers
@@ -363,15 +358,14 @@ def _json_text(value: Any) -> str | None:
     esummary titles may carry escaped inline tags (``&lt;i&gt;``). Only real tags are
     removed: a generic tag stripper would eat "HbA1c <7% and BMI >30".
     """
-    if value is None:
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
         return None
-    text = _TAG_LIKE.sub("", html.unescape(str(value)))
-    return " ".join(text.split()) or None
+    return one_line(_TAG_LIKE.sub("", html.unescape(str(value))))
 
 
 def _year(value: Any) -> int | None:
     match = _YEAR.search(str(value or ""))
-    return int(match.group(1)) if match else None
+    return as_year(match.group(1)) if match else None
 
 
 def _excerpt(body: str | bytes) -> str:

@@ -20,9 +20,22 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
+from ..core.urls import http_url
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import any_of, api_error, as_count, as_int, clean, json_object
+from ._common import (
+    any_of,
+    api_error,
+    as_count,
+    as_date,
+    as_dict,
+    as_list,
+    as_year,
+    clean,
+    json_object,
+    parse_each,
+    skipped_notes,
+)
 from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "semantic_scholar"
@@ -77,30 +90,30 @@ def parse_paper(obj: Any, rank: int | None = None) -> Paper | None:
     title = plain_text(obj.get("title"))
     if not title:
         return None
-    raw_ids = obj.get("externalIds") or {}
-    doi = normalize_doi(raw_ids.get("DOI"))
-    journal = obj.get("journal") or {}
+    raw_ids = as_dict(obj.get("externalIds"))
+    doi = normalize_doi(clean(raw_ids.get("DOI")))
+    journal = as_dict(obj.get("journal"))
     return Paper(
         provider=NAME,
         title=title,
         authors=_author_names(obj.get("authors")),
-        year=as_int(obj.get("year")),
-        publication_date=obj.get("publicationDate") or None,
+        year=as_year(obj.get("year")),
+        publication_date=as_date(obj.get("publicationDate")),
         journal=clean(obj.get("venue")) or clean(journal.get("name")),
         doi=doi,
-        pmid=normalize_pmid(raw_ids.get("PubMed")),
-        paper_id=obj.get("paperId") or None,
-        arxiv_id=normalize_arxiv_id(raw_ids.get("ArXiv")) or arxiv_id_from_doi(doi),
+        pmid=normalize_pmid(clean(raw_ids.get("PubMed"))),
+        paper_id=clean(obj.get("paperId")),
+        arxiv_id=normalize_arxiv_id(clean(raw_ids.get("ArXiv"))) or arxiv_id_from_doi(doi),
         abstract=plain_text(obj.get("abstract")),
-        tldr=plain_text((obj.get("tldr") or {}).get("text")),
-        citation_count=as_int(obj.get("citationCount")),
-        influential_citation_count=as_int(obj.get("influentialCitationCount")),
-        oa_url=(obj.get("openAccessPdf") or {}).get("url") or None,  # S2 sends "" for "none"
-        publication_types=list(obj.get("publicationTypes") or []),
-        external_ids={key: str(value) for key, value in raw_ids.items() if value is not None},
+        tldr=plain_text(as_dict(obj.get("tldr")).get("text")),
+        citation_count=as_count(obj.get("citationCount")),
+        influential_citation_count=as_count(obj.get("influentialCitationCount")),
+        oa_url=http_url(as_dict(obj.get("openAccessPdf")).get("url")),  # S2 sends "" for "none"
+        publication_types=[text for kind in as_list(obj.get("publicationTypes")) if (text := clean(kind))],
+        external_ids={str(key): text for key, value in raw_ids.items() if (text := clean(value))},
         volume=_journal_volume(journal.get("volume")),
         pages=_pages(journal.get("pages")),
-        url=obj.get("url") or None,
+        url=http_url(obj.get("url")),
         rank=rank,
         score=None,
     )
@@ -111,8 +124,7 @@ def _parse_data_list(payload: dict[str, Any]) -> list[Paper]:
     if not isinstance(entries, list):
         raise ProviderError("unexpected response ('data' is not a list)")
     # rank is the position in the answer, so a skipped null entry leaves a gap.
-    papers = (parse_paper(entry, rank=position) for position, entry in enumerate(entries, start=1))
-    return [paper for paper in papers if paper is not None]
+    return parse_each(entries, lambda entry, position: parse_paper(entry, rank=position))
 
 
 def _load_json_object(body: bytes | str) -> dict[str, Any]:
@@ -125,7 +137,7 @@ def _load_json_object(body: bytes | str) -> dict[str, Any]:
 
 
 def _author_names(authors: Any) -> list[str]:
-    names = (clean((author or {}).get("name")) for author in authors or [])
+    names = (clean(as_dict(author).get("name")) for author in as_list(authors))
     return [name for name in names if name]
 
 
@@ -227,8 +239,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         **extra,
     }
     response = await session.get(session.url(SEARCH_PATH), params=params, headers=_auth_headers(session.settings))
-    records = parse_search(response.content)[: params["limit"]]  # never more than asked, whatever the server sends
-    return ProviderAnswer(records, frozenset(native))
+    records = parse_search(response.content)
+    # Never more than asked, whatever the server sends.
+    return ProviderAnswer(records[: params["limit"]], frozenset(native), skipped_notes(records))
 
 
 async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,
@@ -241,7 +254,8 @@ async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,
     extra, native = filter_params(filters)
     params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": "citationCount:desc", **extra}
     response = await session.get(session.url(BULK_PATH), params=params, headers=_auth_headers(session.settings))
-    return ProviderAnswer(parse_bulk(response.content)[: _clamp(limit, BULK_MAX_RESULTS)], frozenset(native),
+    records = parse_bulk(response.content)
+    return ProviderAnswer(records[: _clamp(limit, BULK_MAX_RESULTS)], frozenset(native), skipped_notes(records),
                           ranked=False)
 
 
@@ -320,9 +334,7 @@ def _parse_links(body: bytes | str, side: str) -> list[Paper]:
         return []
     if not isinstance(entries, list):
         raise ProviderError("unexpected response ('data' is not a list)")
-    papers = (parse_paper(entry.get(side) if isinstance(entry, dict) else None, rank=position)
-              for position, entry in enumerate(entries, start=1))
-    return [paper for paper in papers if paper is not None]
+    return parse_each(entries, lambda entry, position: parse_paper(as_dict(entry).get(side), rank=position))
 
 
 def parse_record(body: bytes | str) -> tuple[Paper, int | None]:

@@ -112,9 +112,9 @@ def _api_message(payload: dict[str, Any]) -> str:
 
 def _plain(value: Any) -> str | None:
     """Plain single-line text from HTML or Markdown."""
-    if value is None:
+    if not isinstance(value, str):
         return None
-    text = _MD_HEADING.sub("", str(value))  # before plain_text joins the lines
+    text = _MD_HEADING.sub("", value)  # before plain_text joins the lines
     text = plain_text(text) or ""
     for _ in range(3):  # an image inside a link needs a second pass: [![alt](a)](b)
         text, replaced = _MD_LINK.subn(r"\1", text)
