@@ -21,7 +21,11 @@ def format_from_path(path: str) -> str | None:
 
 
 def export_papers(papers: Sequence[Paper], fmt: str) -> str:
-    from .writers import to_bibtex, to_csl_json, to_ris  # only when something is exported
+    from .writers import (  # only when something is exported
+        to_bibtex,
+        to_csl_json,
+        to_ris,
+    )
 
     writers = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json}
     return writers[fmt](list(papers))

@@ -12,6 +12,7 @@ from functools import lru_cache
 from ..core.records import Paper
 from ..core.text import plain_text
 
+
 def plain_line(value: str | None) -> str:
     """Plain single-line text of a title, abstract or name (provider markup removed)."""
     if not value:

@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
 from collections.abc import Sequence
 
 from ..core.identifiers import is_arxiv_doi
 from ..core.records import Paper
+from ..core.sanitize import json_text
 from ..core.urls import citation_uri
 from .names import DIGIT, keys_for, plain_line, split_name
 
@@ -285,7 +285,7 @@ def csl_item(paper: Paper, key: str) -> dict:
 def to_csl_json(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
     """A JSON list of CSL items (the format of Zotero, Pandoc and citeproc)."""
     items = [csl_item(paper, key) for paper, key in zip(papers, keys_for(papers, keys))]
-    return json.dumps(items, ensure_ascii=False, indent=2) + "\n"
+    return json_text(items)
 
 
 # --------------------------------------------------------------------------- CSV

@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator, TypeVar
 
 from ..core.config import Settings
-from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, StoreError, UsageError
+from ..core.errors import (
+    EXIT_CODES_HELP,
+    ExitCode,
+    InputError,
+    LitSearchError,
+    StoreError,
+    UsageError,
+)
+from ..core.sanitize import safe_text
 
 __all__ = ["EXIT_CODES_HELP", "Console", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode",
            "fetch", "load_settings", "opened_cache", "run_command", "write_file_atomically", "write_output"]
@@ -93,7 +101,7 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
                 raise
             console.warn(f"cache disabled: {exc}")
     try:
-        yield ResponseCache(store, mode), store
+        yield ResponseCache(store, mode, warn=console.warn), store
     finally:
         if store is not None:
             store.close()
@@ -128,14 +136,16 @@ class Console:
             self.warn(message)
 
     def warn(self, message: str) -> None:
-        """Shown even with -q: something the user must know."""
-        text = f"{self.prefix}: {message}"
+        """Shown even with -q: something the user must know. Nothing from an API reaches the
+        terminal unescaped: control characters (escape sequences) are removed."""
+        text = safe_text(f"{self.prefix}: {message}")
         print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
 
 
 def write_output(text: str, settings: Settings | None, path: str | os.PathLike | None = None) -> None:
     """The command's product, keys removed (a server may echo one inside a title or
     abstract): to ``path`` atomically, or to stdout."""
+    text = safe_text(text)  # every format: no terminal escapes, hidden or reordering characters
     if settings is not None:
         text = settings.redact(text)
     if path is None:
@@ -232,6 +242,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
 
 
 def _error_line(message: str) -> None:
+    message = safe_text(message)
     try:
         message = Settings.from_env().redact(message)
     except ValueError:

@@ -18,7 +18,13 @@ from pathlib import Path
 from ..biblio.readers import FORMATS
 from ..core.errors import ExitCode, UsageError
 from ..core.records import Paper
-from .common import Console, new_parser, run_command, write_file_atomically, write_output
+from .common import (
+    Console,
+    new_parser,
+    run_command,
+    write_file_atomically,
+    write_output,
+)
 
 PROG = "lit-search dedupe"
 # --merged formats by extension (writers in biblio/writers.py).

@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Sequence
 
 from ..biblio.formats import EXPORT_FORMATS, format_from_path
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
+from ..core.sanitize import json_text
 from .common import Console, fetch, load_settings, new_parser, run_command, write_output
 
 PROG = "lit-search library"
@@ -71,7 +71,7 @@ def library_command(argv: Sequence[str]) -> int:
 def _list(store, fmt: str) -> str:
     papers = store.list_papers()
     if fmt == "json":
-        return json.dumps([paper.__dict__ for paper in papers], ensure_ascii=False, indent=2) + "\n"
+        return json_text([paper.__dict__ for paper in papers])
     from ..render.library import library_listing
 
     return library_listing(papers, len(store.citations_among()))
@@ -87,7 +87,7 @@ def _show(store, ref: str, fmt: str) -> str:
     cited_by = [p for p in (store.get_paper(citing) for citing, cited in edges if cited == library_id) if p]
     if fmt == "json":
         payload = {**record, "cites": [p["library_id"] for p in cites], "cited_by": [p["library_id"] for p in cited_by]}
-        return json.dumps(payload, ensure_ascii=False, indent=2) + "\n"
+        return json_text(payload)
     from ..render.library import saved_paper
 
     return saved_paper(record, cites, cited_by)
@@ -103,7 +103,7 @@ def _export(store, args: argparse.Namespace, settings: Settings) -> str:
         records = [store.get_paper(paper.id) for paper in store.list_papers()]
     fmt = args.format or (format_from_path(args.output) if args.output else None) or "bibtex"
     if fmt == "json":
-        text = json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+        text = json_text(records)
     else:
         from ..biblio.formats import export_papers
         from ..library.record import paper_from_record

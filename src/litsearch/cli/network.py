@@ -3,13 +3,18 @@ Mermaid flowchart with the references they share (Markdown), Graphviz DOT, or JS
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Sequence
 
 from ..core.errors import ExitCode, UsageError
 from ..core.identifiers import parse_paper_ref
-from ..graph.limits import MAX_EXPANDED_NODES, MAX_MERMAID_NODES, MAX_NETWORK_NODES, MAX_SEEDS
+from ..core.sanitize import json_text
+from ..graph.limits import (
+    MAX_EXPANDED_NODES,
+    MAX_MERMAID_NODES,
+    MAX_NETWORK_NODES,
+    MAX_SEEDS,
+)
 from .common import (
     Console,
     add_cache_options,
@@ -74,7 +79,7 @@ def network_command(argv: Sequence[str]) -> int:
     from ..render.network import network_markdown, network_payload, to_dot
 
     if args.format == "json":
-        text = json.dumps(network_payload(network), ensure_ascii=False, indent=2) + "\n"
+        text = json_text(network_payload(network))
     elif args.format == "dot":
         text = to_dot(network)
     else:

@@ -4,12 +4,12 @@ notes go to stderr."""
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.identifiers import ID_HELP, parse_paper_ref
+from ..core.sanitize import json_text
 from .common import (
     Console,
     add_cache_options,
@@ -76,7 +76,7 @@ def paper_command(argv: Sequence[str]) -> int:
     from ..render.paper import paper_markdown, paper_payload
 
     if args.format == "json":
-        text = json.dumps(paper_payload(bundle), ensure_ascii=False, indent=2) + "\n"
+        text = json_text(paper_payload(bundle))
     else:
         text = paper_markdown(bundle, args.limit)
     write_output(text, settings)

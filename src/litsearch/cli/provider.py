@@ -4,11 +4,11 @@ records as a JSON list on stdout."""
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Sequence
 
 from ..core.config import BASE_URL_VARIABLES, DEFAULT_BASE_URLS, Settings
 from ..core.errors import ExitCode, UsageError
+from ..core.sanitize import json_text
 from .common import load_settings, new_parser, run_command, write_output
 
 DESCRIPTIONS = {
@@ -56,7 +56,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
             raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
         settings = load_settings()
         records = asyncio.run(_run(name, query, args.limit, settings))
-        write_output(json.dumps(records, ensure_ascii=False, indent=2) + "\n", settings)
+        write_output(json_text(records), settings)
         return ExitCode.OK
 
     return run_command(name, work)

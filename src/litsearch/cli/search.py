@@ -10,7 +10,7 @@ from typing import Sequence
 
 from .. import __version__
 from ..biblio.formats import EXPORT_FORMATS, format_from_path
-from ..core.errors import ExitCode, UsageError
+from ..core.errors import ExitCode, StoreError, UsageError
 from ..core.filters import build_filters
 from ..core.text import plain_text
 from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
@@ -149,8 +149,9 @@ def search_command(argv: Sequence[str]) -> int:
     fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
-    result, saved_note = fetch(settings, mode, console, lambda http, store: _search(http, store, options, args.save),
-                               store_needed=args.save)
+    result, saved_note, save_error = fetch(settings, mode, console,
+                                           lambda http, store: _search(http, store, options, args.save),
+                                           store_needed=args.save)
     if mode == "offline":
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
     if saved_note:
@@ -167,6 +168,9 @@ def search_command(argv: Sequence[str]) -> int:
     if args.output:
         shown = min(options.limit, result.total_count)
         write_output(f"Wrote {shown} papers to {args.output} ({fmt}).\n", settings)
+    if save_error is not None:
+        console.warn(str(save_error))
+        return save_error.exit_code
     return ExitCode.ALL_FAILED if result.all_failed else ExitCode.OK
 
 
@@ -177,17 +181,20 @@ async def _search(http, store, options: SearchOptions, save: bool):
     from ..search.pipeline import run_search
 
     result = await run_search(options, http.settings, http=http)
-    note = None
-    if save and store is not None:
-        shown = result.results[: options.limit]
+    if not save or store is None:
+        return result, None, None
+    shown = result.results[: options.limit]
+    try:
         ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
                                               doi_verified=item.doi_verified) for item in shown])
         links, problems = await link_citations(http, store)
-        note = (f"saved {len(ids)} papers to the library ({store.path}); "
-                f"{links} new citation links among library papers")
-        if problems:
-            note += " (" + "; ".join(problems) + ")"
-    return result, note
+    except StoreError as error:  # the answers are still shown; the command then exits 4
+        return result, f"not saved to the library: {error}", error
+    note = (f"saved {len(ids)} papers to the library ({store.path}); "
+            f"{links} new citation links among library papers")
+    if problems:
+        note += " (" + "; ".join(problems) + ")"
+    return result, note, None
 
 
 def _render(result, options: SearchOptions, fmt: str, include_abstracts: bool) -> str:

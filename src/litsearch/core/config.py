@@ -5,11 +5,16 @@ Everything a deployment or a test may change lives here, read once per run.
 
 from __future__ import annotations
 
+import functools
+import html
+import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+from urllib.parse import quote, quote_plus
 
 DEFAULT_BASE_URLS = {
     "semantic_scholar": "https://api.semanticscholar.org",
@@ -96,11 +101,28 @@ class Settings:
         return self.base_urls[provider] + path
 
     def redact(self, text: str) -> str:
-        """Remove every configured secret from a message before it is shown or logged."""
-        for secret in self.secrets:
-            if len(secret) >= 4:
-                text = text.replace(secret, "[redacted]")
+        """Remove every configured secret, in every spelling it can take in a URL, a form,
+        JSON or HTML (a server may echo it back in any), before text is shown, logged,
+        stored or written."""
+        for spelling in self._secret_spellings:
+            if spelling in text:
+                text = text.replace(spelling, "[redacted]")
         return text
+
+    @functools.cached_property
+    def _secret_spellings(self) -> tuple[str, ...]:
+        """Each secret as written and percent-encoded (path or query, upper or lower hex),
+        JSON-escaped and HTML-escaped; longest first, so no spelling is left half-replaced.
+        Secrets under 4 characters are left alone: they would shred every message."""
+        spellings: set[str] = set()
+        for secret in self.secrets:
+            if len(secret) < 4:
+                continue
+            forms = {secret, quote(secret, safe=""), quote(secret), quote_plus(secret, safe=""), quote_plus(secret),
+                     json.dumps(secret)[1:-1], html.escape(secret, quote=True)}
+            forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form) for form in forms}
+            spellings |= forms
+        return tuple(sorted(spellings, key=len, reverse=True))
 
 
 # ---------------------------------------------------------------- the data folder

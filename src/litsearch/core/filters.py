@@ -161,12 +161,12 @@ def paper_types(paper: Paper) -> set[str]:
 
 def _paper_date(paper: Paper) -> tuple[date | None, bool]:
     """The paper's date and whether it is exact (a full date) or only a year."""
-    if paper.publication_date:
+    if isinstance(paper.publication_date, str):
         try:
             return date.fromisoformat(paper.publication_date[:10]), True
         except ValueError:
             pass
-    if paper.year:
+    if isinstance(paper.year, int) and date.min.year <= paper.year <= date.max.year:
         return date(paper.year, 1, 1), False
     return None, False
 

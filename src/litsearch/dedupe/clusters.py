@@ -36,7 +36,15 @@ from dataclasses import dataclass, field
 
 from ..core.records import Paper
 from .features import Profile, ProfileBuilder
-from .judge import authors_agree, hard_veto, identifier_conflict, judge, title_similarity, truncated_twin, venue_agreement
+from .judge import (
+    authors_agree,
+    hard_veto,
+    identifier_conflict,
+    judge,
+    title_similarity,
+    truncated_twin,
+    venue_agreement,
+)
 from .merge import merge_cluster
 
 __all__ = [

@@ -19,7 +19,15 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
-from .titles import DIGITS, fold_plain, is_generic_title, notice_kind, plain_title, title_numbers, title_variants
+from .titles import (
+    DIGITS,
+    fold_plain,
+    is_generic_title,
+    notice_kind,
+    plain_title,
+    title_numbers,
+    title_variants,
+)
 
 # --------------------------------------------------------------------------- record profile
 # Everything a comparison needs, computed once per record.

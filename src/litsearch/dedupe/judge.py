@@ -13,6 +13,7 @@ from ..core.text import plain_text
 from .features import Profile, same_name_word
 from .titles import fold_plain, title_numbers
 
+
 def authors_agree(a: Profile, b: Profile) -> bool | None:
     """True when the first authors share a name word or most surnames recur; None when unknown."""
     if not a.author_pool or not b.author_pool:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
 from ..core.records import Paper
 
+
 def merge_cluster(records: Sequence[Paper]) -> Paper:
     """One record holding the richest value of each field of the cluster's records.
 

@@ -22,8 +22,13 @@ from ..dedupe.clusters import find_clusters
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient
 from .bundle import PaperBundle, fetch_paper_bundle, fetch_references_of
-
-from .limits import MAX_EXPANDED_NODES, MAX_MERMAID_NODES, MAX_NETWORK_NODES, MAX_SEEDS, PARALLEL_FETCHES  # noqa: F401
+from .limits import (  # noqa: F401
+    MAX_EXPANDED_NODES,
+    MAX_MERMAID_NODES,
+    MAX_NETWORK_NODES,
+    MAX_SEEDS,
+    PARALLEL_FETCHES,
+)
 
 LABEL_TITLE_CHARS = 48
 

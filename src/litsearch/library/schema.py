@@ -104,6 +104,18 @@ def prepare(db: sqlite3.Connection, path: Path) -> None:
         _migrate(db, path)
 
 
+def check_integrity(db: sqlite3.Connection, path: Path) -> None:
+    """StoreError (damaged, not modified) unless SQLite's quick check finds the file sound.
+
+    Opening only reads the header and the schema; corruption in the middle of the file (a
+    damaged page of papers) shows only here, so every store runs this before its first write.
+    """
+    rows = db.execute("PRAGMA quick_check(1)").fetchall()
+    if rows != [("ok",)]:
+        problem = " ".join(str(rows[0][0]).split())[:120] if rows else "no answer"
+        raise damaged(path, f"integrity check: {problem}")
+
+
 def _read_version(db: sqlite3.Connection, path: Path) -> int | None:
     """The schema version, or None for a new, empty file."""
     tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}

@@ -26,11 +26,12 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from ..core.config import default_store_path
 from ..core.errors import StoreError
 from ..core.identifiers import normalize_doi, record_identities
+from ..core.sanitize import json_text
 from ..net.cache_keys import strip_identity_params
 from ..net.http import FetchedResponse
 from .keys import TITLE_KIND, claim, match, resolve, title_key
 from .record import merge_records
-from .schema import BUSY_TIMEOUT_SECONDS, prepare, translate
+from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, translate
 
 DAY = 86_400
 # Expired entries stay usable by --offline (allow_stale) for this long, then are pruned.
@@ -89,6 +90,7 @@ class Store:
         self._redact = redact
         # One connection may be shared by threads (asyncio.to_thread); calls take turns.
         self._lock = threading.RLock()
+        self._checked = False  # the file's integrity, checked once before the first write
 
     # ----- opening and closing
 
@@ -134,6 +136,9 @@ class Store:
         """A short write transaction: the write lock is taken first, so reads inside it
         see what no other process can change before the commit."""
         db = self._db
+        if not self._checked:
+            check_integrity(db, self.path)  # never write into a damaged file
+            self._checked = True
         db.execute("BEGIN IMMEDIATE")
         try:
             yield db
@@ -226,8 +231,10 @@ class Store:
     def save_papers(self, papers: list[Mapping[str, Any]]) -> list[int]:
         """Insert or update each paper (matched by identifier); returns their library ids."""
         now = time.time()
+        # A key a server echoed into a title or abstract is removed before anything is stored.
+        records = [json.loads(self._scrub(_dump(paper))) for paper in papers]
         with self._write() as db:
-            return [_save_one(db, dict(paper), now) for paper in papers]
+            return [_save_one(db, record, now) for record in records]
 
     @_operation
     def list_papers(self) -> list[LibraryPaper]:
@@ -334,7 +341,7 @@ def _columns(record: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _dump(record: Mapping[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, default=str)
+    return json_text(record, indent=None).rstrip("\n")
 
 
 def _iso(timestamp: float) -> str:

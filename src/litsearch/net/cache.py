@@ -13,8 +13,9 @@ arXiv error feed is well-formed XML) is removed again by ``forget``.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
+from ..core.errors import StoreError
 from .cache_keys import cache_key
 from .http import FetchedResponse
 
@@ -22,12 +23,18 @@ MODES = ("normal", "refresh", "off", "offline")
 
 
 class ResponseCache:
-    def __init__(self, store: Any, mode: str = "normal"):
-        """``store``: a ``litsearch.library.store.Store`` (or None: no cache)."""
+    """The cache is an optimisation: when its file cannot be read or written (a full or
+    read-only disk, a damaged file), it warns once and steps aside; the answers still count."""
+
+    def __init__(self, store: Any, mode: str = "normal", warn: Callable[[str], None] | None = None):
+        """``store``: a ``litsearch.library.store.Store`` (or None: no cache); ``warn`` shows
+        one line to the user."""
         if mode not in MODES:
             raise ValueError(f"unknown cache mode {mode!r}")
         self.store = store
         self.mode = mode
+        self.warn = warn or (lambda message: None)
+        self.failed = False  # the store failed once: no more cache reads or writes this run
         self.hits: dict[str, int] = {}
         self.stale_hits: dict[str, int] = {}
 
@@ -37,17 +44,26 @@ class ResponseCache:
 
     @property
     def reads(self) -> bool:
-        return self.store is not None and self.mode in ("normal", "offline")
+        return self.store is not None and not self.failed and self.mode in ("normal", "offline")
 
     @property
     def writes(self) -> bool:
-        return self.store is not None and self.mode in ("normal", "refresh")
+        return self.store is not None and not self.failed and self.mode in ("normal", "refresh")
+
+    def _step_aside(self, error: StoreError) -> None:
+        if not self.failed:
+            self.failed = True
+            self.warn(f"cache disabled: {error}")
 
     def lookup(self, provider: str, method: str, url: str, request: dict[str, Any]) -> FetchedResponse | None:
         if not self.reads:
             return None
         key = cache_key(method, url, request.get("params"), _body(request))
-        found = self.store.cache_get(provider, key, allow_stale=self.offline)
+        try:
+            found = self.store.cache_get(provider, key, allow_stale=self.offline)
+        except StoreError as error:
+            self._step_aside(error)
+            return None
         if found is not None:
             self.hits[provider] = self.hits.get(provider, 0) + 1
             if found.stale:
@@ -60,17 +76,26 @@ class ResponseCache:
         if not self.writes or not 200 <= response.status < 300 or not well_formed(response):
             return None
         key = cache_key(method, url, request.get("params"), _body(request))
-        self.store.cache_put(provider, key, response, _time_to_live(provider))
+        try:
+            self.store.cache_put(provider, key, response, _time_to_live(provider))
+        except StoreError as error:
+            self._step_aside(error)
+            return None
         return key
 
     def forget(self, provider: str, keys: list[str]) -> None:
         """Drop answers the provider turned out not to understand."""
-        if self.store is not None and keys and self.mode != "offline":
-            self.store.cache_delete(provider, keys)
+        if self.store is not None and not self.failed and keys and self.mode != "offline":
+            try:
+                self.store.cache_delete(provider, keys)
+            except StoreError as error:
+                self._step_aside(error)
 
 
 def _time_to_live(provider: str) -> float:
-    from ..providers.base import get_provider  # each provider declares how long its answers keep
+    from ..providers.base import (
+        get_provider,  # each provider declares how long its answers keep
+    )
 
     return get_provider(provider).cache_ttl
 

@@ -21,7 +21,7 @@ import httpx
 from .. import __version__
 from ..core.config import Settings
 from ..core.errors import ProviderError
-from .pacing import PROCESS_PACE_BOOK, PacePolicy, PaceBook, paced_interval
+from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, paced_interval
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
@@ -121,7 +121,9 @@ class HttpClient:
     def policy(self, provider: str) -> PacePolicy:
         """The provider's pace: an override given to this client, else what it declares."""
         if provider not in self.policies:
-            from ..providers.base import get_provider  # the providers declare their own pace
+            from ..providers.base import (
+                get_provider,  # the providers declare their own pace
+            )
 
             self.policies[provider] = get_provider(provider).pace_policy(self.settings)
         return self.policies[provider]

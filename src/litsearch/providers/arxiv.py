@@ -24,7 +24,17 @@ from ..core.text import one_line, plain_text
 from ..core.urls import http_url
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import as_date, as_dict, as_int, as_list, as_year, clean, parse_each, shorten, skipped_notes
+from ._common import (
+    as_date,
+    as_dict,
+    as_int,
+    as_list,
+    as_year,
+    clean,
+    parse_each,
+    shorten,
+    skipped_notes,
+)
 from .base import Capabilities, Provider, ProviderAnswer
 
 NAME = "arxiv"

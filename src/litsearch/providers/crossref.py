@@ -18,6 +18,7 @@ from ..core.text import fold_title
 from ..net.http import ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import skipped_notes
+from .base import DAY, Capabilities, Provider, ProviderAnswer
 from .crossref_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     DATE_FIELDS,
     NAME,
@@ -30,7 +31,6 @@ from .crossref_parse import (  # noqa: F401 (the parsers are part of this provid
     work_title,
     work_year,
 )
-from .base import DAY, Capabilities, Provider, ProviderAnswer
 
 WORKS_PATH = "/works"
 MAX_ROWS = 100  # lit-search shows at most 100 papers (--limit); Crossref itself allows 1,000

@@ -21,6 +21,7 @@ from ..graph.network import (
 from .markup import authors_cell, markdown_text
 from .paper import record_dict
 
+
 def node_order(network: CitationNetwork) -> list[str]:
     """Seeds first (as given), then by links to seeds, citations, year, title: the drawing
     order, which also numbers the nodes."""

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..core.identifiers import IDENTITY_FIELDS, field_label, id_label, is_arxiv_doi
+from ..core.sanitize import json_text
 from ..core.text import plain_text
 from ..core.urls import citation_uri
 from ..search.rank import RankedPaper
@@ -74,7 +74,7 @@ def _mismatch(item: RankedPaper) -> dict[str, Any] | None:
 
 
 def render_json(result, limit: int, include_abstracts: bool = True) -> str:
-    return json.dumps(result_payload(result, limit, include_abstracts), ensure_ascii=False, indent=2) + "\n"
+    return json_text(result_payload(result, limit, include_abstracts))
 
 
 def result_payload(result, limit: int, include_abstracts: bool = True) -> dict[str, Any]:

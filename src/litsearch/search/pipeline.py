@@ -24,7 +24,13 @@ from ..providers.base import SearchRequest, get_provider
 from .enrich import EnrichmentReport, check_dois, find_open_access
 from .options import SearchOptions
 from .plan import ProviderRequest, detect_providers, plan_requests
-from .rank import RankedPaper, provider_relevance, rank_by_lexical_relevance, score_paper, sort_ranked
+from .rank import (
+    RankedPaper,
+    provider_relevance,
+    rank_by_lexical_relevance,
+    score_paper,
+    sort_ranked,
+)
 
 log = logging.getLogger("litsearch")
 

@@ -114,8 +114,8 @@ def score_paper(item: RankedPaper) -> None:
     if item.provider_scores:
         best = max(item.provider_scores.values())
         item.relevance = min(1.0, best + AGREEMENT_BONUS * (len(item.provider_scores) - 1))
-    citations = item.paper.citation_count or 0
-    item.score = item.relevance * math.log(citations + 1)
+    citations = item.paper.citation_count if isinstance(item.paper.citation_count, int) else 0
+    item.score = item.relevance * math.log(max(0, citations) + 1)
 
 
 SORT_KEYS = ("relevance", "citations", "year")
