@@ -12,12 +12,22 @@ _EXTENSIONS = ((".csl.json", "csl-json"), (".csljson", "csl-json"), (".bib", "bi
                (".ris", "ris"), (".json", "json"), (".md", "markdown"), (".markdown", "markdown"))
 
 
+FORMAT_LABELS = {"markdown": "Markdown", "json": "JSON", "bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON"}
+
+
 def format_from_path(path: str) -> str | None:
-    lowered = path.lower()
+    lowered = str(path).lower()
     for suffix, name in _EXTENSIONS:
         if lowered.endswith(suffix):
             return name
     return None
+
+
+def extensions_for(formats: Sequence[str]) -> str:
+    """"``.md``, ``.json`` or ``.bib``": the extensions that name ``formats``, for messages."""
+    shown = [suffix for suffix, name in _EXTENSIONS if name in formats and suffix not in (".csljson", ".bibtex",
+                                                                                          ".markdown")]
+    return ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "") + shown[-1]
 
 
 def export_papers(papers: Sequence[Paper], fmt: str) -> str:

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, TypeVar
+from typing import Any, Awaitable, Callable, Iterator, Sequence, TypeVar
 
 from ..core.config import Settings
 from ..core.errors import (
@@ -76,6 +76,31 @@ def load_settings() -> Settings:
         return Settings.from_env()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:
+    """The format to write, checked before any work: ``-o`` must name a file in an existing,
+    writable folder, with an extension of one of the ``allowed`` formats that agrees with
+    ``--format`` when both are given. Any problem is a UsageError naming the formats."""
+    from ..biblio.formats import FORMAT_LABELS, extensions_for, format_from_path
+
+    if path is None:
+        return option or default
+    target = Path(path)
+    if str(path).endswith(("/", os.sep)) or target.is_dir():
+        raise UsageError(f"-o {path}: a folder, not a file; name the file, e.g. {target / 'refs.bib'}")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"-o {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"-o {path}: the folder {folder} is not writable")
+    named = format_from_path(str(path))
+    if named is None or named not in allowed:
+        raise UsageError(f"-o {path}: unknown extension; use {extensions_for(allowed)}")
+    if option is not None and option != named:
+        raise UsageError(f"-o {path} names {FORMAT_LABELS[named]} but --format asks for {FORMAT_LABELS[option]}; "
+                         f"use one, or make them agree")
+    return named
 
 
 # ---------------------------------------------------------------- the response cache and its store

@@ -22,7 +22,7 @@ COMMANDS = {
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = [_decoded(arg) for arg in (sys.argv[1:] if argv is None else argv)]
     for stream in (sys.stdout, sys.stderr):
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8", errors="replace")
@@ -32,6 +32,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         name = "search"
     return importlib.import_module(COMMANDS[name]).main(argv)
+
+
+def _decoded(arg: str) -> str:
+    """An argument as text. Bytes that are not UTF-8 reach Python as lone surrogates
+    (surrogateescape); they are decoded with replacement (U+FFFD) so that nothing downstream
+    (an API request, a file name, an export) meets a character it cannot encode."""
+    try:
+        return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a surrogate that stands for no byte
+        return arg.encode("utf-8", "replace").decode("utf-8")
 
 
 if __name__ == "__main__":

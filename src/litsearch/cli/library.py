@@ -6,11 +6,19 @@ from __future__ import annotations
 import argparse
 from typing import Sequence
 
-from ..biblio.formats import EXPORT_FORMATS, format_from_path
+from ..biblio.formats import EXPORT_FORMATS
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
 from ..core.sanitize import json_text
-from .common import Console, fetch, load_settings, new_parser, run_command, write_output
+from .common import (
+    Console,
+    fetch,
+    load_settings,
+    new_parser,
+    output_format,
+    run_command,
+    write_output,
+)
 
 PROG = "lit-search library"
 
@@ -49,6 +57,8 @@ def main(argv: Sequence[str]) -> int:
 def library_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     settings = load_settings()
+    if args.action == "export":  # an unusable -o is refused before anything is read
+        args.format = output_format(args.output, args.format, EXPORT_FORMATS + ("json",), "bibtex")
     from ..library.store import Store
 
     with Store.open(redact=settings.redact) as store:
@@ -101,7 +111,7 @@ def _export(store, args: argparse.Namespace, settings: Settings) -> str:
             raise NotFound(f"no saved paper {', '.join(map(repr, missing))}")
     else:
         records = [store.get_paper(paper.id) for paper in store.list_papers()]
-    fmt = args.format or (format_from_path(args.output) if args.output else None) or "bibtex"
+    fmt = args.format
     if fmt == "json":
         text = json_text(records)
     else:

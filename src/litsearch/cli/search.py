@@ -9,7 +9,7 @@ import argparse
 from typing import Sequence
 
 from .. import __version__
-from ..biblio.formats import EXPORT_FORMATS, format_from_path
+from ..biblio.formats import EXPORT_FORMATS
 from ..core.errors import ExitCode, StoreError, UsageError
 from ..core.filters import build_filters
 from ..core.text import plain_text
@@ -24,6 +24,7 @@ from .common import (
     fetch,
     load_settings,
     new_parser,
+    output_format,
     redact_logs,
     run_command,
     write_output,
@@ -146,7 +147,7 @@ def search_command(argv: Sequence[str]) -> int:
     options = options_from_args(args)
     settings = load_settings()
     redact_logs(settings)
-    fmt = args.format or (format_from_path(args.output) if args.output else None) or "markdown"
+    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
     result, saved_note, save_error = fetch(settings, mode, console,

@@ -27,13 +27,46 @@ class EnrichmentReport:
     def count(self, provider: str, requests: int) -> None:
         self.requests[provider] = self.requests.get(provider, 0) + requests
 
+    def extend(self, other: "EnrichmentReport") -> None:
+        self.notes.extend(other.notes)
+        for provider, requests in other.requests.items():
+            self.count(provider, requests)
 
-async def check_dois(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport) -> list[RankedPaper]:
+
+# Enrichment that could not start this long before the search's deadline is skipped.
+MIN_SECONDS_LEFT = 0.5
+
+
+async def enrich_shown(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport, *,
+                       open_access: bool, verify: bool, deadline: float) -> list[RankedPaper]:
+    """Unpaywall links and Crossref DOI checks for the shown rows, both at once (one round
+    trip after the search), within the search's one deadline."""
+    if not (open_access or verify) or not items:
+        return items
+    if deadline - http.clock() < MIN_SECONDS_LEFT:
+        report.notes.append("DOI checks and open-access lookups skipped: the search's time budget ran out")
+        return items
+    oa_report, doi_report = EnrichmentReport(), EnrichmentReport()
+    linked, checked = await asyncio.gather(
+        find_open_access(http, items, oa_report, deadline) if open_access else _same(items),
+        check_dois(http, items, doi_report, deadline) if verify else _same(items))
+    report.extend(oa_report)
+    report.extend(doi_report)
+    return [with_link.with_doi_check(with_check.doi_check) if with_check.doi_check is not None else with_link
+            for with_link, with_check in zip(linked, checked)]
+
+
+async def _same(items: list[RankedPaper]) -> list[RankedPaper]:
+    return items
+
+
+async def check_dois(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
+                     deadline: float | None = None) -> list[RankedPaper]:
     """The items, each with a DOI carrying Crossref's verdict (``doi_verified``/``doi_check``)."""
     candidates = [item for item in items if item.paper.doi]
     if not candidates:
         return list(items)
-    session = http.session(crossref.NAME)
+    session = http.session(crossref.NAME, deadline=deadline)
     checks = await crossref.verify_many(
         session, [(item.paper.doi, item.paper.title, item.paper.year) for item in candidates])
     report.count(crossref.NAME, session.requests_sent)
@@ -52,7 +85,8 @@ async def check_dois(http: HttpClient, items: list[RankedPaper], report: Enrichm
     return checked
 
 
-async def find_open_access(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport) -> list[RankedPaper]:
+async def find_open_access(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
+                           deadline: float | None = None) -> list[RankedPaper]:
     """The items with their open-access links: a provider's link is kept (and labelled), and
     Unpaywall is asked for each item with a DOI and no link that was not asked before."""
     items = [item.with_open_access(item.paper.oa_url, is_pdf_url(item.paper.oa_url), "provider")
@@ -65,7 +99,7 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
     if not http.settings.email:
         report.notes.append("Unpaywall skipped: it needs a contact email (set LITSEARCH_EMAIL)")
         return items
-    session = http.session(unpaywall.NAME)
+    session = http.session(unpaywall.NAME, deadline=deadline)
 
     async def lookup(item: RankedPaper) -> RankedPaper | str:
         """The item with what Unpaywall said, or the failure reason."""

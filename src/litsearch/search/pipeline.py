@@ -21,7 +21,7 @@ from ..dedupe.clusters import find_clusters
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient
 from ..providers.base import SearchRequest, get_provider
-from .enrich import EnrichmentReport, check_dois, find_open_access
+from .enrich import EnrichmentReport, enrich_shown, find_open_access
 from .options import SearchOptions
 from .plan import ProviderRequest, detect_providers, plan_requests
 from .rank import (
@@ -63,6 +63,7 @@ class SearchResult:
     filter_report: list[str] = field(default_factory=list)
     enrichment: EnrichmentReport = field(default_factory=EnrichmentReport)
     filtered_out: int = 0
+    offline: bool = False  # answered from the cache alone (--offline)
 
     @property
     def total_count(self) -> int:
@@ -195,6 +196,9 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
         choice = detect_providers(queries)
         providers, reason = choice.providers, choice.reason
     plans = plan_requests(providers, queries)
+    # One deadline for the whole search: the providers' budget plus the margin. Enrichment
+    # works within what is left of it, so the budgets never add up.
+    deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
     outcomes = list(await asyncio.gather(*(_bounded(http, p, options) for p in plans)))
     paper_outcomes = [o for o in outcomes if o.returns == "papers"]
     ranked = merge_and_rank(paper_outcomes, options.sort)
@@ -207,15 +211,13 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
         undecided = [position for position, item in enumerate(ranked)
                      if id(item) not in kept_ids and not item.paper.oa_url][: 2 * options.limit]
         if undecided:
-            asked = await find_open_access(http, [ranked[position] for position in undecided], enrichment)
+            asked = await find_open_access(http, [ranked[position] for position in undecided], enrichment, deadline)
             for position, item in zip(undecided, asked):
                 ranked[position] = item
             kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
     shown, rest = kept[: options.limit], kept[options.limit:]
-    if options.find_open_access:
-        shown = await find_open_access(http, shown, enrichment)
-    if options.verify:
-        shown = await check_dois(http, shown, enrichment)
+    shown = await enrich_shown(http, shown, enrichment, open_access=options.find_open_access,
+                               verify=options.verify, deadline=deadline)
     kept = shown + rest
     return SearchResult(
         query=options.topic,
@@ -227,4 +229,5 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
         filter_report=filter_report,
         enrichment=enrichment,
         filtered_out=len(ranked) - len(kept),
+        offline=bool(http.cache is not None and http.cache.offline),
     )
