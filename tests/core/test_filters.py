@@ -75,8 +75,13 @@ def server():
         yield fake
 
 
-def search(server, monkeypatch, capsys, *flags: str):
-    env = fake_apis.install(server)
+# OpenAlex resolves author and venue names only with a key: without one each lookup would
+# spend the small keyless allowance (see test_without_an_openalex_key_names_are_not_resolved).
+KEYED = {"OPENALEX_API_KEY": "oa-test-key-123"}
+
+
+def search(server, monkeypatch, capsys, *flags: str, env_extra: dict[str, str] = KEYED):
+    env = {**fake_apis.install(server), **env_extra}
     run = run_cli(monkeypatch, capsys, env, ["deep learning", "--providers", FIVE, "--format", "json",
                                              "--no-verify", *flags])
     assert run.exit_code == 0, run.stderr
@@ -121,7 +126,8 @@ def test_author_is_resolved_to_the_id_with_most_works(server, monkeypatch, capsy
     payload, run, sent = search(server, monkeypatch, capsys, "--author", "Hinton")
     assert "authorships.author.id:A5108093963" in sent["openalex"].param("filter")
     assert "author 'Hinton' → Geoffrey E. Hinton, A5108093963" in run.stderr
-    assert '"Hinton"[au]' in sent["pubmed"].param("term")
+    # Unquoted: quotes switch off PubMed's author-name expansion (Hinton G, Hinton GE …).
+    assert "Hinton[au]" in sent["pubmed"].param("term") and '"Hinton"' not in sent["pubmed"].param("term")
     assert "au:Hinton" in sent["arxiv"].param("search_query")
     assert sent["crossref"].param("query.author") == "Hinton"
     assert sent["semantic_scholar"].param("author") is None  # S2 search has no author parameter
@@ -190,7 +196,7 @@ def test_filters_object_is_falsy_when_empty():
 def test_the_issue_example_year_open_access_author(server, monkeypatch, capsys):
     """lit-search "topic" --year 2020-2024 --open-access --author NAME: filters reach every
     provider, and the table shows verified DOIs and open-access links."""
-    env = fake_apis.install(server)
+    env = {**fake_apis.install(server), **KEYED}
     run = run_cli(monkeypatch, capsys, env, ["CRISPR off-target", "--providers", "semantic_scholar,openalex,pubmed,arxiv",
                                              "--year", "2020-2024", "--open-access", "--author", "Guo"])
     assert run.exit_code == 0, run.stderr
@@ -199,7 +205,7 @@ def test_the_issue_example_year_open_access_author(server, monkeypatch, capsys):
     assert s2.param("year") == "2020-2024" and "openAccessPdf" in s2.query
     assert oa.param("filter") == ("from_publication_date:2020-01-01,to_publication_date:2024-12-31,"
                                   "authorships.author.id:A5023888391,open_access.is_oa:true")
-    assert pubmed.param("mindate") == "2020/01/01" and '"Guo"[au]' in pubmed.param("term")
+    assert pubmed.param("mindate") == "2020/01/01" and "Guo[au]" in pubmed.param("term")
     assert "free full text[sb]" in pubmed.param("term")
     assert "au:Guo" in arxiv.param("search_query") and "submittedDate:[20200101" in arxiv.param("search_query")
     rows = [line for line in run.stdout.splitlines() if line.startswith("| 1 |")]
@@ -207,3 +213,37 @@ def test_the_issue_example_year_open_access_author(server, monkeypatch, capsys):
     assert "10.3389/fbioe.2023.1143157) ✓" in rows[0]
     assert "[page](https://www.frontiersin.org/articles/10.3389/fbioe.2023.1143157)" in rows[0]
     assert "author 'Guo' → Congting Guo, A5023888391" in run.stderr
+
+
+# --- requests corrected against the APIs' documentation (issue 13, item 9) ----------------------
+
+@pytest.mark.parametrize("name, term", [
+    ("Smith", "Smith[au]"),
+    ("Geoffrey Hinton", "Hinton G[au]"),
+    ("Hinton, Geoffrey", "Hinton G[au]"),
+    ("JA Doudna", "Doudna JA[au]"),
+    ("van der Berg J", '"van der Berg J"[au]'),
+])
+def test_pubmed_author_terms_keep_name_expansion(server, monkeypatch, capsys, name, term):
+    _, _, sent = search(server, monkeypatch, capsys, "--author", name)
+    assert sent["pubmed"].param("term").endswith(f" AND {term}")
+
+
+def test_without_an_openalex_key_names_are_not_resolved(server, monkeypatch, capsys):
+    payload, run, sent = search(server, monkeypatch, capsys, "--author", "Hinton", "--venue", "Nature",
+                                env_extra={})
+    assert server.requests_to("/openalex/authors") == [] and server.requests_to("/openalex/sources") == []
+    assert "authorships" not in (sent["openalex"].param("filter") or "")
+    assert "name lookups need OPENALEX_API_KEY" in run.stderr
+    assert "applied after fetching for semantic_scholar, openalex" in payload["filters"][1]
+
+
+def test_a_failed_openalex_name_lookup_does_not_fail_the_search(server, monkeypatch, capsys):
+    env = {**fake_apis.install(server, {"/openalex/authors": [fake_apis.Answer(503, '{"error": "down"}')]}), **KEYED}
+    run = run_cli(monkeypatch, capsys, env, ["deep learning", "--providers", "openalex", "--format", "json",
+                                             "--no-verify", "--author", "Hinton"])
+    assert run.exit_code == 0, run.stderr
+    payload = json.loads(run.stdout)
+    assert payload["errors"] == [] and payload["providers"][0]["results"] > 0
+    assert "name lookup failed (HTTP 503" in run.stderr
+    assert "filter" not in server.requests_to(ROUTES["openalex"])[0].query

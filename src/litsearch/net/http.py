@@ -171,8 +171,9 @@ class ProviderSession:
         return self.deadline - self.http.clock()
 
     async def get(self, url: str, *, params: Any = None, headers: Mapping[str, str] | None = None,
-                  accept_status: frozenset[int] = frozenset()) -> FetchedResponse:
-        return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status)
+                  accept_status: frozenset[int] = frozenset(), retries: int | None = None) -> FetchedResponse:
+        return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status,
+                                  retries=retries)
 
     async def post(self, url: str, *, params: Any = None, data: Any = None, json: Any = None,
                    headers: Mapping[str, str] | None = None,
@@ -181,9 +182,10 @@ class ProviderSession:
                                   accept_status=accept_status)
 
     async def request(self, method: str, url: str, *, accept_status: frozenset[int] = frozenset(),
-                      **kwargs: Any) -> FetchedResponse:
-        """Send with retries. 2xx (and ``accept_status``) return; anything else raises ProviderError.
-        With a response cache, a stored answer is returned without touching the network."""
+                      retries: int | None = None, **kwargs: Any) -> FetchedResponse:
+        """Send with retries (the policy's, unless ``retries`` says otherwise). 2xx (and
+        ``accept_status``) return; anything else raises ProviderError. With a response cache,
+        a stored answer is returned without touching the network."""
         cache = self.http.cache
         if cache is not None:
             cached = cache.lookup(self.provider, method, url, kwargs)
@@ -192,7 +194,8 @@ class ProviderSession:
                 return cached
             if cache.offline:
                 raise self.error("offline: no cached answer for this request (run the search once online)")
-        response = await self._request_with_retries(method, url, accept_status=accept_status, **kwargs)
+        response = await self._request_with_retries(method, url, accept_status=accept_status, retries=retries,
+                                                    **kwargs)
         if cache is not None:
             key = cache.save(self.provider, method, url, kwargs, response)
             if key:
@@ -206,8 +209,8 @@ class ProviderSession:
         self.cached_keys = []
 
     async def _request_with_retries(self, method: str, url: str, *, accept_status: frozenset[int],
-                                    **kwargs: Any) -> FetchedResponse:
-        attempts = self.policy.retries + 1
+                                    retries: int | None = None, **kwargs: Any) -> FetchedResponse:
+        attempts = (self.policy.retries if retries is None else retries) + 1
         last_reason = "no attempt made"
         last_status: int | None = None
         for attempt in range(attempts):

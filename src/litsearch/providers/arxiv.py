@@ -221,14 +221,15 @@ def combine_queries(variants: Iterable[str]) -> str:
 
 # ---------------------------------------------------------------- HTTP flow
 
-def filter_clauses(filters: Filters | None) -> tuple[str, set[str]]:
-    """Extra ``search_query`` clauses and which filters they cover. Every arXiv paper is
-    an open-access preprint, so those two filters hold by construction."""
+def filter_clauses(filters: Filters | None, dates: bool = True) -> tuple[str, set[str]]:
+    """Extra ``search_query`` clauses and which filters they cover (``dates=False`` leaves
+    the date to be checked after fetching). Every arXiv paper is an open-access preprint,
+    so those two filters hold by construction."""
     clauses: list[str] = []
     native: set[str] = set()
     if not filters:
         return "", native
-    if filters.date_from or filters.date_to:
+    if dates and (filters.date_from or filters.date_to):
         low = filters.date_from.strftime("%Y%m%d") if filters.date_from else "19910101"
         high = filters.date_to.strftime("%Y%m%d") if filters.date_to else "30001231"
         clauses.append(f"submittedDate:[{low}0000 TO {high}2359]")
@@ -257,13 +258,26 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     extra, native = filter_clauses(filters)
     if not search_query or max_results < 1:
         return ProviderAnswer([], frozenset(native))
-    if extra:
-        search_query = f"({search_query}){extra}"
-    records = await search_raw(session, search_query, max_results)
-    return ProviderAnswer(records, frozenset(native), skipped_notes(records))
+    notes: list[str] = []
+    try:
+        # A date-filtered query is sent once: on a 5xx the fallback below beats retrying it
+        # (each try costs 3 s at arXiv's pace).
+        records = await search_raw(session, f"({search_query}){extra}" if extra else search_query, max_results,
+                                   retries=0 if "date" in native else None)
+    except ProviderError as error:
+        if "date" not in native or not error.retryable or not 500 <= (error.status or 0) <= 599:
+            raise
+        # arXiv's search sometimes fails on submittedDate ranges alone: once more without
+        # the date clause; the date is then checked after fetching.
+        extra, native = filter_clauses(filters, dates=False)
+        records = await search_raw(session, f"({search_query}){extra}" if extra else search_query, max_results)
+        notes.append(f"the date filter failed at arXiv (HTTP {error.status}); searched without it and "
+                     "filtered after fetching")
+    return ProviderAnswer(records, frozenset(native), notes + skipped_notes(records))
 
 
-async def search_raw(session: ProviderSession, search_query: str, max_results: int) -> list[Paper]:
+async def search_raw(session: ProviderSession, search_query: str, max_results: int,
+                     retries: int | None = None) -> list[Paper]:
     """Run an already-built ``search_query`` (e.g. from ``combine_queries``)."""
     params = {
         "search_query": search_query,
@@ -272,7 +286,8 @@ async def search_raw(session: ProviderSession, search_query: str, max_results: i
         "sortBy": "relevance",
         "sortOrder": "descending",
     }
-    response = await session.get(session.url("/query"), params=params, accept_status=_ERROR_FEED_STATUS)
+    response = await session.get(session.url("/query"), params=params, accept_status=_ERROR_FEED_STATUS,
+                                 retries=retries)
     papers = parse_feed(response.content)
     if response.status != 200:
         # A 400 whose body was not an error feed: still a failure.

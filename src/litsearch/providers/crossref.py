@@ -334,11 +334,17 @@ class Crossref(Provider):
     name = NAME
     label = "Crossref"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-    # Crossref polite pool since Dec 2025: list queries 3/s, at most 3 in flight.
-    pace = PacePolicy(min_interval=1 / 3, max_in_flight=3)
     cache_ttl = 7 * DAY  # DOI metadata changes slowly
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    def pace_policy(self, settings: Settings) -> PacePolicy:
+        # Since 1 Dec 2025 Crossref paces by pool. A contact email (LITSEARCH_EMAIL, sent as
+        # mailto) joins the polite pool: list queries 3/s, 3 at once. Without one, the
+        # public pool: 1/s, one at a time.
+        if settings.email:
+            return PacePolicy(min_interval=1 / 3, max_in_flight=3)
+        return PacePolicy(min_interval=1.0, max_in_flight=1)
 
 
 PROVIDER = Crossref()

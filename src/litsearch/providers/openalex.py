@@ -287,7 +287,15 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
         name = getattr(filters, kind)
         if not name:
             continue
-        found = await resolve_entity(session, kind, name)
+        if not session.settings.openalex_api_key:
+            # Each lookup would spend the tiny keyless daily allowance; filter after fetching.
+            notes.append(f"{kind} {name!r} applied after fetching (name lookups need OPENALEX_API_KEY)")
+            continue
+        try:
+            found = await resolve_entity(session, kind, name)
+        except ProviderError as error:  # the search itself goes on
+            notes.append(f"{kind} {name!r}: name lookup failed ({error}); applied after fetching")
+            continue
         if found is None:
             notes.append(f"{kind} {name!r} not found in OpenAlex; applied after fetching")
             continue

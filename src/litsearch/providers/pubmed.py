@@ -118,6 +118,27 @@ def _tag_value(text: str) -> str:
     return '"' + re.sub(r'["\[\]()]', " ", text).strip() + '"'
 
 
+def author_term(name: str) -> str:
+    """A name as PubMed's author search reads it. Quotes switch off its name expansion
+    ("Smith"[au] matches only authors indexed as plain "Smith"), so a surname goes bare
+    (``Smith[au]`` finds Smith J, Smith JA …) and "Given Family" becomes ``Family GI[au]``;
+    only a longer name (particles, compound surnames) is quoted whole."""
+    words = re.sub(r'["\[\]()]', " ", name).replace(",", " ").split()
+    if not words:
+        return ""
+    if len(words) == 1:
+        return f"{words[0]}[au]"
+    if "," in name and len(words) == 2:  # "Hinton, Geoffrey"
+        family, given = words
+        return f"{family} {given[0].upper()}[au]"
+    if len(words) == 2:
+        given, family = words
+        initials = given.replace(".", "")
+        initials = initials if initials.isupper() and len(initials) <= 3 else given[0].upper()
+        return f"{family} {initials}[au]"
+    return f'"{" ".join(words)}"[au]'
+
+
 def filter_terms(filters: Filters | None) -> tuple[str, dict[str, str], set[str]]:
     """Extra ``term`` clauses, extra parameters, and which filters they cover.
     Citation counts are the one filter PubMed cannot apply."""
@@ -133,7 +154,7 @@ def filter_terms(filters: Filters | None) -> tuple[str, dict[str, str], set[str]
         params["maxdate"] = (filters.date_to.strftime("%Y/%m/%d") if filters.date_to else "3000/12/31")
         native.add("date")
     if filters.author:
-        clauses.append(f"{_tag_value(filters.author)}[au]")
+        clauses.append(author_term(filters.author))
         native.add("author")
     if filters.venue:
         clauses.append(f"{_tag_value(filters.venue)}[journal]")

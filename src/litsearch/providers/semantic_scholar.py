@@ -58,6 +58,7 @@ BULK_MAX_RESULTS = 1000  # one /paper/search/bulk call returns at most this many
 
 # Characters the bulk endpoint reads as operators: + | - " * ( ) ~
 _BULK_OPERATORS = re.compile(r'[+|\-"*()~]')
+_BULK_WORDS = {"AND": "+", "OR": "|", "NOT": "-"}
 # A hyphen inside a word ("COVID-19", "long-term"): /paper/search finds nothing for these.
 _INNER_HYPHEN = re.compile(r"(?<=\w)-(?=\w)")
 _SHA = re.compile(r"^[0-9a-f]{40}$", re.I)
@@ -164,10 +165,28 @@ def plain_search_query(query: str) -> str:
 def combine_queries(variants: list[str]) -> str:
     """One bulk boolean query that matches any variant: ``(a b) | (c d)``.
 
-    Operator characters typed by the user are removed first, so a variant is
-    always a plain group of words (implicitly ANDed by the bulk endpoint).
+    Operator characters typed by the user are removed first, and upper-case AND/OR/NOT
+    become the bulk syntax (``+``, ``|``, ``-``), which the endpoint would otherwise search
+    as words; each variant is one group of words (implicitly ANDed by the bulk endpoint).
     """
-    return any_of(variants, lambda variant: " ".join(_BULK_OPERATORS.sub(" ", variant).split()), "|")
+    return any_of(variants, bulk_group, "|")
+
+
+def bulk_group(variant: str) -> str:
+    """One variant in the bulk syntax: ``a AND b OR c NOT d`` -> ``a + b | c -d``."""
+    words: list[str] = []
+    pending: str | None = None
+    for word in _BULK_OPERATORS.sub(" ", variant).split():
+        if word in _BULK_WORDS:
+            pending = word if (words or word == "NOT") else None  # a leading AND/OR joins nothing
+            continue
+        if pending == "NOT":
+            word = "-" + word
+        elif pending and words:
+            words.append(_BULK_WORDS[pending])
+        words.append(word)
+        pending = None
+    return " ".join(words)
 
 
 def paper_id_for_api(paper_id: str) -> str:
@@ -298,7 +317,7 @@ LIST_LIMIT = 100
 # referenceCount gives the true total when the list is longer than one page.
 RECORD_FIELDS = SEARCH_FIELDS + ",referenceCount"
 BATCH_PATH = "/graph/v1/paper/batch"
-BATCH_SIZE = 500  # ids per /paper/batch call (the API's limit)
+BATCH_SIZE = 100  # ids per /paper/batch call: what a keyed client may send at its 1 request/s
 
 
 def api_id(ref: PaperRef) -> str | None:
@@ -376,7 +395,7 @@ async def _list_page(session: ProviderSession, paper_api_id: str, direction: str
 
 async def fetch_reference_ids(session: ProviderSession, paper_api_ids: list[str]) -> list[list[dict[str, Any]]]:
     """For each id (same order), its references as ``{paperId, externalIds}`` dicts, from
-    /paper/batch (500 ids per call). A paper S2 does not know gives an empty list."""
+    /paper/batch (100 ids per call). A paper S2 does not know gives an empty list."""
     answers: list[list[dict[str, Any]]] = []
     for start in range(0, len(paper_api_ids), BATCH_SIZE):
         chunk = paper_api_ids[start:start + BATCH_SIZE]
