@@ -97,6 +97,12 @@ class Settings:
             secrets=secrets,
         )
 
+    def has_secret(self, variable: str) -> bool:
+        """Whether the key in environment variable ``variable`` is set."""
+        value = {"SEMANTIC_SCHOLAR_API_KEY": self.semantic_scholar_api_key, "NCBI_API_KEY": self.ncbi_api_key,
+                 "OPENALEX_API_KEY": self.openalex_api_key, "TAVILY_API_KEY": self.tavily_api_key}.get(variable)
+        return bool(value)
+
     def url(self, provider: str, path: str) -> str:
         return self.base_urls[provider] + path
 

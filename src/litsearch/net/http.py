@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json
 import random
+import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -315,12 +317,32 @@ def _describe_transport_error(exc: httpx.TransportError) -> str:
     return text[:120]
 
 
+_URL_IN_TEXT = re.compile(r"\s*\(?\bhttps?://\S+")
+
+
 def _status_reason(response: FetchedResponse) -> str:
-    """'HTTP 429: Too Many Requests …' with a short, single-line excerpt of the body."""
+    """'HTTP 429 rate limited: Too Many Requests …': the status, then the API's own words,
+    on one line: a JSON error body gives its message (not its braces), and links are left
+    out (a reason is read in a terminal or a table, where they would only be mangled)."""
     excerpt = ""
     body = response.text.strip()
     if body and "html" not in response.content_type:
-        excerpt = " ".join(body.split())[:160]
+        excerpt = _body_message(body)
+        excerpt = " ".join(_URL_IN_TEXT.sub("", excerpt).split())[:160].rstrip(" .,;:")
     reason = {429: "rate limited"}.get(response.status, "")
     parts = [f"HTTP {response.status}"] + ([reason] if reason else [])
     return " ".join(parts) + (f": {excerpt}" if excerpt else "")
+
+
+def _body_message(body: str) -> str:
+    """The message of a JSON error body ({"message": …}, {"error": …}, {"detail": …}), else the body."""
+    try:
+        payload = json.loads(body)
+    except ValueError:
+        return body
+    if isinstance(payload, dict):
+        for name in ("message", "error", "detail", "description"):
+            value = payload.get(name)
+            if isinstance(value, str) and value.strip():
+                return value
+    return body

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 from ..core.config import Settings
+from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..net.pacing import PacePolicy
 
@@ -89,6 +90,22 @@ class Provider:
     # combine(variants) -> one query; search_function(session, query, limit, filters) -> ProviderAnswer
     combine: Callable[[list[str]], str] | None = None
     search_function: Callable[..., Awaitable[ProviderAnswer]] | None = None
+
+    # What the key buys, in plain words, for the message when a request fails without it.
+    key_benefit: str = ""
+    # HTTP statuses that, without the key, mean "the key would fix this".
+    key_statuses: frozenset[int] = frozenset({401, 403, 429})
+
+    def explain(self, error: ProviderError, settings: Settings) -> str:
+        """The failure as the user should read it: when the key this provider lacks would
+        fix it, the message names the variable and what it buys instead of the API's words."""
+        key_missing = self.key_variable and not settings.has_secret(self.key_variable)
+        if key_missing and error.status in self.key_statuses and self.key_benefit:
+            what = "rate limited" if error.status == 429 else "refused"
+            head = f"HTTP {error.status} {what}"
+            detail = str(error).removeprefix(head).removeprefix(f"HTTP {error.status}").lstrip(" :;")
+            return f"{head}: {self.key_benefit}" + (f" (the API said: {detail})" if detail else "")
+        return str(error)
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
         if self.pace is None:

@@ -328,8 +328,24 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         params["filter"] = expression
     response = await session.get(session.url(WORKS_PATH), params=params)
     records = parse_works(response.content)
+    notes += budget_notes(response.headers)
     # Never more than asked, whatever the server sends.
     return ProviderAnswer(records[: params["per_page"]], frozenset(native), notes + skipped_notes(records))
+
+
+LOW_BUDGET_SHARE = 0.1  # of the daily allowance
+
+
+def budget_notes(headers: Any) -> list[str]:
+    """One line when OpenAlex says little of today's allowance is left (its X-RateLimit-*-USD
+    headers), so the user knows before searches start failing."""
+    remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
+    limit = as_float(headers.get("x-ratelimit-limit-usd"))
+    if remaining is None or (limit and remaining >= LOW_BUDGET_SHARE * limit) or (not limit and remaining >= 0.01):
+        return []
+    of_limit = f" of ${limit:g}" if limit else ""
+    return [f"only ${remaining:.4f}{of_limit} of today's OpenAlex allowance is left; it resets at midnight UTC"
+            + ("" if limit and limit > 0.1 else " (a free OPENALEX_API_KEY raises it to $1/day)")]
 
 
 # ---------------------------------------------------------------- one work, works by id, citing works
@@ -446,6 +462,8 @@ class OpenAlex(Provider):
     label = "OpenAlex"
     key_variable = "OPENALEX_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
+    key_benefit = ("OpenAlex has required a key since 13 Feb 2026 and the keyless daily allowance is tiny; set "
+                   "OPENALEX_API_KEY (free from your OpenAlex account settings)")
     pace = PacePolicy(min_interval=0.1, max_in_flight=5)
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)

@@ -250,6 +250,8 @@ class PubMed(Provider):
     label = "PubMed"
     key_variable = "NCBI_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
+    key_benefit = "NCBI allows 3 requests/s without a key; set NCBI_API_KEY for 10/s"
+    key_statuses = frozenset({429})
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
 

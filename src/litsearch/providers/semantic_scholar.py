@@ -432,6 +432,8 @@ class SemanticScholar(Provider):
     label = "Semantic Scholar"
     key_variable = "SEMANTIC_SCHOLAR_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
+    key_benefit = ("Semantic Scholar's shared pool for requests without a key is busy; set "
+                   "SEMANTIC_SCHOLAR_API_KEY (free on request) for a dedicated 1 request/s")
     # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
     pace = PacePolicy(min_interval=1.0, max_in_flight=1)
     combine = staticmethod(combine_queries)

@@ -110,7 +110,7 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         outcome.native_filters = answer.native_filters
         outcome.notes = [http.settings.redact(" ".join(note.split())) for note in answer.notes]
     except ProviderError as exc:
-        outcome.error = str(exc)
+        outcome.error = provider.explain(exc, http.settings)
     except Exception as exc:  # a parser bug must not sink the other providers
         log.debug("provider %s crashed", plan.provider, exc_info=True)
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
