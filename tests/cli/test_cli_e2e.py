@@ -235,3 +235,25 @@ def test_token_budget_of_the_default_table(apis):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("\n| ") >= 20
     assert len(proc.stdout) < 20_000, len(proc.stdout)
+
+
+@pytest.mark.parametrize("args", [
+    ["network", "analysis", "of", "brain", "connectivity"],
+    ["paper", "mills", "in", "biomedicine"],
+    ["library", "services", "in", "universities"],
+])
+def test_a_topic_starting_with_a_command_name_suggests_the_explicit_search(args):
+    proc = run(args, {})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1] == f"To search for this topic instead: lit-search search {' '.join(args)}"
+
+
+def test_a_bad_option_of_a_real_subcommand_call_suggests_nothing():
+    proc = run(["paper", "10.1038/nbt.2647", "--limit", "0"], {})
+    assert proc.returncode == 2 and "lit-search search" not in proc.stderr
+
+
+def test_the_explicit_search_takes_a_topic_that_starts_with_a_command_name(apis):
+    _, env = apis
+    proc = run(["search", "network", "analysis", "--providers", "openalex", "--format", "json", "--no-verify"], env)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["query"] == "network analysis"

@@ -9,9 +9,16 @@ from __future__ import annotations
 
 import importlib
 import logging
+import shlex
 import sys
+from pathlib import Path
 from typing import Sequence
 
+from ..core.errors import ExitCode
+
+# A topic may start with a subcommand's name ("network analysis of brain connectivity",
+# "paper mills", "library services"): when its words fail as that subcommand's arguments,
+# the error suggests the explicit search.
 COMMANDS = {
     "search": "litsearch.cli.search",
     "paper": "litsearch.cli.paper",
@@ -27,11 +34,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
-    if argv and argv[0] in COMMANDS:
-        name, argv = argv[0], argv[1:]
-    else:
-        name = "search"
-    return importlib.import_module(COMMANDS[name]).main(argv)
+    if not argv or argv[0] not in COMMANDS:
+        return importlib.import_module(COMMANDS["search"]).main(argv)
+    name, rest = argv[0], argv[1:]
+    code = importlib.import_module(COMMANDS[name]).main(rest)
+    if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
+        print(f"To search for this topic instead: lit-search search {shlex.join(argv)}", file=sys.stderr)
+    return code
+
+
+def _reads_like_a_topic(name: str, words: list[str]) -> bool:
+    """Whether ``name words…`` failed because it was a topic, not the subcommand's arguments:
+    the first word is no paper id (paper, network), no library action, no file (dedupe)."""
+    if not words or words[0].startswith("-"):
+        return False
+    if name in ("paper", "network"):
+        from ..core.errors import UnknownIdError
+        from ..core.identifiers import parse_paper_ref
+
+        try:
+            parse_paper_ref(words[0])
+        except UnknownIdError:
+            return True
+        return False
+    if name == "library":
+        from .library import ACTIONS
+
+        return words[0] not in ACTIONS
+    return name == "dedupe" and not Path(words[0]).exists()
 
 
 def _decoded(arg: str) -> str:

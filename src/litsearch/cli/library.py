@@ -21,6 +21,7 @@ from .common import (
 )
 
 PROG = "lit-search library"
+ACTIONS = ("list", "show", "export", "remove", "link")
 
 EPILOG = f"""\
 The library lives in one SQLite file: $LITSEARCH_CACHE_DIR/lit-search.sqlite3, or the
