@@ -6,6 +6,7 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Sequence
 
 from .. import __version__
@@ -157,14 +158,18 @@ def search_command(argv: Sequence[str]) -> int:
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
     if saved_note:
         result.enrichment.notes.append(saved_note)
-    if result.provider_reason:
-        console.say(f"providers: {result.provider_reason}")
+    if result.provider_reason and (fmt != "markdown" or args.output):
+        console.say(f"providers: {result.provider_reason}")  # the Markdown footer says it otherwise
     for outcome in result.outcomes:
         if outcome.error:
             console.say(f"{outcome.provider} failed: {outcome.error}")
         for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
             console.say(f"{outcome.provider}: {note}")
     output = _render(result, options, fmt, include_abstracts=not args.no_abstracts)
+    if fmt == "markdown" and not args.output and sys.stdout.isatty():
+        from ..render.markup import for_terminal
+
+        output = for_terminal(output)
     write_output(output, settings, args.output)
     if args.output:
         shown = min(options.limit, result.total_count)

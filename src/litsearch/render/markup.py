@@ -44,6 +44,21 @@ def markdown_text(value: Any, max_chars: int | None = MAX_CELL_CHARS) -> str:
     return _BLOCK_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else "\\" + m.group(0), text)
 
 
+def plural(count: int, word: str) -> str:
+    """``1 request``, ``2 requests`` (``word`` takes an -s)."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+# Every escape markdown_text adds but the table's "\|", which keeps the columns apart.
+_ESCAPED = re.compile(r"\\([\\`*_\[\]<>!~$#+=.)-])")
+
+
+def for_terminal(markdown: str) -> str:
+    """Markdown as a person reads it in a terminal: the backslash escapes that keep it inert
+    for a renderer or a model are taken out (``LITSEARCH_EMAIL``, not ``LITSEARCH\\_EMAIL``)."""
+    return _ESCAPED.sub(r"\1", markdown)
+
+
 def safe_url(url: str | None) -> str | None:
     """An http(s) URL made safe inside a Markdown link target, or None."""
     if not url or not re.match(r"^https?://[^\s]+$", url.strip(), re.I):

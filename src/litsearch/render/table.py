@@ -12,7 +12,14 @@ from typing import Any
 
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
-from .markup import SNIPPET_WORDS, authors_cell, markdown_text, safe_url, snippet
+from .markup import (
+    SNIPPET_WORDS,
+    authors_cell,
+    markdown_text,
+    plural,
+    safe_url,
+    snippet,
+)
 
 # After the DOI link: verified at Crossref, not found or not matching, or not checked.
 DOI_MARKS = {True: " ✓", False: " ⚠", None: ""}
@@ -74,6 +81,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result), snippet_words=SNIPPET_WORDS,
+                           requests=plural(result.request_count, "request"),
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
                                          if any(row["doi_mark"] for row in rows) else ""),
@@ -84,20 +92,19 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
 def footer_lines(result) -> list[str]:
     lines = []
     for outcome in result.outcomes:
-        requests = f"{outcome.requests} request{'s' if outcome.requests != 1 else ''}"
+        requests = plural(outcome.requests, "request")
         if outcome.cached:
             requests += f", {outcome.cached} from cache"
         if outcome.error:
             lines.append(f"{outcome.provider}: failed, {markdown_text(outcome.error)} ({requests})")
         else:
-            count = len(outcome.records)
-            line = (f"{outcome.provider}: searched, {count} result{'s' if count != 1 else ''} "
-                    f"({requests}, {outcome.seconds:.1f} s)")
+            line = f"{outcome.provider}: searched, {plural(len(outcome.records), 'result')} " \
+                   f"({requests}, {outcome.seconds:.1f} s)"
             for note in outcome.notes:
                 line += f"; note: {markdown_text(note)}"
             lines.append(line)
     lines.extend(f"filter: {markdown_text(line)}" for line in result.filter_report)
     if result.filtered_out:
-        lines.append(f"{result.filtered_out} papers removed by the filters")
+        lines.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
     lines.extend(markdown_text(note) for note in result.enrichment.notes)
     return lines
