@@ -314,30 +314,6 @@ def _requested_ids(request: SeenRequest) -> list[str]:
     return [i for i in (request.param("id") or "").split(",") if i]
 
 
-def pubmed_esummary(request: SeenRequest) -> Answer:
-    corpus = _pubmed_corpus()
-    result: dict[str, Any] = {"uids": []}
-    for pmid in _requested_ids(request):
-        p = corpus.get(pmid)
-        if not p:
-            result[pmid] = {"uid": pmid, "error": "cannot get document summary"}
-            continue
-        doi = p.get("pubmed_doi", p.get("doi"))
-        article_ids = [{"idtype": "pubmed", "idtypen": 1, "value": pmid}]
-        if doi:
-            article_ids.append({"idtype": "doi", "idtypen": 3, "value": doi})
-        result["uids"].append(pmid)
-        result[pmid] = {
-            "uid": pmid, "pubdate": f"{p['year']} Mar", "epubdate": "", "source": p["venue"][:20],
-            "authors": [{"name": _pubmed_name(n), "authtype": "Author", "clusterid": ""} for n in p["authors"]],
-            "title": p["title"] + ".", "volume": "11", "issue": "", "pages": "1143157",
-            "fulljournalname": p["venue"], "sortpubdate": f"{p['year']}/03/09 00:00",
-            "articleids": article_ids, "elocationid": f"doi: {doi}" if doi else "",
-            "pubtype": ["Journal Article"],
-        }
-    return Answer(200, json.dumps({"header": {"type": "esummary", "version": "0.3"}, "result": result}))
-
-
 def _pubmed_name(name: str) -> str:
     parts = name.replace(".", "").split()
     return parts[-1] + " " + "".join(x[0] for x in parts[:-1])
@@ -367,10 +343,13 @@ def pubmed_efetch(request: SeenRequest) -> Answer:
         articles.append(
             "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
             f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
-            f"<Journal><JournalIssue><PubDate><Year>{p['year']}</Year></PubDate></JournalIssue>"
-            f"<Title>{escape(p['venue'])}</Title></Journal>"
-            f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle>{abstract}"
-            f"<AuthorList>{authors}</AuthorList></Article></MedlineCitation>"
+            "<Journal><JournalIssue CitedMedium=\"Internet\"><Volume>11</Volume>"
+            f"<PubDate><Year>{p['year']}</Year><Month>Mar</Month></PubDate></JournalIssue>"
+            f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
+            f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
+            f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
+            "<PublicationTypeList><PublicationType UI=\"D016428\">Journal Article</PublicationType>"
+            "</PublicationTypeList></Article></MedlineCitation>"
             f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
             "</ArticleIdList></PubmedData></PubmedArticle>")
     body = ('<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>")
@@ -512,7 +491,6 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/s2/graph/v1/paper/batch": s2_batch,
         "/openalex/works": openalex_works,
         "/eutils/esearch.fcgi": pubmed_esearch,
-        "/eutils/esummary.fcgi": pubmed_esummary,
         "/eutils/efetch.fcgi": pubmed_efetch,
         "/arxiv/query": arxiv_query,
         "/crossref/works": crossref_works,

@@ -42,11 +42,10 @@ def echoing_openalex(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps(body))
 
 
-def echoing_esummary(request: SeenRequest) -> Answer:
-    body = json.loads(fake_apis.pubmed_esummary(request).body)
-    first = body["result"]["uids"][0]
-    body["result"][first]["title"] = f"Echoed {request.param('api_key')}"
-    return Answer(200, json.dumps(body))
+def echoing_efetch(request: SeenRequest) -> Answer:
+    answer = fake_apis.pubmed_efetch(request)
+    body = answer.body.replace("<ArticleTitle>", f"<ArticleTitle>Echoed {request.param('api_key')} ", 1)
+    return Answer(200, body, content_type=answer.content_type)
 
 
 def run_command(args: list[str], env_extra: dict[str, str]) -> subprocess.CompletedProcess:
@@ -66,7 +65,7 @@ def echoing_server():
     with FakeServer() as server:
         env = fake_apis.install(server, {"/s2/graph/v1/paper/search": echoing_s2,
                                          "/openalex/works": echoing_openalex,
-                                         "/eutils/esummary.fcgi": echoing_esummary})
+                                         "/eutils/efetch.fcgi": echoing_efetch})
         yield server, env
 
 
@@ -79,7 +78,7 @@ def test_echoed_keys_never_reach_the_output(echoing_server, fmt):
     # The keys really were sent (so the echo happened) ...
     assert server.requests_to("/s2/")[0].headers["x-api-key"] == SENTINELS["SEMANTIC_SCHOLAR_API_KEY"]
     assert server.requests_to("/openalex/")[0].param("api_key") == SENTINELS["OPENALEX_API_KEY"]
-    assert server.requests_to("/eutils/esummary.fcgi")[0].param("api_key") == SENTINELS["NCBI_API_KEY"]
+    assert server.requests_to("/eutils/efetch.fcgi")[0].param("api_key") == SENTINELS["NCBI_API_KEY"]
     # ... and were scrubbed from everything shown.
     assert_no_sentinel(proc.stdout, proc.stderr)
     assert "Echo [redacted] title" in proc.stdout

@@ -22,10 +22,10 @@ def run_search(query: str, limit: int):
     return asyncio.run(go())
 
 
-def test_search_merges_esummary_and_efetch_in_esearch_order():
+def test_search_reads_whole_records_from_efetch_in_esearch_order():
     with cassette_vcr().use_cassette("pubmed/search_crispr.yaml") as cassette:
         records, counts = run_search("crispr off-target detection", 3)
-    assert counts == {"pubmed": 3}
+    assert counts == {"pubmed": 2}  # esearch, then efetch: no esummary round trip
     assert cassette.all_played
 
     assert [r.pmid for r in records] == ["38990003", "38990001", "38990002"]
@@ -35,7 +35,7 @@ def test_search_merges_esummary_and_efetch_in_esearch_order():
     nanopore, t_cells, editorial = records
     # DOI only in elocationid; the collective author is kept; PMC id recorded.
     assert nanopore.doi == "10.5555/ncomms.2024.2291"
-    # efetch full names replace esummary's "Okafor CN" style.
+    # efetch's full names ("Chidi N Okafor", not "Okafor CN"); a collective author kept.
     assert nanopore.authors == ["Chidi N Okafor", "Maja Lindqvist", "Gene Editing Safety Consortium"]
     assert nanopore.external_ids == {"pmid": "38990003", "doi": "10.5555/ncomms.2024.2291",
                                      "pmcid": "PMC11000003"}

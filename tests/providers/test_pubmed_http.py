@@ -1,5 +1,6 @@
-"""PubMed's requests, checked on an httpx.MockTransport: identity parameters, the
-GET/POST switch for long id lists, and the fallbacks when esummary or efetch fails."""
+"""PubMed's requests, checked on an httpx.MockTransport: two calls per search (esearch, then
+efetch for the whole records), identity parameters, the GET/POST switch for long id lists,
+and what happens when efetch fails."""
 
 from __future__ import annotations
 
@@ -30,28 +31,22 @@ def esearch_body(ids: list[str]) -> str:
                        "esearchresult": {"count": str(len(ids)), "idlist": ids}})
 
 
-def esummary_body(ids: list[str]) -> str:
-    result: dict = {"uids": ids}
-    for pmid in ids:
-        result[pmid] = {"uid": pmid, "title": f"Summary title {pmid}.", "sortpubdate": "2021/05/01 00:00",
-                        "fulljournalname": "Journal of Tests", "authors": [{"name": "Roe R"}],
-                        "articleids": [{"idtype": "doi", "value": f"10.5555/{pmid}"}]}
-    return json.dumps({"header": {"type": "esummary"}, "result": result})
-
-
 def efetch_body(ids: list[str]) -> str:
     articles = "".join(
         f"<PubmedArticle><MedlineCitation><PMID>{pmid}</PMID><Article><Journal><Title>Journal of Tests</Title>"
-        f"<JournalIssue><PubDate><Year>2021</Year></PubDate></JournalIssue></Journal>"
-        f"<ArticleTitle>Fetched title {pmid}.</ArticleTitle>"
+        f"<JournalIssue><Volume>9</Volume><PubDate><Year>2021</Year><Month>May</Month><Day>1</Day></PubDate>"
+        f"</JournalIssue></Journal><ArticleTitle>Fetched title {pmid}.</ArticleTitle>"
         f"<Abstract><AbstractText>Abstract of {pmid}.</AbstractText></Abstract>"
         f"<AuthorList><Author><LastName>Roe</LastName><ForeName>Rita</ForeName></Author></AuthorList>"
-        f"</Article></MedlineCitation></PubmedArticle>" for pmid in ids)
+        f"<PublicationTypeList><PublicationType>Journal Article</PublicationType></PublicationTypeList>"
+        f"</Article></MedlineCitation><PubmedData><ArticleIdList><ArticleId IdType=\"doi\">10.5555/{pmid}"
+        f"</ArticleId><ArticleId IdType=\"pmc\">PMC{pmid}</ArticleId></ArticleIdList></PubmedData>"
+        f"</PubmedArticle>" for pmid in ids)
     return f'<?xml version="1.0" ?><PubmedArticleSet>{articles}</PubmedArticleSet>'
 
 
 class FakeEutils:
-    """Answers esearch/esummary/efetch from the ids asked for; records each request."""
+    """Answers esearch/efetch from the ids asked for; records each request."""
 
     def __init__(self, ids: list[str], fail: dict[str, httpx.Response] | None = None):
         self.ids = ids
@@ -73,8 +68,6 @@ class FakeEutils:
         if endpoint == "esearch.fcgi":
             return httpx.Response(200, text=esearch_body(self.ids), headers={"content-type": "application/json"})
         ids = params["id"].split(",")
-        if endpoint == "esummary.fcgi":
-            return httpx.Response(200, text=esummary_body(ids), headers={"content-type": "application/json"})
         if endpoint == "efetch.fcgi":
             return httpx.Response(200, text=efetch_body(ids), headers={"content-type": "text/xml"})
         return httpx.Response(404, text="no such endpoint")
@@ -95,8 +88,8 @@ def test_every_request_carries_tool_email_and_api_key():
     env = {"LITSEARCH_EMAIL": "dev@example.org", "NCBI_API_KEY": "k3y-for-tests"}
     records = run(fake, lambda s: records_of(pubmed.search(s, "sleep apnea", 2)), env)
     assert [r.pmid for r in records] == ["101", "102"]
-    assert [fake.requests[0].url.path.rsplit("/", 1)[-1]] == ["esearch.fcgi"]
-    assert sorted(r.url.path.rsplit("/", 1)[-1] for r in fake.requests[1:]) == ["efetch.fcgi", "esummary.fcgi"]
+    # Two calls: esearch for the ids, efetch for the whole records (no esummary).
+    assert [r.url.path.rsplit("/", 1)[-1] for r in fake.requests] == ["esearch.fcgi", "efetch.fcgi"]
     for request in fake.requests:
         assert request.method == "GET"
         params = fake.params(request)
@@ -154,35 +147,29 @@ def search_with_notes(session, query, limit):
     return go()
 
 
-def test_efetch_failure_returns_records_without_abstracts():
+def test_efetch_failure_fails_the_provider():
+    # efetch is the one source of records: without it there is nothing to show.
     fake = FakeEutils(["101", "102"], fail={"efetch.fcgi": httpx.Response(503, text="Service unavailable")})
-    records, notes = run(fake, lambda s: search_with_notes(s, "x", 2))
-    assert [r.title for r in records] == ["Summary title 101.", "Summary title 102."]
-    assert all(r.abstract is None for r in records)
-    assert any("efetch failed" in note and "abstracts missing" in note for note in notes)
+    with pytest.raises(ProviderError, match="HTTP 503"):
+        run(fake, lambda s: records_of(pubmed.search(s, "x", 2)))
 
 
-def test_malformed_efetch_xml_also_falls_back():
+def test_malformed_efetch_xml_fails_the_provider():
     bad = httpx.Response(200, text="<PubmedArticleSet><PubmedArticle>", headers={"content-type": "text/xml"})
     fake = FakeEutils(["101"], fail={"efetch.fcgi": bad})
-    records, notes = run(fake, lambda s: search_with_notes(s, "x", 1))
-    assert records[0].doi == "10.5555/101" and records[0].abstract is None
-    assert any("malformed XML" in note for note in notes)
-
-
-def test_esummary_failure_builds_records_from_efetch():
-    fake = FakeEutils(["101", "102"], fail={"esummary.fcgi": httpx.Response(500, text="oops")})
-    records = run(fake, lambda s: records_of(pubmed.search(s, "x", 2)))
-    assert [r.title for r in records] == ["Fetched title 101.", "Fetched title 102."]
-    assert records[0].abstract == "Abstract of 101."
-    assert records[0].authors == ["Rita Roe"] and records[0].year == 2021
-
-
-def test_both_failing_raises():
-    fake = FakeEutils(["101"], fail={"esummary.fcgi": httpx.Response(500, text="oops"),
-                                     "efetch.fcgi": httpx.Response(500, text="oops")})
-    with pytest.raises(ProviderError, match="HTTP 500"):
+    with pytest.raises(ProviderError, match="malformed XML"):
         run(fake, lambda s: records_of(pubmed.search(s, "x", 1)))
+
+
+def test_efetch_gives_the_whole_record():
+    fake = FakeEutils(["101", "102"])
+    records = run(fake, lambda s: records_of(pubmed.search(s, "x", 2)))
+    record = records[0]
+    assert (record.title, record.abstract, record.authors) == ("Fetched title 101.", "Abstract of 101.", ["Rita Roe"])
+    assert (record.year, record.publication_date, record.journal, record.volume) == (
+        2021, "2021-05-01", "Journal of Tests", "9")
+    assert record.doi == "10.5555/101" and record.external_ids["pmcid"] == "PMC101"
+    assert record.publication_types == ["Journal Article"]
 
 
 def test_esearch_rate_limit_json_raises():
@@ -194,21 +181,20 @@ def test_esearch_rate_limit_json_raises():
     assert len(fake.requests) == 1
 
 
-def test_merge_keeps_esearch_order_and_fills_abstracts():
+def test_records_keep_esearch_order():
     fake = FakeEutils(["303", "101", "202"])
     records = run(fake, lambda s: records_of(pubmed.search(s, "x", 3)))
     assert [(r.pmid, r.rank) for r in records] == [("303", 1), ("101", 2), ("202", 3)]
-    assert records[0].title == "Summary title 303."  # esummary's title wins
+    assert records[0].title == "Fetched title 303."
     assert records[0].abstract == "Abstract of 303."
     assert records[0].score is None
 
 
-def test_title_missing_from_esummary_comes_from_efetch():
-    untitled = json.dumps({"result": {"uids": ["101"], "101": {
-        "uid": "101", "title": "[Not Available].", "volume": "9", "sortpubdate": "2020/01/01 00:00"}}})
-    answer = httpx.Response(200, text=untitled, headers={"content-type": "application/json"})
-    fake = FakeEutils(["101"], fail={"esummary.fcgi": answer})
+def test_an_untitled_article_uses_its_vernacular_title():
+    body = ('<?xml version="1.0" ?><PubmedArticleSet><PubmedArticle><MedlineCitation><PMID>101</PMID><Article>'
+            "<ArticleTitle>[Not Available].</ArticleTitle><VernacularTitle>Titre original.</VernacularTitle>"
+            "</Article></MedlineCitation></PubmedArticle></PubmedArticleSet>")
+    answer = httpx.Response(200, text=body, headers={"content-type": "text/xml"})
+    fake = FakeEutils(["101"], fail={"efetch.fcgi": answer})
     (record,) = run(fake, lambda s: records_of(pubmed.search(s, "x", 1)))
-    assert record.title == "Fetched title 101."
-    assert record.volume == "9"  # the rest still comes from esummary
-    assert record.abstract == "Abstract of 101."
+    assert record.title == "Titre original."

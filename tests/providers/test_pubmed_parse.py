@@ -1,5 +1,5 @@
-"""PubMed parsing (esearch/esummary JSON, efetch XML), fed the real recorded bodies from
-../shared (skipped when absent), plus small bodies written here for the error shapes."""
+"""PubMed parsing (esearch JSON, efetch XML: the whole record), fed the real recorded bodies
+from ../shared (skipped when absent), plus small bodies written here for the error shapes."""
 
 from __future__ import annotations
 
@@ -62,63 +62,12 @@ def test_esearch_non_json_or_wrong_shape_raises(body, reason):
         pubmed.parse_esearch(body)
 
 
-# ---------------------------------------------------------------- esummary
-
-def test_esummary_real_docsum():
-    papers = pubmed.parse_esummary(raw("raw/fabia88__esummary_json_pmid_28806736_2017.json"))
-    assert list(papers) == ["28806736"]
-    paper = papers["28806736"]
-    assert paper.provider == "pubmed"
-    assert paper.title == "Unravelling the interplay of sphingolipids and TGF-β signaling in the human corneal stroma."
-    assert paper.authors == ["Nicholas SE", "Rowsey TG", "Priyadarsini S", "Mandal NA", "Karamichos D"]
-    assert paper.doi == "10.1371/journal.pone.0182390"
-    assert paper.year == 2017
-    # pubdate is only "2017"; the epub date names the day.
-    assert paper.publication_date == "2017-08-14"
-    assert paper.journal == "PloS one"
-    assert (paper.volume, paper.issue, paper.pages) == ("12", "8", "e0182390")
-    assert paper.publication_types == ["Journal Article"]
-    assert paper.pmid == "28806736"
-    assert paper.external_ids == {"pmid": "28806736", "doi": "10.1371/journal.pone.0182390"}
-    assert paper.url == "https://pubmed.ncbi.nlm.nih.gov/28806736/"
-    assert paper.abstract is None
-
-
-def test_esummary_skips_error_entries_and_reads_elocation_doi():
-    body = """{"header":{"type":"esummary","version":"0.3"},"result":{"uids":["111","222"],
-      "111":{"uid":"111","error":"cannot get document summary"},
-      "222":{"uid":"222","title":"Rise of &lt;i&gt;E. coli&lt;/i&gt; in rivers, 2019 Spring survey.",
-             "pubdate":"2019 Spring","sortpubdate":"2019/03/01 00:00","source":"Water Res",
-             "fulljournalname":"","authors":[{"name":"Doe J","authtype":"Author"}],
-             "articleids":[{"idtype":"pubmed","value":"222"}],"elocationid":"pii: S0-1. doi: 10.5555/WR.1."}}}"""
-    papers = pubmed.parse_esummary(body)
-    assert list(papers) == ["222"]
-    paper = papers["222"]
-    assert paper.title == "Rise of E. coli in rivers, 2019 Spring survey."
-    assert paper.doi == "10.5555/wr.1"
-    assert paper.journal == "Water Res"
-    assert (paper.year, paper.publication_date) == (2019, None)
-
-
-def test_esummary_keeps_comparisons_in_titles():
-    body = ('{"result":{"uids":["7"],"7":{"uid":"7","title":"Outcomes when HbA1c <7% and BMI >30: a cohort",'
-            '"sortpubdate":"2020/01/01 00:00"}}}')
-    assert pubmed.parse_esummary(body)["7"].title == "Outcomes when HbA1c <7% and BMI >30: a cohort"
-
-
-def test_esummary_error_shapes_raise():
-    with pytest.raises(ProviderError, match="Invalid uid"):
-        pubmed.parse_esummary('{"header":{},"esummaryresult":["Invalid uid abc at position=0"]}')
-    with pytest.raises(ProviderError, match="rate limit"):
-        pubmed.parse_esummary('{"error":"API rate limit exceeded","count":"11"}')
-
-
 # ---------------------------------------------------------------- efetch
 
 def test_efetch_structured_abstract_with_inline_markup():
     details = pubmed.parse_efetch(raw("raw/biopython__efetch_pubmed_28775130_structured_abstract.xml"))
     item = details["28775130"]
-    abstract = item["abstract"]
+    abstract = item.abstract
     assert abstract.startswith("OBJECTIVES: Animal studies suggest that exposure to pesticides may alter thyroid function")
     for label in ("METHODS: Self-reported lifetime pesticide use", "RESULTS: Higher exposure to the insecticide aldrin",
                   "CONCLUSIONS: Our results suggest"):
@@ -128,54 +77,58 @@ def test_efetch_structured_abstract_with_inline_markup():
     assert "(ORQ3=4.15, 95% CI 1.56 to 11.01, ORQ4=4.76" in abstract
     assert "©" not in abstract
     assert abstract.endswith("may alter thyroid function among male pesticide applicators.")
-    assert item["title"] == "Occupational pesticide exposure and subclinical hypothyroidism among male pesticide applicators."
-    assert item["doi"] == "10.1136/oemed-2017-104431"
-    assert (item["year"], item["journal"]) == (2018, "Occupational and environmental medicine")
-    assert item["authors"][:2] == ["Catherine C Lerro", "Laura E Beane Freeman"]
-    assert len(item["authors"]) == 12
+    assert item.title == "Occupational pesticide exposure and subclinical hypothyroidism among male pesticide applicators."
+    assert item.doi == "10.1136/oemed-2017-104431"
+    assert (item.year, item.journal) == (2018, "Occupational and environmental medicine")
+    assert item.authors[:2] == ["Catherine C Lerro", "Laura E Beane Freeman"]
+    assert len(item.authors) == 12
+    # What esummary used to give, read from the same efetch answer.
+    assert (item.volume, item.issue, item.pages, item.publication_types) == ("75", "2", "79-89", ["Journal Article"])
+    assert item.external_ids == {"pmid": "28775130", "doi": "10.1136/oemed-2017-104431", "pmcid": "PMC5771820"}
+    assert item.publication_date is None  # the print date names no day
 
 
 def test_efetch_italic_title_and_superscripts():
     details = pubmed.parse_efetch(raw("raw/biopython__efetch_pubmed_29106400_structured_abstract.xml"))
     item = details["27797938"]
-    assert item["title"] == "Leucocyte telomere length, genetic variants at the TERT gene region and risk of pancreatic cancer."
-    assert item["abstract"].startswith("OBJECTIVE: Telomere shortening occurs as an early event in pancreatic tumorigenesis")
-    assert "(linkage disequilibrium r2<0.25)" in item["abstract"]
-    assert " DESIGN: We measured prediagnostic leucocyte telomere length" in item["abstract"]
-    assert (item["journal"], item["year"], item["doi"]) == ("Gut", 2017, "10.1136/gutjnl-2016-312510")
+    assert item.title == "Leucocyte telomere length, genetic variants at the TERT gene region and risk of pancreatic cancer."
+    assert item.abstract.startswith("OBJECTIVE: Telomere shortening occurs as an early event in pancreatic tumorigenesis")
+    assert "(linkage disequilibrium r2<0.25)" in item.abstract
+    assert " DESIGN: We measured prediagnostic leucocyte telomere length" in item.abstract
+    assert (item.journal, item.year, item.doi) == ("Gut", 2017, "10.1136/gutjnl-2016-312510")
 
 
 def test_efetch_mathml_flattened_and_collective_author():
     item = pubmed.parse_efetch(raw("raw/biopython__efetch_pubmed_29963580.xml"))["29963580"]
-    assert "(1) inhaled He 3 / Xe 129 MRI ventilation and apparent diffusion coefficients" in item["abstract"]
-    assert "mml" not in item["abstract"] and "\n" not in item["abstract"]
-    assert item["authors"][0] == "Fumin Guo"
-    assert item["authors"][-1] == "Canadian Respiratory Research Network"
-    assert item["doi"] == "10.1117/1.jmi.5.2.026002"
+    assert "(1) inhaled He 3 / Xe 129 MRI ventilation and apparent diffusion coefficients" in item.abstract
+    assert "mml" not in item.abstract and "\n" not in item.abstract
+    assert item.authors[0] == "Fumin Guo"
+    assert item.authors[-1] == "Canadian Respiratory Research Network"
+    assert item.doi == "10.1117/1.jmi.5.2.026002"
 
 
 def test_efetch_two_articles():
     details = pubmed.parse_efetch(raw("raw/biopython__efetch_pubmed_2articles_11748933_11700088.xml"))
     assert list(details) == ["11748933", "11700088"]
     cryo, mri = details["11748933"], details["11700088"]
-    assert cryo["title"].startswith("Is cryopreservation a homogeneous process? Ultrastructure and motility")
-    assert cryo["abstract"].startswith("This study subdivides the cryopreservation procedure for Diplodus puntazzo")
-    assert (cryo["doi"], cryo["journal"], cryo["year"]) == ("10.1006/cryo.2001.2328", "Cryobiology", 2001)
-    assert cryo["authors"][0] == "A R Taddei"
-    assert mri["title"] == "Proton MRI of (13)C distribution by J and chemical shift editing."
-    assert mri["doi"] == "10.1006/jmre.2001.2429"
-    assert mri["authors"][-1] == "F De Luca"
+    assert cryo.title.startswith("Is cryopreservation a homogeneous process? Ultrastructure and motility")
+    assert cryo.abstract.startswith("This study subdivides the cryopreservation procedure for Diplodus puntazzo")
+    assert (cryo.doi, cryo.journal, cryo.year) == ("10.1006/cryo.2001.2328", "Cryobiology", 2001)
+    assert cryo.authors[0] == "A R Taddei"
+    assert mri.title == "Proton MRI of (13)C distribution by J and chemical shift editing."
+    assert mri.doi == "10.1006/jmre.2001.2429"
+    assert mri.authors[-1] == "F De Luca"
 
 
 def test_efetch_article_without_abstract_or_doi():
     details = pubmed.parse_efetch(raw("raw/biopython__efetch_pubmed_2articles_12091962_9997_abstract.xml"))
     aids = details["12091962"]
-    assert aids["title"] == "The treatment of AIDS behind the walls of correctional facilities."
-    assert aids["abstract"] is None
-    assert aids["doi"] is None
-    assert aids["year"] == 1990  # PubDate with a Season, no Month
-    assert details["9997"]["doi"] == "10.1016/0005-2795(76)90109-4"
-    assert details["9997"]["abstract"].startswith("Electron paramagnetic resonance and magnetic susceptibility")
+    assert aids.title == "The treatment of AIDS behind the walls of correctional facilities."
+    assert aids.abstract is None
+    assert aids.doi is None
+    assert aids.year == 1990  # PubDate with a Season, no Month
+    assert details["9997"].doi == "10.1016/0005-2795(76)90109-4"
+    assert details["9997"].abstract.startswith("Electron paramagnetic resonance and magnetic susceptibility")
 
 
 def test_efetch_comment_without_abstract_ignores_other_pmids():
@@ -183,15 +136,16 @@ def test_efetch_comment_without_abstract_ignores_other_pmids():
     # CommentsCorrections carries PMID 27350241; only the article's own PMID is a key.
     assert list(details) == ["27350240"]
     item = details["27350240"]
-    assert item["abstract"] is None
-    assert item["title"] == "Computational neuroscience: Species-specific motion detectors."
-    assert (item["doi"], item["journal"], item["authors"]) == ("10.1038/nature18454", "Nature", ["Thomas Euler", "Tom Baden"])
+    assert item.abstract is None
+    assert item.title == "Computational neuroscience: Species-specific motion detectors."
+    assert (item.doi, item.journal, item.authors) == ("10.1038/nature18454", "Nature", ["Thomas Euler", "Tom Baden"])
 
 
 def test_efetch_doi_is_the_articles_not_a_references():
     details = pubmed.parse_efetch(raw("bodies/biocommons__efetch_pubmed_29915538__00_200.xml"))
-    assert details["29915538"]["doi"] == "10.3389/fphar.2018.00576"
-    assert details["29915538"]["abstract"].startswith("Background: Semaglutide, a newly once-weekly")
+    assert details["29915538"].doi == "10.3389/fphar.2018.00576"
+    assert details["29915538"].publication_date == "2018-06-04"  # the online date, same year as the citation
+    assert details["29915538"].abstract.startswith("Background: Semaglutide, a newly once-weekly")
 
 
 BOOK = """<?xml version="1.0" ?>
@@ -215,11 +169,11 @@ BOOK = """<?xml version="1.0" ?>
 
 def test_efetch_book_chapter():
     item = pubmed.parse_efetch(BOOK)["20301999"]
-    assert item["title"] == "Example Syndrome"
-    assert item["journal"] == "Reviews of Rare Disorders"
-    assert item["authors"] == ["Walt Writer"]  # not the editor
-    assert item["abstract"] == "CLINICAL CHARACTERISTICS: A made-up condition. Nothing more."
-    assert (item["year"], item["doi"]) == (1993, "10.5555/book.1")
+    assert item.title == "Example Syndrome"
+    assert item.journal == "Reviews of Rare Disorders"
+    assert item.authors == ["Walt Writer"]  # not the editor
+    assert item.abstract == "CLINICAL CHARACTERISTICS: A made-up condition. Nothing more."
+    assert (item.year, item.doi) == (1993, "10.5555/book.1")
 
 
 def test_efetch_entity_bomb_is_refused_without_expanding():

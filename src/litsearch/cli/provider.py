@@ -14,7 +14,7 @@ from .common import load_settings, new_parser, run_command, write_output
 DESCRIPTIONS = {
     "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
     "openalex": "Search OpenAlex (/works?search=).",
-    "pubmed": "Search PubMed (esearch, then esummary and efetch for abstracts).",
+    "pubmed": "Search PubMed (esearch for the ids, then efetch for the records).",
     "arxiv": "Search arXiv (/api/query, Atom feed).",
 }
 

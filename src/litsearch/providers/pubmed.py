@@ -1,18 +1,15 @@
-"""PubMed through NCBI E-utilities: esearch for ids, then esummary and efetch for the records.
-
-esummary gives clean metadata but no abstract; efetch XML has the abstract. One search
-therefore costs three requests: esearch, then esummary and efetch for all ids at once.
-The answers are parsed in pubmed_parse.py.
+"""PubMed through NCBI E-utilities: esearch for the ids (relevance order), then one efetch
+for the records. efetch's XML carries everything esummary would (title, authors, journal,
+dates, DOI, PMCID, publication types) plus the abstract, so a search costs two paced
+requests. The answers are parsed in pubmed_parse.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
-from typing import Any, Iterable
+from typing import Iterable
 
 from ..core.config import Settings
-from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.records import Paper
 from ..net.http import ProviderSession
@@ -25,7 +22,6 @@ from .pubmed_parse import (  # noqa: F401 (the parsers are part of this provider
     parse_efetch,
     parse_esearch,
     parse_esearch_page,
-    parse_esummary,
     records_in_order,
 )
 
@@ -188,29 +184,11 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
 
 
 async def fetch_records(session: ProviderSession, pmids: list[str]) -> tuple[list[Paper], list[str]]:
-    """(records for known PMIDs in the given order, notes): one esummary and one efetch.
-
-    Both run concurrently. If efetch fails the records come without abstracts; if
-    esummary fails the records are built from efetch alone; only both failing raises.
-    """
-    summaries, details = await asyncio.gather(
-        _request_ids(session, "/esummary.fcgi", pmids, {"retmode": "json"}),
-        _request_ids(session, "/efetch.fcgi", pmids, {"rettype": "abstract", "retmode": "xml"}),
-        return_exceptions=True,
-    )
-    summary_papers = _parsed_or_error(summaries, lambda r: parse_esummary(r.content))
-    fetched_details = _parsed_or_error(details, lambda r: parse_efetch(r.content))
-    notes: list[str] = []
-    if isinstance(summary_papers, ProviderError):
-        if isinstance(fetched_details, ProviderError) or not fetched_details:
-            raise summary_papers
-        notes.append(f"esummary failed ({summary_papers}); records built from efetch alone")
-        summary_papers = {}
-    elif isinstance(fetched_details, ProviderError):
-        notes.append(f"efetch failed ({fetched_details}); abstracts missing")
-        fetched_details = {}
-    return records_in_order(pmids, summary_papers, fetched_details), notes + skipped_notes(summary_papers,
-                                                                                         fetched_details)
+    """(records for known PMIDs in the given order, notes): one efetch call, whose XML holds
+    the whole record (no esummary round trip)."""
+    response = await _request_ids(session, "/efetch.fcgi", pmids, {"rettype": "abstract", "retmode": "xml"})
+    records = records_in_order(pmids, parse_efetch(response.content))
+    return records, skipped_notes(records)
 
 
 async def _request_ids(session: ProviderSession, path: str, pmids: list[str], extra: dict[str, str]):
@@ -219,18 +197,6 @@ async def _request_ids(session: ProviderSession, path: str, pmids: list[str], ex
     if len(pmids) > POST_THRESHOLD:
         return await session.post(url, data=params)
     return await session.get(url, params=params)
-
-
-def _parsed_or_error(outcome: Any, parse) -> Any:
-    """The parsed answer, or the ProviderError that fetching or parsing it raised."""
-    if isinstance(outcome, BaseException):
-        if not isinstance(outcome, ProviderError):
-            raise outcome  # a bug or a cancellation, not a provider failure
-        return outcome
-    try:
-        return parse(outcome)
-    except ProviderError as error:
-        return error
 
 
 def _identity(settings: Settings) -> dict[str, str]:

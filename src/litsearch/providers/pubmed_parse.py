@@ -1,10 +1,9 @@
 """PubMed's answers, parsed (pure functions, fed real bodies in tests): esearch JSON (the
-PMIDs), esummary JSON (clean metadata, no abstract) and efetch XML (abstracts split into
-labelled parts, with inline markup and MathML), and the records assembled from both."""
+PMIDs, in relevance order) and efetch XML (the whole record: metadata, and abstracts split
+into labelled parts with inline markup and MathML)."""
 
 from __future__ import annotations
 
-import html
 import json
 import re
 from datetime import date
@@ -18,16 +17,13 @@ from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
 from ..core.records import Paper
 from ..core.text import one_line
-from ._common import ParsedById, as_int, as_list, as_year, clean, parse_each, shorten
+from ._common import Parsed, ParsedById, as_int, as_year, parse_each, shorten
 
 NAME = "pubmed"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
 ERROR_CHARS = 200  # of NCBI's own error text
 
 _YEAR = re.compile(r"\b(1[89]\d\d|2\d\d\d)\b")
-# A real tag (``<i>``, ``<sup>``, ``<a href="…">``), not a comparison such as "p<0.05 and q>1".
-_TAG_LIKE = re.compile(r"""</?[A-Za-z][\w:.-]*(?:\s+[\w:.-]+\s*=\s*(?:"[^"]*"|'[^']*'))*\s*/?>""")
-_DAY_DATE = re.compile(r"(\d{4}) ([A-Za-z]{3}) (\d{1,2})")
 _MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
 
@@ -54,123 +50,28 @@ def parse_esearch_page(body: str | bytes) -> tuple[list[str], int]:
     return ids, as_int(result.get("count")) or 0
 
 
-# ---------------------------------------------------------------- esummary (pure)
-
-def parse_esummary(body: str | bytes) -> dict[str, Paper]:
-    """One ``Paper`` per docsum of an esummary JSON answer, keyed by PMID.
-
-    Unknown or withdrawn ids come back as entries with an ``error`` key; they are skipped.
-    """
-    data = _load_json(body, "esummary")
-    result = data.get("result")
-    if not isinstance(result, dict):
-        messages = data.get("esummaryresult")
-        if messages:
-            raise ProviderError(f"PubMed esummary error: {shorten(messages, ERROR_CHARS)}")
-        raise ProviderError("PubMed esummary answer has no 'result'")
-    docsums = [result.get(str(uid)) for uid in as_list(result.get("uids")) if isinstance(uid, (str, int))]
-    parsed = parse_each(docsums, lambda docsum, _: _paper_from_docsum(docsum))
-    papers = ParsedById((paper.pmid, paper) for paper in parsed)
-    papers.skipped = parsed.skipped
-    return papers
-
-
-def _paper_from_docsum(docsum: Any) -> Paper | None:
-    """A docsum as a ``Paper``; its title may be "" (efetch can fill it in). None for an
-    unknown or withdrawn id (an entry with an ``error`` key)."""
-    if not isinstance(docsum, dict) or "error" in docsum:
-        return None
-    pmid = normalize_pmid(clean(docsum.get("uid")))
-    if not pmid:
-        return None
-    title = _json_text(docsum.get("title")) or ""
-    if title.lower().strip("[]. ") == "not available":  # PubMed's placeholder for no title
-        title = ""
-    ids = {clean(item.get("idtype")): clean(item.get("value")) or ""
-           for item in as_list(docsum.get("articleids")) if isinstance(item, dict)}
-    doi = normalize_doi(ids.get("doi")) or _doi_from_elocation(docsum.get("elocationid"))
-    external_ids = {"pmid": pmid}
-    if doi:
-        external_ids["doi"] = doi
-    if ids.get("pmc", "").upper().startswith("PMC"):
-        external_ids["pmcid"] = ids["pmc"].upper()
-    year = _year(docsum.get("sortpubdate")) or _year(docsum.get("pubdate"))
-    return Paper(
-        provider=NAME,
-        title=title,
-        authors=[name for author in as_list(docsum.get("authors"))
-                 if isinstance(author, dict) and (name := _json_text(author.get("name")))],
-        year=year,
-        publication_date=_publication_date(docsum, year),
-        journal=_json_text(docsum.get("fulljournalname")) or _json_text(docsum.get("source")),
-        doi=doi,
-        pmid=pmid,
-        publication_types=[text for kind in as_list(docsum.get("pubtype")) if (text := clean(kind))],
-        external_ids=external_ids,
-        volume=clean(docsum.get("volume")),
-        issue=clean(docsum.get("issue")),
-        pages=clean(docsum.get("pages")),
-        url=PUBMED_URL.format(pmid=pmid),
-    )
-
-
-def _doi_from_elocation(value: Any) -> str | None:
-    """The DOI in an esummary ``elocationid`` such as ``"doi: 10.1/x. pii: S0-1"``."""
-    match = re.search(r"doi:\s*(\S+)", str(value or ""), re.I)
-    return normalize_doi(match.group(1)) if match else None
-
-
-def _publication_date(docsum: dict[str, Any], year: int | None) -> str | None:
-    """The print date when it names a day, else the online (epub) date of the same year.
-
-    An epub date from another year (online in December, in print in January) would
-    contradict ``year``, which follows PubMed's citation year.
-    """
-    printed = _iso_date(docsum.get("pubdate"))
-    if printed:
-        return printed
-    online = _iso_date(docsum.get("epubdate"))
-    return online if online and year and online.startswith(str(year)) else None
-
-
-def _iso_date(value: Any) -> str | None:
-    """``2000-11-12`` from a PubMed date that names a day (``"2000 Nov 12"``), else None.
-
-    Partial dates ("2021 Jun", "2019 Spring") have no honest full-date form.
-    """
-    match = _DAY_DATE.fullmatch(str(value or "").strip())
-    month = _MONTHS.get(match.group(2).lower()) if match else None
-    if not month:
-        return None
-    try:
-        return date(int(match.group(1)), month, int(match.group(3))).isoformat()
-    except ValueError:
-        return None
-
-
 # ---------------------------------------------------------------- efetch (pure)
 
-def parse_efetch(body: str | bytes) -> dict[str, dict[str, Any]]:
-    """Details of each article in an efetch PubMed XML answer, keyed by PMID.
-
-    Each value has ``abstract``, ``title``, ``doi``, ``year``, ``journal`` and
-    ``authors`` (missing parts are None or empty). Book chapters
-    (``PubmedBookArticle``) are read the same way where their layout allows.
-    """
+def parse_efetch(body: str | bytes) -> dict[str, Paper]:
+    """One ``Paper`` per article of an efetch PubMed XML answer, keyed by PMID: everything
+    esummary gives (title, authors, journal, dates, DOI, PMCID, publication types, volume,
+    issue, pages) plus the abstract, so a search needs no esummary call. Book chapters
+    (``PubmedBookArticle``) are read the same way where their layout allows. An article that
+    cannot be read costs only itself (``skipped``)."""
     root = _load_xml(body, "efetch")
     if root.tag != "PubmedArticleSet":
         error = root.findtext(".//ERROR")
         if error:
             raise ProviderError(f"PubMed efetch error: {shorten(error, ERROR_CHARS)}")
         raise ProviderError(f"PubMed efetch answered <{root.tag}>, not a PubmedArticleSet")
-    articles = parse_each(root.findall("PubmedArticle"), lambda article, _: _journal_article_details(article))
-    books = parse_each(root.findall("PubmedBookArticle"), lambda book, _: _book_article_details(book))
-    details = ParsedById((item["pmid"], item) for item in [*articles, *books])
-    details.skipped = articles.skipped + books.skipped
-    return details
+    articles = parse_each(root.findall("PubmedArticle"), lambda article, _: _journal_article(article))
+    books = parse_each(root.findall("PubmedBookArticle"), lambda book, _: _book_article(book))
+    papers = ParsedById((paper.pmid, paper) for paper in [*articles, *books])
+    papers.skipped = articles.skipped + books.skipped
+    return papers
 
 
-def _journal_article_details(article: Element) -> dict[str, Any] | None:
+def _journal_article(article: Element) -> Paper | None:
     citation = article.find("MedlineCitation")
     # The article's own PMID is a direct child; CommentsCorrections carry other PMIDs.
     pmid = normalize_pmid(citation.findtext("PMID")) if citation is not None else None
@@ -180,39 +81,115 @@ def _journal_article_details(article: Element) -> dict[str, Any] | None:
     if body is None:
         return None
     journal = body.find("Journal")
+    issue = body.find("Journal/JournalIssue")
     pub_date = body.find("Journal/JournalIssue/PubDate")
-    return {
-        "pmid": pmid,
-        "title": _flat_text(body.find("ArticleTitle")) or _flat_text(body.find("VernacularTitle")),
-        "abstract": _abstract(body.find("Abstract")),
-        "doi": (_doi_from_article_ids(article.findall("PubmedData/ArticleIdList/ArticleId"))
-                or _doi_from_elocations(body.findall("ELocationID"))),
-        "year": _pub_date_year(pub_date),
-        "journal": _flat_text(journal.find("Title")) if journal is not None else None,
-        "authors": _author_names(body.findall("AuthorList/Author")),
-    }
+    article_ids = article.findall("PubmedData/ArticleIdList/ArticleId")
+    year = _pub_date_year(pub_date) or _year(body.findtext("ArticleDate/Year"))
+    return _paper(
+        pmid,
+        title=_title(body.find("ArticleTitle")) or _title(body.find("VernacularTitle")),
+        authors=_author_names(body.findall("AuthorList/Author")),
+        journal=(_flat_text(journal.find("Title")) or _flat_text(journal.find("ISOAbbreviation"))
+                 if journal is not None else None) or _flat_text(citation.find("MedlineJournalInfo/MedlineTA")),
+        year=year,
+        publication_date=_publication_date(pub_date, body.find("ArticleDate"), year),
+        doi=_doi_from_article_ids(article_ids) or _doi_from_elocations(body.findall("ELocationID")),
+        pmcid=_article_id(article_ids, "pmc"),
+        abstract=_abstract(body.find("Abstract")),
+        publication_types=[text for element in body.findall("PublicationTypeList/PublicationType")
+                           if (text := _flat_text(element))],
+        volume=_flat_text(issue.find("Volume")) if issue is not None else None,
+        issue=_flat_text(issue.find("Issue")) if issue is not None else None,
+        pages=_pages(body.find("Pagination")),
+    )
 
 
-def _book_article_details(book: Element) -> dict[str, Any] | None:
+def _book_article(book: Element) -> Paper | None:
     document = book.find("BookDocument")
     pmid = normalize_pmid(document.findtext("PMID")) if document is not None else None
     if not pmid:
         return None
-    chapter_title = _flat_text(document.find("ArticleTitle"))
-    book_title = _flat_text(document.find("Book/BookTitle"))
+    chapter_title = _title(document.find("ArticleTitle"))
+    book_title = _title(document.find("Book/BookTitle"))
     article_ids = document.findall("ArticleIdList/ArticleId") + book.findall(
         "PubmedBookData/ArticleIdList/ArticleId")
-    return {
-        "pmid": pmid,
-        "title": chapter_title or book_title,
-        "abstract": _abstract(document.find("Abstract")),
-        "doi": _doi_from_article_ids(article_ids),
-        "year": _pub_date_year(document.find("Book/PubDate")),
-        # A chapter appears "in" its book; a whole book has no container.
-        "journal": book_title if chapter_title else None,
+    year = _pub_date_year(document.find("Book/PubDate"))
+    return _paper(
+        pmid,
+        title=chapter_title or book_title,
         # The document's own author list; Book/AuthorList holds the editors.
-        "authors": _author_names(document.findall("AuthorList/Author")),
-    }
+        authors=_author_names(document.findall("AuthorList/Author")),
+        # A chapter appears "in" its book; a whole book has no container.
+        journal=book_title if chapter_title else None,
+        year=year,
+        publication_date=_publication_date(document.find("Book/PubDate"), None, year),
+        doi=_doi_from_article_ids(article_ids),
+        pmcid=_article_id(article_ids, "pmc"),
+        abstract=_abstract(document.find("Abstract")),
+        publication_types=[text for element in document.findall("PublicationType")
+                           if (text := _flat_text(element))],
+    )
+
+
+def _paper(pmid: str, *, pmcid: str | None = None, **fields: Any) -> Paper:
+    doi = fields.get("doi")
+    external_ids = {"pmid": pmid, **({"doi": doi} if doi else {}),
+                    **({"pmcid": pmcid.upper()} if pmcid and pmcid.upper().startswith("PMC") else {})}
+    return Paper(provider=NAME, pmid=pmid, external_ids=external_ids, url=PUBMED_URL.format(pmid=pmid),
+                 **{**fields, "title": fields.get("title") or ""})
+
+
+def _title(element: Element | None) -> str | None:
+    """An article title; PubMed's placeholder "[Not Available]." is no title."""
+    text = _flat_text(element)
+    return None if text is None or text.lower().strip("[]. ") == "not available" else text
+
+
+def _article_id(article_ids: Iterable[Element], kind: str) -> str | None:
+    for article_id in article_ids:
+        if (article_id.get("IdType") or "").lower() == kind:
+            return _flat_text(article_id)
+    return None
+
+
+def _pages(pagination: Element | None) -> str | None:
+    """``MedlinePgn`` ("819-23"), else ``StartPage``-``EndPage``."""
+    if pagination is None:
+        return None
+    pages = _flat_text(pagination.find("MedlinePgn"))
+    if pages:
+        return pages
+    first, last = _flat_text(pagination.find("StartPage")), _flat_text(pagination.find("EndPage"))
+    return f"{first}-{last}" if first and last and first != last else first or last
+
+
+def _publication_date(pub_date: Element | None, article_date: Element | None, year: int | None) -> str | None:
+    """The print date when it names a day, else the online (ArticleDate) date of the same year.
+
+    An online date from another year (online in December, in print in January) would
+    contradict ``year``, which follows PubMed's citation year. Partial dates ("2021 Jun",
+    "2019 Spring") have no honest full-date form.
+    """
+    printed = _element_date(pub_date)
+    if printed:
+        return printed
+    online = _element_date(article_date)
+    return online if online and year and online.startswith(str(year)) else None
+
+
+def _element_date(element: Element | None) -> str | None:
+    """``2000-11-12`` from a date element with Year, Month (number or name) and Day."""
+    if element is None:
+        return None
+    year, day = as_year(element.findtext("Year")), as_int(element.findtext("Day"))
+    month_text = (element.findtext("Month") or "").strip()
+    month = as_int(month_text) or _MONTHS.get(month_text[:3].lower())
+    if not (year and month and day):
+        return None
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
 
 
 def _abstract(abstract: Element | None) -> str | None:
@@ -282,45 +259,20 @@ def _flat_text(element: Element | None) -> str | None:
     return one_line("".join(element.itertext()))
 
 
-# ---------------------------------------------------------------- records from both answers
+# ---------------------------------------------------------------- records in esearch order
 
-def records_in_order(pmids: list[str], summaries: dict[str, Paper],
-                    details: dict[str, dict[str, Any]]) -> list[Paper]:
-    papers: list[Paper] = []
+def records_in_order(pmids: list[str], papers: dict[str, Paper]) -> Parsed:
+    """The records of ``pmids`` in esearch's (relevance) order, ranked 1..; ids efetch did not
+    return, or returned without a title, are left out."""
+    ordered = Parsed()
+    ordered.skipped = getattr(papers, "skipped", 0)
     for pmid in pmids:
-        paper = summaries.get(pmid)
-        detail = details.get(pmid) or {}
-        if paper is None:
-            paper = _paper_from_details(pmid, detail)
-        else:
-            _fill_from_details(paper, detail)
+        paper = papers.get(pmid)
         if paper is None or not paper.title:
             continue
-        paper.rank = len(papers) + 1
-        paper.score = None
-        papers.append(paper)
-    return papers
-
-
-def _fill_from_details(paper: Paper, detail: dict[str, Any]) -> None:
-    paper.abstract = detail.get("abstract") or paper.abstract
-    paper.title = paper.title or detail.get("title") or ""
-    # efetch has full names ("Patrick D Hsu") where esummary has "Hsu PD".
-    if detail.get("authors"):
-        paper.authors = list(detail["authors"])
-    if not paper.doi and detail.get("doi"):
-        paper.doi = detail["doi"]
-        paper.external_ids["doi"] = detail["doi"]
-
-
-def _paper_from_details(pmid: str, detail: dict[str, Any]) -> Paper | None:
-    if not detail.get("title"):
-        return None
-    external_ids = {"pmid": pmid, **({"doi": detail["doi"]} if detail.get("doi") else {})}
-    return Paper(provider=NAME, title=detail["title"], authors=list(detail.get("authors") or []),
-                 year=detail.get("year"), journal=detail.get("journal"), doi=detail.get("doi"),
-                 pmid=pmid, abstract=detail.get("abstract"), external_ids=external_ids,
-                 url=PUBMED_URL.format(pmid=pmid))
+        paper.rank = len(ordered) + 1
+        ordered.append(paper)
+    return ordered
 
 
 # ---------------------------------------------------------------- small helpers
@@ -350,17 +302,6 @@ def _load_xml(body: str | bytes, what: str) -> Element:
         raise ProviderError(f"malformed XML from PubMed {what}: refused {type(error).__name__}") from None
     except ParseError as error:
         raise ProviderError(f"malformed XML from PubMed {what}: {error}") from None
-
-
-def _json_text(value: Any) -> str | None:
-    """A JSON string field as one line of plain text.
-
-    esummary titles may carry escaped inline tags (``&lt;i&gt;``). Only real tags are
-    removed: a generic tag stripper would eat "HbA1c <7% and BMI >30".
-    """
-    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        return None
-    return one_line(_TAG_LIKE.sub("", html.unescape(str(value))))
 
 
 def _year(value: Any) -> int | None:
