@@ -11,7 +11,6 @@ which remove any configured key first.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import os
 import sys
@@ -136,6 +135,8 @@ def fetch(settings: Settings, mode: str, console: "Console", work: Callable[[Any
           store_needed: bool = False) -> T:
     """Run ``work(http, store)`` online: one paced HTTP client behind the response cache in
     ``mode`` (--refresh/--no-cache/--offline), and the store when the command needs it."""
+    import asyncio
+
     from ..net.http import HttpClient
 
     async def go() -> T:

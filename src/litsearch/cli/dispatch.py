@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import shlex
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -39,6 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     name, rest = argv[0], argv[1:]
     code = importlib.import_module(COMMANDS[name]).main(rest)
     if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
+        import shlex
+
         print(f"To search for this topic instead: lit-search search {shlex.join(argv)}", file=sys.stderr)
     return code
 

@@ -182,13 +182,14 @@ def search_command(argv: Sequence[str]) -> int:
 
 async def _search(http, store, options: SearchOptions, save: bool):
     """The search, and with --save the shown papers kept in the library with their links."""
-    from ..graph.links import link_citations
-    from ..library.record import saved_record
     from ..search.pipeline import run_search
 
     result = await run_search(options, http.settings, http=http)
     if not save or store is None:
         return result, None, None
+    from ..graph.links import link_citations
+    from ..library.record import saved_record
+
     shown = result.results[: options.limit]
     try:
         ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],

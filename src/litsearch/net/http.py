@@ -107,11 +107,18 @@ class HttpClient:
             write=self.settings.read_timeout,
             pool=self.settings.connect_timeout,
         )
+        if self._transport is not None:  # a test's transport serves every request
+            transports: dict[str, Any] = {"transport": self._transport}
+        else:
+            # Plain http never uses TLS, so its transport loads no certificates; the https one
+            # (verified, with its certificate bundle) is built on the first https request.
+            transports = {"transport": httpx.AsyncHTTPTransport(verify=False),
+                          "mounts": {"https://": _OnFirstUse(httpx.AsyncHTTPTransport)}}
         self._client = httpx.AsyncClient(
             timeout=timeout,
             headers={"User-Agent": self.user_agent},
-            transport=self._transport,
             follow_redirects=True,
+            **transports,
         )
         return self
 
@@ -142,6 +149,24 @@ class HttpClient:
         if provider not in self._slots:
             self._slots[provider] = asyncio.Semaphore(self.policy(provider).max_in_flight)
         return self._slots[provider]
+
+
+class _OnFirstUse(httpx.AsyncBaseTransport):
+    """A transport built when its first request comes (so a run that never uses it never
+    pays for it)."""
+
+    def __init__(self, build: Callable[[], httpx.AsyncBaseTransport]):
+        self._build = build
+        self._transport: httpx.AsyncBaseTransport | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._transport is None:
+            self._transport = self._build()
+        return await self._transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
 
 
 class ProviderSession:
@@ -279,7 +304,15 @@ class ProviderSession:
 
     async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
-        async with client.stream(method, url, **kwargs) as response:
+        interval = paced_interval(self.policy.min_interval)
+
+        async def sent(event: str, info: Any) -> None:
+            # The API times arrivals: a request that left late (a new connection, a busy loop)
+            # pushes the next slot back from when its headers were really sent.
+            if event.endswith("send_request_headers.complete"):
+                self.http.pace_book.started(self.provider, interval)
+
+        async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
             declared = response.headers.get("content-length", "")
             if declared.isdigit() and int(declared) > cap:
                 raise self.error(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")

@@ -11,10 +11,6 @@ from __future__ import annotations
 import io
 import re
 from typing import Any, Iterable
-from xml.etree.ElementTree import ParseError
-
-import defusedxml
-import defusedxml.ElementTree as SafeET
 
 from ..core.errors import ProviderError
 from ..core.filters import Filters
@@ -81,6 +77,11 @@ def _check_is_atom_feed(raw: bytes) -> None:
     expand entities declared in a DOCTYPE; defusedxml refuses those declarations
     outright (arXiv feeds never have one), so an entity bomb is never expanded.
     """
+    from xml.etree.ElementTree import ParseError  # the XML libraries load with the first answer
+
+    import defusedxml
+    import defusedxml.ElementTree as SafeET
+
     text = raw.lstrip()
     if not text.startswith(b"<"):
         raise ProviderError(_plain_text_reason(text))
@@ -105,6 +106,8 @@ def _plain_text_reason(text: bytes) -> str:
 
 
 def _refusal(error: Exception) -> str:
+    import defusedxml
+
     if isinstance(error, defusedxml.DTDForbidden):
         return "DOCTYPE declaration"
     if isinstance(error, defusedxml.EntitiesForbidden):

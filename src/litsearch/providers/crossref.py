@@ -160,9 +160,7 @@ async def verify_doi(session: ProviderSession, doi: str, expected_title: str | N
         return _verdict(bare, None, "arXiv DOI, registered with DataCite, not Crossref: not checked")
     message = await _fetch_work(session, bare)
     if message is None:
-        if _doi_prefix(bare) in DATACITE_PREFIXES:
-            return _verdict(bare, None, "DataCite DOI, not at Crossref: not checked")
-        return _verdict(bare, False, "DOI not found at Crossref")
+        return _absent(bare)
     return _compare(bare, message, expected_title, expected_year)
 
 
@@ -209,9 +207,11 @@ _VERIFY_SELECT = "DOI,title,subtitle,issued,published,published-print,published-
 
 
 async def verify_many(session: ProviderSession, items: list[tuple[str, str | None, int | None]]) -> DoiChecks:
-    """Like ``verify_dois`` but batched: one ``filter=doi:a,doi:b,…`` call per 20 DOIs, so a
-    20-row table costs one request. DOIs the batch does not return get a single lookup
-    (to tell a 404 from a DataCite DOI); arXiv DOIs are never sent."""
+    """Like ``verify_dois`` but batched, in one round: one ``filter=doi:a,doi:b,…`` call per 20
+    DOIs, all at once, so a 20-row table costs one request. A DOI the batch does not return
+    is not at Crossref (the filter reads the same index as ``/works/{doi}``): its verdict
+    needs no second call (a DataCite prefix makes it "not checked"). arXiv DOIs are never
+    sent; a DOI with a comma (it would split the filter) is looked up alone, in the same round."""
     wanted: dict[str, tuple[str | None, int | None]] = {}
     results: dict[str, dict[str, Any]] = {}
     for doi, title, year in items:
@@ -222,28 +222,48 @@ async def verify_many(session: ProviderSession, items: list[tuple[str, str | Non
             results[doi] = _verdict(bare, None, "arXiv DOI, registered with DataCite, not Crossref: not checked")
         else:
             wanted.setdefault(bare, (title, year))
-    batchable = [doi for doi in wanted if "," not in doi]  # a comma would split the filter
-    found: dict[str, dict[str, Any]] = {}
+    batchable = [doi for doi in wanted if "," not in doi]
+    batches = [batchable[start:start + VERIFY_BATCH] for start in range(0, len(batchable), VERIFY_BATCH)]
+    alone = [(doi, *wanted[doi]) for doi in wanted if "," in doi]
+    answers = await asyncio.gather(*(_verify_batch(session, batch) for batch in batches),
+                                   _verify_each(session, alone), return_exceptions=False)
+    checks = answers[-1]
+    for batch, found in zip(batches, answers[:-1]):
+        for doi in batch:
+            title, year = wanted[doi]
+            if isinstance(found, ProviderError):
+                checks.verdicts[doi] = _verdict(doi, None, f"Crossref lookup failed: {found}")
+                checks.unreachable.add(doi)
+            elif doi in found:
+                checks.verdicts[doi] = _compare(doi, found[doi], title, year)
+            else:
+                checks.verdicts[doi] = _absent(doi)
+    results.update(checks.verdicts)
+    return DoiChecks(results, checks.unreachable)
+
+
+async def _verify_batch(session: ProviderSession, dois: list[str]) -> dict[str, dict[str, Any]] | ProviderError:
+    """The works Crossref has among ``dois`` (one filter call), or the error that call met."""
+    params = {"filter": ",".join(f"doi:{doi}" for doi in dois), "rows": str(len(dois)),
+              "select": _VERIFY_SELECT, **_identity(session.settings)}
     try:
-        for start in range(0, len(batchable), VERIFY_BATCH):
-            chunk = batchable[start:start + VERIFY_BATCH]
-            params = {"filter": ",".join(f"doi:{doi}" for doi in chunk), "rows": str(len(chunk)),
-                      "select": _VERIFY_SELECT, **_identity(session.settings)}
-            response = await session.get(session.url(WORKS_PATH), params=params)
-            message = message_of(response.content)
-            for item in (message.get("items") or []) if isinstance(message, dict) else []:
-                doi = normalize_doi(item.get("DOI"))
-                if doi:
-                    found[doi] = item
+        response = await session.get(session.url(WORKS_PATH), params=params)
+        message = message_of(response.content)
     except ProviderError as error:
-        for doi in wanted:
-            results[doi] = _verdict(doi, None, f"Crossref lookup failed: {error}")
-        return DoiChecks(results, set(wanted))
-    missing = [doi for doi in wanted if doi not in found]
-    singles = await _verify_each(session, [(doi, *wanted[doi]) for doi in missing]) if missing else DoiChecks()
-    for doi, (title, year) in wanted.items():
-        results[doi] = _compare(doi, found[doi], title, year) if doi in found else singles.verdicts[doi]
-    return DoiChecks(results, singles.unreachable)
+        return error
+    found = {}
+    for item in (message.get("items") or []) if isinstance(message, dict) else []:
+        doi = normalize_doi(item.get("DOI")) if isinstance(item, dict) else None
+        if doi:
+            found[doi] = item
+    return found
+
+
+def _absent(doi: str) -> dict[str, Any]:
+    """The verdict on a DOI Crossref does not have."""
+    if _doi_prefix(doi) in DATACITE_PREFIXES:
+        return _verdict(doi, None, "DataCite DOI, not at Crossref: not checked")
+    return _verdict(doi, False, "DOI not found at Crossref")
 
 
 def title_similarity(expected: str | None, found: str | None) -> float:

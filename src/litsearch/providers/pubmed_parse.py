@@ -8,16 +8,16 @@ import json
 import re
 from datetime import date
 from typing import Any, Iterable
-from xml.etree.ElementTree import Element, ParseError
-
-import defusedxml
-import defusedxml.ElementTree as SafeET
+from typing import TYPE_CHECKING
 
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
 from ..core.records import Paper
 from ..core.text import one_line
 from ._common import Parsed, ParsedById, as_int, as_year, parse_each, shorten
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 NAME = "pubmed"
 PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
@@ -292,6 +292,11 @@ def _load_json(body: str | bytes, what: str) -> dict[str, Any]:
 
 def _load_xml(body: str | bytes, what: str) -> Element:
     """Parse with defusedxml, so entity declarations (expansion bombs) are refused, never expanded."""
+    from xml.etree.ElementTree import ParseError  # the XML libraries load with the first answer
+
+    import defusedxml
+    import defusedxml.ElementTree as SafeET
+
     raw = body.encode("utf-8") if isinstance(body, str) else body
     if raw.lstrip().startswith(b"{"):
         # NCBI sometimes answers JSON (e.g. the rate-limit error) whatever retmode asked for.

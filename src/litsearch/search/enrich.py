@@ -15,7 +15,6 @@ from ..core.errors import ProviderError
 from ..core.identifiers import is_arxiv_doi
 from ..core.urls import is_pdf_url
 from ..net.http import HttpClient
-from ..providers import crossref, unpaywall
 from .rank import RankedPaper
 
 
@@ -66,6 +65,7 @@ async def check_dois(http: HttpClient, items: list[RankedPaper], report: Enrichm
     candidates = [item for item in items if item.paper.doi]
     if not candidates:
         return list(items)
+    from ..providers import crossref  # loaded when the shown rows are known, not before
     session = http.session(crossref.NAME, deadline=deadline)
     checks = await crossref.verify_many(
         session, [(item.paper.doi, item.paper.title, item.paper.year) for item in candidates])
@@ -99,6 +99,8 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
     if not http.settings.email:
         report.notes.append("Unpaywall skipped: it needs a contact email (set LITSEARCH_EMAIL)")
         return items
+    from ..providers import unpaywall  # loaded when the shown rows are known, not before
+
     session = http.session(unpaywall.NAME, deadline=deadline)
 
     async def lookup(item: RankedPaper) -> RankedPaper | str:

@@ -17,8 +17,6 @@ from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters, passes
 from ..core.records import Paper
-from ..dedupe.clusters import find_clusters
-from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient
 from ..providers.base import SearchRequest, get_provider
 from .enrich import EnrichmentReport, enrich_shown, find_open_access
@@ -135,7 +133,17 @@ async def _bounded(http: HttpClient, plan: ProviderRequest, options: SearchOptio
                                requests=http.request_counts.get(plan.provider, 0), seconds=limit)
 
 
+def import_merge_engine() -> None:
+    """Load the merge engine (its patterns and rapidfuzz): not needed before the first answer."""
+    import importlib
+
+    importlib.import_module("litsearch.dedupe.clusters")
+
+
 def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPaper]:
+    from ..dedupe.clusters import find_clusters
+    from ..dedupe.merge import merge_cluster
+
     records: list[Paper] = []
     relevance: list[float] = []
     for outcome in outcomes:
@@ -199,7 +207,12 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
     # One deadline for the whole search: the providers' budget plus the margin. Enrichment
     # works within what is left of it, so the budgets never add up.
     deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
-    outcomes = list(await asyncio.gather(*(_bounded(http, p, options) for p in plans)))
+    tasks = [asyncio.ensure_future(_bounded(http, plan, options)) for plan in plans]
+    # The merge engine loads while the slower providers are still answering: after the first
+    # answer, so it never delays a request.
+    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    import_merge_engine()
+    outcomes = [await task for task in tasks]
     paper_outcomes = [o for o in outcomes if o.returns == "papers"]
     ranked = merge_and_rank(paper_outcomes, options.sort)
     filters = options.filters

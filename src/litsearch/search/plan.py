@@ -57,15 +57,37 @@ class ProviderChoice:
 
 
 def _matched_terms(text: str, stems: tuple[str, ...]) -> list[str]:
-    """Words of ``text`` that start with one of ``stems`` (multi-word stems match phrases)."""
+    """Words of ``text`` that start with one of ``stems`` (multi-word stems match phrases),
+    in the order of ``stems``. Plain string tests, no regular expressions: this runs before
+    the first request, where compiling hundreds of patterns would cost tens of milliseconds."""
     lowered = " " + re.sub(r"[^\w\s-]", " ", text.lower()) + " "
     found: list[str] = []
     for stem in stems:
-        tail = r"(?![\w-])" if stem.endswith("=") else r"[\w-]*"
-        match = re.search(r"(?<![\w-])" + re.escape(stem.rstrip("=")) + tail, lowered)
-        if match and match.group(0) not in found:
-            found.append(match.group(0))
+        whole = stem.endswith("=")
+        stem = stem.rstrip("=")
+        start = _word_start(lowered, stem)
+        if start < 0:
+            continue
+        end = start + len(stem)
+        if whole and (lowered[end].isalnum() or lowered[end] in "_-"):
+            continue
+        while not whole and (lowered[end].isalnum() or lowered[end] in "_-"):
+            end += 1
+        word = lowered[start:end]
+        if word not in found:
+            found.append(word)
     return found
+
+
+def _word_start(text: str, stem: str) -> int:
+    """Where ``stem`` first starts a word of ``text`` (not after a letter, digit, _ or -), or -1."""
+    position = text.find(stem)
+    while position >= 0:
+        before = text[position - 1]
+        if not (before.isalnum() or before in "_-"):
+            return position
+        position = text.find(stem, position + 1)
+    return -1
 
 
 def detect_providers(texts: list[str]) -> ProviderChoice:
