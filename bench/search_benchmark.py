@@ -151,7 +151,7 @@ def pipeline_figures() -> None:
         ("semantic_scholar", semantic_scholar.parse_search, "semantic_scholar/bodies/s2d__search_turing_title_100recs__00_200.json"),
         ("openalex", openalex.parse_works, "openalex/bodies/openalexPro__works_filter_title_and_abstract_search_biodiversity_AND_finance_200results_LARGE__00_200.json"),
         ("pubmed", semantic_scholar.parse_search, "semantic_scholar/bodies/s2d__search_kubernetes_title_100recs__00_200.json"),
-        ("arxiv", semantic_scholar.parse_search, "semantic_scholar/bodies/s2d__search_turing_openAccessPdf_100recs__00_200.json"),
+        ("arxiv", semantic_scholar.parse_search, "semantic_scholar/bodies/s2d__search_turing_offset0_and_offset100__01_200.json"),
         ("semantic_scholar", semantic_scholar.parse_bulk, "semantic_scholar/bodies/s2d__search_bulk_kubernetes_1000recs__00_200.json"),
     ]
     if not bodies.is_dir():

@@ -30,6 +30,7 @@ from .common import (
     run_command,
     write_output,
 )
+from .progress import LiveStatus
 
 PROG = "lit-search"
 MAX_LIMIT = 100
@@ -151,8 +152,9 @@ def search_command(argv: Sequence[str]) -> int:
     fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
+    live = LiveStatus() if LiveStatus.wanted(args.quiet) else None
     result, saved_note, save_error = fetch(settings, mode, console,
-                                           lambda http, store: _search(http, store, options, args.save),
+                                           lambda http, store: _search(http, store, options, args.save, live),
                                            store_needed=args.save)
     if mode == "offline":
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
@@ -161,7 +163,7 @@ def search_command(argv: Sequence[str]) -> int:
     if result.provider_reason and (fmt != "markdown" or args.output):
         console.say(f"providers: {result.provider_reason}")  # the Markdown footer says it otherwise
     for outcome in result.outcomes:
-        if outcome.error:
+        if outcome.error and live is None:  # the live status line already said so
             console.say(f"{outcome.provider} failed: {outcome.error}")
         for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
             console.say(f"{outcome.provider}: {note}")
@@ -180,11 +182,11 @@ def search_command(argv: Sequence[str]) -> int:
     return ExitCode.ALL_FAILED if result.all_failed else ExitCode.OK
 
 
-async def _search(http, store, options: SearchOptions, save: bool):
+async def _search(http, store, options: SearchOptions, save: bool, progress=None):
     """The search, and with --save the shown papers kept in the library with their links."""
     from ..search.pipeline import run_search
 
-    result = await run_search(options, http.settings, http=http)
+    result = await run_search(options, http.settings, http=http, progress=progress)
     if not save or store is None:
         return result, None, None
     from ..graph.links import link_citations

@@ -77,7 +77,9 @@ def _check_is_atom_feed(raw: bytes) -> None:
     expand entities declared in a DOCTYPE; defusedxml refuses those declarations
     outright (arXiv feeds never have one), so an entity bomb is never expanded.
     """
-    from xml.etree.ElementTree import ParseError  # the XML libraries load with the first answer
+    from xml.etree.ElementTree import (
+        ParseError,  # the XML libraries load with the first answer
+    )
 
     import defusedxml
     import defusedxml.ElementTree as SafeET

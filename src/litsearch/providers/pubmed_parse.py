@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import date
-from typing import Any, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Iterable
 
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
@@ -292,7 +291,9 @@ def _load_json(body: str | bytes, what: str) -> dict[str, Any]:
 
 def _load_xml(body: str | bytes, what: str) -> Element:
     """Parse with defusedxml, so entity declarations (expansion bombs) are refused, never expanded."""
-    from xml.etree.ElementTree import ParseError  # the XML libraries load with the first answer
+    from xml.etree.ElementTree import (
+        ParseError,  # the XML libraries load with the first answer
+    )
 
     import defusedxml
     import defusedxml.ElementTree as SafeET

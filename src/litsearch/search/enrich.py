@@ -99,7 +99,9 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
     if not http.settings.email:
         report.notes.append("Unpaywall skipped: it needs a contact email (set LITSEARCH_EMAIL)")
         return items
-    from ..providers import unpaywall  # loaded when the shown rows are known, not before
+    from ..providers import (
+        unpaywall,  # loaded when the shown rows are known, not before
+    )
 
     session = http.session(unpaywall.NAME, deadline=deadline)
 

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -186,16 +186,47 @@ def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
     return kept, report
 
 
+class SearchProgress(Protocol):
+    """Who wants to hear how a search goes (a live status line; nothing by default)."""
+
+    def started(self, providers: list[str]) -> None: ...
+    def finished(self, outcome: ProviderOutcome) -> None: ...
+    def enriching(self, rows: int) -> None: ...
+    def enriched(self, report: EnrichmentReport) -> None: ...
+
+
+class _Silent:
+    def started(self, providers: list[str]) -> None:
+        pass
+
+    def finished(self, outcome: ProviderOutcome) -> None:
+        pass
+
+    def enriching(self, rows: int) -> None:
+        pass
+
+    def enriched(self, report: EnrichmentReport) -> None:
+        pass
+
+
 async def run_search(options: SearchOptions, settings: Settings, http: HttpClient | None = None,
-                     cache=None) -> SearchResult:
-    """The whole pipeline; ``cache`` is a ``litsearch.net.cache.ResponseCache`` (or None)."""
+                     cache=None, progress: SearchProgress | None = None) -> SearchResult:
+    """The whole pipeline; ``cache`` is a ``litsearch.net.cache.ResponseCache`` (or None);
+    ``progress`` hears of each provider's start and end and of the enrichment."""
+    progress = progress or _Silent()
     if http is None:
         async with HttpClient(settings, cache=cache) as client:
-            return await _run_search(options, client)
-    return await _run_search(options, http)
+            return await _run_search(options, client, progress)
+    return await _run_search(options, http, progress)
 
 
-async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
+async def _reported(work, progress: SearchProgress) -> ProviderOutcome:
+    outcome = await work
+    progress.finished(outcome)
+    return outcome
+
+
+async def _run_search(options: SearchOptions, http: HttpClient, progress: SearchProgress) -> SearchResult:
     started = time.monotonic()
     queries = options.queries
     reason = None
@@ -207,7 +238,8 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
     # One deadline for the whole search: the providers' budget plus the margin. Enrichment
     # works within what is left of it, so the budgets never add up.
     deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
-    tasks = [asyncio.ensure_future(_bounded(http, plan, options)) for plan in plans]
+    progress.started([plan.provider for plan in plans])
+    tasks = [asyncio.ensure_future(_reported(_bounded(http, plan, options), progress)) for plan in plans]
     # The merge engine loads while the slower providers are still answering: after the first
     # answer, so it never delays a request.
     await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
@@ -229,8 +261,11 @@ async def _run_search(options: SearchOptions, http: HttpClient) -> SearchResult:
                 ranked[position] = item
             kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
     shown, rest = kept[: options.limit], kept[options.limit:]
+    if shown and (options.find_open_access or options.verify):
+        progress.enriching(len(shown))
     shown = await enrich_shown(http, shown, enrichment, open_access=options.find_open_access,
                                verify=options.verify, deadline=deadline)
+    progress.enriched(enrichment)
     kept = shown + rest
     return SearchResult(
         query=options.topic,

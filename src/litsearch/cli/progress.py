@@ -1,0 +1,71 @@
+"""Live progress on a terminal: one status line per provider, rewritten in place as each one
+answers (searching… / 25 results in 0.6 s / failed: reason), then one for the DOI checks and
+open-access lookups. Only when stderr is a terminal and not with -q; stdout is untouched.
+
+Written with plain ANSI cursor movement (up a few lines, clear the line, write, back down):
+for a handful of lines that changes a few times, a terminal UI library (rich) would add a
+dependency and most of the start-up time a search is trying to save.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+from ..core.sanitize import safe_text
+
+_CLEAR_LINE = "\r\x1b[K"
+
+
+class LiveStatus:
+    """A ``SearchProgress`` (search/pipeline.py) that draws on a terminal."""
+
+    def __init__(self, stream: TextIO | None = None, clock=time.monotonic):
+        self.stream = stream or sys.stderr  # looked up now: stderr may be replaced after import
+        self.clock = clock
+        self.lines: list[str] = []  # providers, then "enrichment"
+        self.started_at = clock()
+
+    @classmethod
+    def wanted(cls, quiet: bool, stream: TextIO | None = None) -> bool:
+        stream = stream or sys.stderr
+        return not quiet and stream.isatty()
+
+    def started(self, providers: list[str]) -> None:
+        self.started_at = self.clock()
+        for provider in providers:
+            self._add(provider, "searching…")
+
+    def finished(self, outcome) -> None:
+        if outcome.error:
+            text = f"failed: {outcome.error}"
+        else:
+            count = len(outcome.records)
+            text = f"{count} result{'' if count == 1 else 's'} in {outcome.seconds:.1f} s"
+            if outcome.cached and outcome.cached == outcome.requests + outcome.cached:
+                text += " (from the cache)"
+        self._set(outcome.provider, text)
+
+    def enriching(self, rows: int) -> None:
+        self._add("enrichment", f"checking DOIs and open-access copies of {rows} row{'' if rows == 1 else 's'}…")
+
+    def enriched(self, report) -> None:
+        if "enrichment" in self.lines:
+            self._set("enrichment", f"done in {self.clock() - self.started_at:.1f} s in all")
+
+    def _add(self, name: str, text: str) -> None:
+        self.lines.append(name)
+        self.stream.write(self._line(name, text) + "\n")
+        self.stream.flush()
+
+    def _set(self, name: str, text: str) -> None:
+        if name not in self.lines:
+            return self._add(name, text)
+        up = len(self.lines) - self.lines.index(name)
+        self.stream.write(f"\x1b[{up}A{_CLEAR_LINE}{self._line(name, text)}\x1b[{up}B\r")
+        self.stream.flush()
+
+    def _line(self, name: str, text: str) -> str:
+        # API text (an error reason) goes through the sanitizer: no escape sequence of its own.
+        return f"lit-search: {name:<17} " + safe_text(" ".join(text.split()))[:150]
