@@ -24,6 +24,14 @@ sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+@pytest.fixture(autouse=True)
+def private_data_folder(tmp_path_factory, monkeypatch):
+    """Each test its own data folder (cache and library): a fake server's port is reused
+    across tests, so a shared cache would answer one test with another test's fake API.
+    Tests that point LITSEARCH_CACHE_DIR elsewhere simply override it."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data-home")))
+
+
 def shared_file(relative: str) -> Path:
     """Path of a file under ../shared/fixtures, or skip the test with the reason."""
     path = FIXTURES / relative

@@ -86,7 +86,7 @@ def test_offline_without_a_cached_answer_fails_cleanly(world):
     server, run, _ = world
     proc = run(["never searched before", "--providers", "openalex,pubmed", "--offline", "--no-verify"], check=False)
     assert proc.returncode == 3
-    assert "offline: no cached answer" in proc.stdout
+    assert "offline: no cached search for 'never searched before'" in proc.stdout
     assert server.requests == []
 
 

@@ -85,6 +85,10 @@ class ProviderError(LitSearchError):
         return ProviderError(message, provider=self.provider, status=self.status, retryable=self.retryable)
 
 
+class NotCached(ProviderError):
+    """--offline: the answer to this request is not in the local cache (nothing was sent)."""
+
+
 class FetchFailed(LitSearchError):
     """Nothing could be fetched: every provider asked failed (for `paper`, `network`)."""
 

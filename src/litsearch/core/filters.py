@@ -54,6 +54,20 @@ class Filters:
     def __bool__(self) -> bool:
         return bool(self.active())
 
+    def only(self, names: frozenset[str] | set[str]) -> "Filters":
+        """These filters with every one not in ``names`` cleared."""
+        return replace(
+            self,
+            date_from=self.date_from if "date" in names else None,
+            date_to=self.date_to if "date" in names else None,
+            venue=self.venue if "venue" in names else None,
+            author=self.author if "author" in names else None,
+            open_access=self.open_access and "open_access" in names,
+            types=self.types if "type" in names else (),
+            min_citations=self.min_citations if "min_citations" in names else None,
+            resolved={name: found for name, found in self.resolved.items() if name in names},
+        )
+
     def with_resolution(self, name: str, entity_id: str, display: str) -> "Filters":
         return replace(self, resolved={**self.resolved, name: (entity_id, display)})
 

@@ -22,7 +22,7 @@ import httpx
 
 from .. import __version__
 from ..core.config import Settings
-from ..core.errors import ProviderError
+from ..core.errors import NotCached, ProviderError
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, paced_interval
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
@@ -220,7 +220,8 @@ class ProviderSession:
                 self.cache_hits += 1
                 return cached
             if cache.offline:
-                raise self.error("offline: no cached answer for this request (run the search once online)")
+                raise NotCached(f"offline: no cached answer for this request to {self.provider}",
+                                provider=self.provider)
         response = await self._request_with_retries(method, url, accept_status=accept_status, retries=retries,
                                                     **kwargs)
         if cache is not None:

@@ -80,7 +80,8 @@ async def check_dois(http: HttpClient, items: list[RankedPaper], report: Enrichm
     if mismatched:
         line += f", {mismatched} not found or not matching (marked ⚠)"
     if failures:
-        line += f"; {failures} could not be checked (Crossref unreachable)"
+        why = "their Crossref answers are not in the cache" if _offline(http) else "Crossref unreachable"
+        line += f"; {failures} could not be checked ({why})"
     report.notes.append(line)
     return checked
 
@@ -125,7 +126,14 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
             items[position] = answer
             found += answer.oa_source == "unpaywall"
     line = f"Unpaywall: free copies found for {found} of {len(wanted)} papers without one"
-    if failures:
+    if failures and _offline(http):
+        line += f"; {len(failures)} not looked up (not in the cache)"
+    elif failures:
         line += f"; {len(failures)} lookups failed ({failures[0]})"
     report.notes.append(line)
     return items
+
+
+def _offline(http: HttpClient) -> bool:
+    """--offline: what is missing was not fetched, not unreachable."""
+    return http.cache is not None and http.cache.offline

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..core.config import Settings
-from ..core.errors import ProviderError
+from ..core.errors import NotCached, ProviderError
 from ..core.filters import Filters, passes
 from ..core.records import Paper
 from ..net.http import HttpClient
 from ..providers.base import SearchRequest, get_provider
 from .enrich import EnrichmentReport, enrich_shown, find_open_access
+from .offline import answer_from_cache
 from .options import SearchOptions
 from .plan import ProviderRequest, detect_providers, plan_requests
 from .rank import (
@@ -98,7 +99,10 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
     request = SearchRequest(plan.query, limit, options.filters, combined=plan.mode == "combined",
                             variants=tuple(options.queries))
     try:
-        answer = await provider.search(session, request)
+        try:
+            answer = await provider.search(session, request)
+        except NotCached as missed:
+            answer = await answer_from_cache(provider, session, request, missed)
         records = answer.records
         if not answer.ranked:
             # An answer without relevance order (Semantic Scholar's bulk search, up to 1,000
