@@ -62,7 +62,10 @@ def test_every_input_format_gives_the_same_clusters(name, tmp_path):
     result = run(DATA / name, "-o", out)
     assert result.returncode == 0, result.stderr
     assert result.stdout == ""
-    assert result.stderr.strip() == f"lit-search dedupe: {SUMMARY}"
+    lines = result.stderr.strip().splitlines()
+    if name == "records.txt":  # its last record has no ER line: read, and named in a warning
+        assert lines.pop(0).startswith("lit-search dedupe: warning: record 7 (ID r7, 'Cultural Universality")
+    assert lines == [f"lit-search dedupe: {SUMMARY}"]
     assert dict(read_assignments(out)) == EXPECTED_CLUSTERS
     assert [record_id for record_id, _ in read_assignments(out)] == IDS  # input order, each once
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..core.errors import InputError
 from .fields import RawRecord, split_bibtex_authors
+from .source import SourceRecord
 
 _BIBTEX_ENTRY = re.compile(r"^[ \t]*@[A-Za-z]+[ \t]*[{(]", re.M)
 
@@ -42,8 +43,8 @@ class _BibtexScanner:
         self.macros: dict[str, str] = dict(_MONTHS)
         self.entry: tuple[str, int] | None = None  # (key, start offset) of the entry being read, for errors
 
-    def entries(self) -> list[tuple[str, str, dict[str, str]]]:
-        """(entry type, key, raw field values) of every entry, in file order."""
+    def entries(self) -> list[tuple[str, str, dict[str, str], str]]:
+        """(entry type, key, raw field values in file order, the entry's text) of every entry."""
         found = []
         while (at := self.text.find("@", self.pos)) != -1:
             self.pos = at + 1
@@ -61,7 +62,7 @@ class _BibtexScanner:
                 self._read_macro(closer, at)
             else:
                 key, fields = self._read_entry(closer, at)
-                found.append((kind, key, fields))
+                found.append((kind, key, fields, self.text[at : self.pos]))
             self.entry = None
         return found
 
@@ -216,10 +217,10 @@ def parse_bibtex(text: str, source: str | Path = "input") -> list[RawRecord]:
     entries = _BibtexScanner(text, source).entries()
     if not entries and not _BIBTEX_ENTRY.search(text):
         raise InputError(f"{source}: no BibTeX entries found (no line starting '@type{{')")
-    return [_bibtex_record(kind, key, raw) for kind, key, raw in entries]
+    return [_bibtex_record(kind, key, raw, own_text) for kind, key, raw, own_text in entries]
 
 
-def _bibtex_record(kind: str, key: str, raw: dict[str, str]) -> RawRecord:
+def _bibtex_record(kind: str, key: str, raw: dict[str, str], own_text: str) -> RawRecord:
     def value(*names: str) -> str:
         for name in names:
             if raw.get(name, "").strip():
@@ -245,7 +246,8 @@ def _bibtex_record(kind: str, key: str, raw: dict[str, str]) -> RawRecord:
         "url": value("url"),
     }
     authors = [decode_latex(name) for name in split_bibtex_authors(raw.get("author"))]
-    return RawRecord(fields=fields, authors=[name for name in authors if name])
+    source = SourceRecord("bibtex", kind, list(raw.items()), key, own_text)
+    return RawRecord(fields=fields, authors=[name for name in authors if name], source=source)
 
 
 # --------------------------------------------------------------------------- TeX -> Unicode

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core.identifiers import normalize_arxiv_id, normalize_doi, normalize_pmid
 from ..core.records import Paper
+from .source import SourceRecord
 
 PROVIDER = "import"
 
@@ -20,10 +21,12 @@ _SEMICOLON_SEPARATOR = re.compile(r"\s*;\s*")
 
 @dataclass
 class RawRecord:
-    """One record as a flat BibTeX-style field mapping, before it becomes a Paper."""
+    """One record as a flat BibTeX-style field mapping, before it becomes a Paper, and the
+    record as its file wrote it (``source``: every field, for ``dedupe --merged``)."""
 
     fields: dict[str, str]
     authors: list[str] | None = None  # already split (RIS, BibTeX); None: split fields["author"]
+    source: SourceRecord | None = None
 
 
 # --------------------------------------------------------------------------- shared helpers

@@ -29,6 +29,7 @@ from ..core.identifiers import normalize_doi
 from ..core.records import Paper
 from .bibtex import parse_bibtex
 from .fields import RawRecord, paper_from_fields
+from .source import RIS_TYPES, SourceRecord
 
 FORMATS = ("csv", "ris", "bibtex")
 EXTENSIONS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
@@ -41,6 +42,7 @@ class LoadedRecords:
     papers: list[Paper]
     format: str  # one of FORMATS
     warnings: list[str] = field(default_factory=list)
+    sources: list[SourceRecord] = field(default_factory=list)  # each paper's record as written
 
 
 # --------------------------------------------------------------------------- entry point
@@ -63,9 +65,52 @@ def load_records(path: str | Path, *, format: str | None = None) -> LoadedRecord
     raw = _PARSERS[kind](text, path)
     if not raw:
         raise InputError(f"{path}: no records found in this {kind.upper()} file")
-    warnings = _assign_ids(raw)
+    warnings = _assign_ids(raw) + _cut_records_warning(raw)
     papers = [paper_from_fields(record.fields, authors=record.authors) for record in raw]
-    return LoadedRecords(papers=papers, format=kind, warnings=warnings)
+    shortened = sum(_shorten_long_fields(paper) for paper in papers)
+    if shortened:
+        warnings.append(f"{shortened} field(s) longer than {MAX_COMPARED_CHARS // 1024} KiB were compared by their "
+                        f"first {MAX_COMPARED_CHARS // 1024} KiB (--merged keeps them whole)")
+    sources = [record.source or SourceRecord(kind) for record in raw]
+    return LoadedRecords(papers=papers, format=kind, warnings=warnings, sources=sources)
+
+
+# Text fields beyond this length (a pasted full text) are compared by their start only; the
+# record as written (``sources``) keeps them whole for --merged.
+MAX_COMPARED_CHARS = 64 * 1024
+
+
+def _shorten_long_fields(paper: Paper) -> int:
+    shortened = 0
+    for name in ("title", "abstract", "journal", "pages", "volume", "issue"):
+        value = getattr(paper, name)
+        if isinstance(value, str) and len(value) > MAX_COMPARED_CHARS:
+            setattr(paper, name, value[:MAX_COMPARED_CHARS])
+            shortened += 1
+    if len(paper.authors) > 5_000:
+        paper.authors = paper.authors[:5_000]
+        shortened += 1
+    return shortened
+
+
+def _cut_records_warning(raw: list[RawRecord]) -> list[str]:
+    """A RIS record without its ER line: the file may have been cut (a failed download or copy)."""
+    cut = [(position, record) for position, record in enumerate(raw, start=1)
+           if record.source is not None and not record.source.complete]
+    if not cut:
+        return []
+    named = "; ".join(f"record {position} (ID {record.fields.get('ID')}, "
+                      f"{_short_title(record.fields.get('title'))})" for position, record in cut[:3])
+    more = f" and {len(cut) - 3} more" if len(cut) > 3 else ""
+    return [f"{named}{more} end without an 'ER  -' line: the file may be cut short; "
+            "each was read as far as it goes (check its fields)"]
+
+
+def _short_title(title: str | None) -> str:
+    text = " ".join((title or "").split())
+    if not text:
+        return "no title"
+    return repr(text if len(text) <= 60 else text[:59] + "…")
 
 
 def _read_bytes(path: Path) -> bytes:
@@ -97,9 +142,28 @@ def decode_text(data: bytes, source: str | Path = "input") -> str:
             break
     else:
         if b"\x00" in data:
-            raise InputError(f"{source}: not a text file (it contains NUL bytes)")
-        text = _decode_without_bom(data)
+            text = _decode_utf16_without_bom(data, source)
+        else:
+            text = _decode_without_bom(data)
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _decode_utf16_without_bom(data: bytes, source: str | Path) -> str:
+    """UTF-16 text that lost its BOM (some Windows tools write it so): mostly-ASCII text puts
+    a NUL in every second byte, after (little-endian) or before (big-endian) each letter."""
+    sample = data[:8192]
+    pairs = len(sample) // 2
+    if len(data) % 2 == 0 and pairs:
+        odd_nuls = sample[1::2].count(0) / pairs
+        even_nuls = sample[0::2].count(0) / pairs
+        codec = "utf-16-le" if odd_nuls > 0.3 and even_nuls < 0.05 else (
+            "utf-16-be" if even_nuls > 0.3 and odd_nuls < 0.05 else None)
+        if codec:
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError:
+                pass
+    raise InputError(f"{source}: not a text file (it contains NUL bytes and is not UTF-16)")
 
 
 def _decode_without_bom(data: bytes) -> str:
@@ -164,7 +228,8 @@ _COLUMN_ALIASES = {"id": "ID", "entrytype": "ENTRYTYPE", "entry_type": "ENTRYTYP
 _RECORD_COLUMNS = {"ID", "title", "author", "year", "doi", "journal", "booktitle", "abstract", "pmid"}
 
 
-def _column_name(header: str) -> str:
+def column_name(header: str) -> str:
+    """A CSV header as the BibTeX-style field name the readers use ("Authors" -> "author")."""
     name = header.strip().lstrip("\ufeff").strip()
     return _COLUMN_ALIASES.get(name.lower(), name.lower() if name not in ("ID", "ENTRYTYPE") else name)
 
@@ -179,7 +244,7 @@ def _csv_header(header_line: str) -> list[str]:
         row = next(csv.reader([header_line], delimiter=_csv_delimiter(header_line)), [])
     except csv.Error:
         return []
-    return [_column_name(cell) for cell in row]
+    return [column_name(cell) for cell in row]
 
 
 def _known_columns(columns: Iterable[str]) -> set[str]:
@@ -190,28 +255,39 @@ def parse_csv(text: str, source: str | Path = "input") -> list[RawRecord]:
     """One record per row; the header names the fields (missing columns and cells allowed)."""
     text = text.lstrip("\n")
     header_line = text.split("\n", 1)[0]
+    _allow_long_csv_fields()
     reader = csv.reader(io.StringIO(text), delimiter=_csv_delimiter(header_line))
     try:
-        columns = [_column_name(cell) for cell in next(reader, [])]
+        header = next(reader, [])
+        columns = [column_name(cell) for cell in header]
         if not _known_columns(columns):
             raise InputError(f"{source}: the CSV header names none of the expected columns "
                              "(ID, title, author, year, doi, journal, abstract)")
         records = []
         for row in reader:
             if any(cell.strip() for cell in row):  # blank lines are not records
-                records.append(RawRecord(fields={c: cell for c, cell in zip(columns, row) if c}))
+                fields = {c: cell for c, cell in zip(columns, row) if c}
+                own = [(name.lstrip("\ufeff"), cell) for name, cell in zip(header, row)]
+                own += [(name.lstrip("\ufeff"), "") for name in header[len(row):]]  # short rows keep every column
+                records.append(RawRecord(fields=fields, source=SourceRecord(
+                    "csv", fields.get("ENTRYTYPE", ""), own)))
     except csv.Error as exc:
         raise InputError(f"{source}: line {reader.line_num}: malformed CSV: {exc}") from None
     return records
 
 
+# csv's own limit is 128 KiB per field, which one long abstract or a pasted full text can
+# pass; 64 MiB still stops a file without line ends from being read as one field.
+CSV_FIELD_LIMIT = 64 * 1024 * 1024
+
+
+def _allow_long_csv_fields() -> None:
+    if csv.field_size_limit() < CSV_FIELD_LIMIT:
+        csv.field_size_limit(CSV_FIELD_LIMIT)
+
+
 # --------------------------------------------------------------------------- RIS
 
-# RIS reference types -> BibTeX entry types, so every reader labels records alike.
-_RIS_TYPES = {"JOUR": "article", "JFULL": "article", "EJOUR": "article", "MGZN": "article", "NEWS": "article",
-              "ABST": "article", "INPR": "article", "CONF": "inproceedings", "CPAPER": "inproceedings",
-              "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "CHAP": "incollection", "ECHAP": "incollection",
-              "THES": "phdthesis", "RPRT": "techreport", "UNPB": "unpublished", "MANSCPT": "unpublished"}
 _RIS_CONTAINER_TAGS = ("JF", "JO", "T2", "JA", "J2", "BT", "T3")
 _ARXIV_URL = re.compile(r"arxiv\.org/(?:abs|pdf)/", re.I)
 
@@ -220,38 +296,57 @@ def parse_ris(text: str, source: str | Path = "input") -> list[RawRecord]:
     """Records between ``TY  -`` and ``ER  -``; untagged lines continue the previous tag's value.
 
     Repeated tags (one ``AU`` per author, several ``UR``) keep every value. A record left
-    open at the end of the file, or by the next ``TY``, is closed there.
+    open at the end of the file, or by the next ``TY``, is closed there and marked incomplete
+    (the loader warns, naming it: the file may have been cut).
     """
-    records: list[dict[str, list[str]]] = []
-    current: dict[str, list[str]] | None = None
-    last_tag = None
-    for line in text.split("\n"):
+    records: list[SourceRecord] = []
+    current: SourceRecord | None = None
+    lines = text.split("\n")
+    first_line = 0
+
+    def close(last_line: int, complete: bool) -> None:
+        current.text = "\n".join(lines[first_line : last_line + 1])
+        current.complete = complete
+        records.append(current)
+
+    for number, line in enumerate(lines):
         match = _RIS_TAG_LINE.match(line)
         if match:
             tag, value = match.group(1), (match.group(2) or "").strip()
             if tag == "TY":
                 if current is not None:
-                    records.append(current)
-                current, last_tag = {"TY": [value]}, "TY"
+                    close(_last_content_line(lines, first_line, number), False)
+                current, first_line = SourceRecord("ris", value, [("TY", value)]), number
             elif current is None:
                 continue  # export headers before the first record
             elif tag == "ER":
-                records.append(current)
-                current, last_tag = None, None
+                close(number, True)
+                current = None
             else:
-                current.setdefault(tag, []).append(value)
-                last_tag = tag
-        elif current is not None and last_tag and line.strip():
-            values = current[last_tag]
-            values[-1] = f"{values[-1]} {line.strip()}".strip()
+                current.fields.append((tag, value))
+        elif current is not None and len(current.fields) > 0 and line.strip():
+            tag, value = current.fields[-1]
+            current.fields[-1] = (tag, f"{value} {line.strip()}".strip())
     if current is not None:
-        records.append(current)
+        close(_last_content_line(lines, first_line, len(lines)), False)
     if not records:
         raise InputError(f"{source}: no RIS records found (no line starting 'TY  - ')")
-    return [_ris_record(tags) for tags in records]
+    return [_ris_record(record) for record in records]
 
 
-def _ris_record(tags: dict[str, list[str]]) -> RawRecord:
+def _last_content_line(lines: list[str], first: int, stop: int) -> int:
+    """The last non-blank line before ``stop`` (a cut record's text ends there)."""
+    last = stop - 1
+    while last > first and not lines[last].strip():
+        last -= 1
+    return last
+
+
+def _ris_record(record: SourceRecord) -> RawRecord:
+    tags: dict[str, list[str]] = {}
+    for tag, value in record.fields:
+        tags.setdefault(tag, []).append(value)
+
     def first(*names: str) -> str | None:
         return next((value for name in names for value in tags.get(name, []) if value), None)
 
@@ -260,7 +355,7 @@ def _ris_record(tags: dict[str, list[str]]) -> RawRecord:
     arxiv = next((link for link in links if _ARXIV_URL.search(link)), None)
     fields = {
         "ID": first("ID") or "",
-        "ENTRYTYPE": _RIS_TYPES.get((first("TY") or "").upper(), "misc"),
+        "ENTRYTYPE": RIS_TYPES.get((first("TY") or "").upper(), "misc"),
         "title": first("TI", "T1", "CT") or "",
         "journal": first(*_RIS_CONTAINER_TAGS) or "",
         "year": first("PY", "Y1", "DA", "Y2") or "",
@@ -273,7 +368,7 @@ def _ris_record(tags: dict[str, list[str]]) -> RawRecord:
         "url": links[0] if links else "",
     }
     authors = [name for tag in ("AU", "A1") for name in tags.get(tag, []) if name]
-    return RawRecord(fields=fields, authors=authors)
+    return RawRecord(fields=fields, authors=authors, source=record)
 
 
 def _ris_pages(start: str | None, end: str | None) -> str:

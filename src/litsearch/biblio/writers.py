@@ -8,10 +8,13 @@ CSL ``id`` and CSV ``ID``); without keys, `citation_keys` makes them. Choices:
   Missing parts become ``anon`` (no author) and ``nd`` (no year).
 - **Kind of publication** (`publication_kind`): preprint (arXiv-only records, preprint servers,
   preprint/posted-content types), conference paper (conference types or a conference,
-  symposium or workshop venue), journal article (any other record with a venue) or other.
-  BibTeX: ``misc`` with ``eprint``/``archivePrefix``, ``inproceedings``, ``article``, ``misc``;
-  RIS: ``UNPB``, ``CONF``, ``JOUR``, ``GEN``; CSL: ``article``, ``paper-conference``,
-  ``article-journal``, ``document``.
+  symposium or workshop venue), book, chapter, thesis or report (when a type says so),
+  journal article (an article type, or any other record with a venue) or other.
+  BibTeX: ``misc`` with ``eprint``/``archivePrefix``, ``inproceedings``, ``book``,
+  ``incollection``, ``phdthesis``, ``techreport``, ``article``, ``misc``; RIS: ``UNPB``, ``CONF``,
+  ``BOOK``, ``CHAP``, ``THES``, ``RPRT``, ``JOUR``, ``GEN``; CSL: ``article``,
+  ``paper-conference``, ``book``, ``chapter``, ``thesis``, ``report``, ``article-journal``,
+  ``document``.
 - **BibTeX text** keeps non-ASCII characters as UTF-8 (biber/biblatex, bibtexparser and
   reference managers read it; classic BibTeX needs ``\\usepackage[utf8]{inputenc}``, the
   default since LaTeX 2018) and escapes TeX's special characters ``\\ { } & % $ # _ ~ ^``
@@ -37,7 +40,7 @@ from collections.abc import Sequence
 from ..core.identifiers import is_arxiv_doi
 from ..core.records import Paper
 from ..core.sanitize import json_text
-from ..core.urls import citation_uri
+from ..core.urls import citation_uri, http_url
 from .names import DIGIT, keys_for, plain_line, split_name
 
 __all__ = ["CSV_COLUMNS", "publication_kind", "to_bibtex", "to_csl_json", "to_csv", "to_ris"]
@@ -50,10 +53,17 @@ _CONFERENCE_TYPES = {"inproceedings", "conference", "proceedings-article", "conf
 _PREPRINT_VENUE = re.compile(r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|"
                              r"preprints?\.org|techrxiv|osf preprints)\b", re.I)
 _CONFERENCE_VENUE = re.compile(r"\b(?:conference|symposium|workshop)\b", re.I)
+# Entry types an import or an API states (BibTeX, RIS, OpenAlex/Crossref spellings).
+_OTHER_KINDS = {"book": {"book", "monograph", "edited-book", "reference-book"},
+                "chapter": {"incollection", "inbook", "book-chapter", "chapter", "book-section"},
+                "thesis": {"phdthesis", "mastersthesis", "thesis", "dissertation"},
+                "report": {"techreport", "report"}}
+_ARTICLE_TYPES = {"article", "journal-article", "journalarticle", "journal article"}
 
 
 def publication_kind(paper: Paper) -> str:
-    """"preprint", "conference", "journal" or "other" (see the module docstring)."""
+    """"preprint", "conference", "journal", "book", "chapter", "thesis", "report" or "other"
+    (see the module docstring)."""
     types = {kind.lower() for kind in paper.publication_types}
     journal = paper.journal or ""
     if types & _PREPRINT_TYPES or _PREPRINT_VENUE.search(journal):
@@ -62,7 +72,10 @@ def publication_kind(paper: Paper) -> str:
         return "preprint"
     if types & _CONFERENCE_TYPES or _CONFERENCE_VENUE.search(journal):
         return "conference"
-    return "journal" if journal else "other"
+    for kind, spellings in _OTHER_KINDS.items():
+        if types & spellings:
+            return kind
+    return "journal" if journal or types & _ARTICLE_TYPES else "other"
 
 
 def _arxiv_id(paper: Paper) -> str | None:
@@ -74,9 +87,11 @@ def _arxiv_id(paper: Paper) -> str | None:
 
 
 def _link(paper: Paper) -> str | None:
-    """The record's own URL, else its open-access copy, else a landing page when there is no DOI."""
-    if paper.url or paper.oa_url:
-        return paper.url or paper.oa_url
+    """The record's own URL, else its open-access copy, else a landing page when there is no DOI;
+    only http(s) links (a ``javascript:`` or ``data:`` value is no link to a paper)."""
+    link = http_url(paper.url) or http_url(paper.oa_url)
+    if link:
+        return link
     return None if paper.doi else citation_uri(paper)
 
 
@@ -143,7 +158,8 @@ def _verbatim(value: str) -> str:
 
 
 def bibtex_type(paper: Paper) -> str:
-    return {"journal": "article", "conference": "inproceedings"}.get(publication_kind(paper), "misc")
+    return {"journal": "article", "conference": "inproceedings", "book": "book", "chapter": "incollection",
+            "thesis": "phdthesis", "report": "techreport"}.get(publication_kind(paper), "misc")
 
 
 def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
@@ -155,7 +171,7 @@ def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
     fields: list[tuple[str, str | None]] = [
         ("author", " and ".join(authors) or None),
         ("title", _bibtex_title(paper.title) or None),
-        ("journal" if kind == "journal" else "booktitle" if kind == "conference" else "howpublished",
+        ("journal" if kind == "journal" else "booktitle" if kind in ("conference", "chapter") else "howpublished",
          bibtex_text(paper.journal) if paper.journal and not (kind == "preprint" and arxiv_id) else None),
         ("year", str(paper.year) if paper.year else None),
         ("volume", bibtex_escape(paper.volume) if paper.volume else None),
@@ -188,7 +204,8 @@ def to_bibtex(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str
 
 # --------------------------------------------------------------------------- RIS
 
-_RIS_TYPE = {"journal": "JOUR", "conference": "CONF", "preprint": "UNPB", "other": "GEN"}
+_RIS_TYPE = {"journal": "JOUR", "conference": "CONF", "preprint": "UNPB", "book": "BOOK", "chapter": "CHAP",
+             "thesis": "THES", "report": "RPRT", "other": "GEN"}
 
 
 def _ris_name(name: str) -> str | None:
@@ -208,7 +225,7 @@ def _ris_lines(paper: Paper, key: str) -> list[tuple[str, str]]:
     lines += [
         ("TI", plain_line(paper.title)),
         ("PY", str(paper.year) if paper.year else ""),
-        ("T2" if kind == "conference" else "JO", paper.journal or ""),
+        ("T2" if kind in ("conference", "chapter") else "JO", paper.journal or ""),
         ("VL", paper.volume or ""),
         ("IS", paper.issue or ""),
         ("SP", first or ""),
@@ -235,7 +252,7 @@ def to_ris(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
 # --------------------------------------------------------------------------- CSL-JSON
 
 _CSL_TYPE = {"journal": "article-journal", "conference": "paper-conference", "preprint": "article",
-             "other": "document"}
+             "book": "book", "chapter": "chapter", "thesis": "thesis", "report": "report", "other": "document"}
 _ISO_DATE = re.compile(r"^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?")
 
 
@@ -310,8 +327,8 @@ def csv_row(paper: Paper, key: str) -> dict[str, str]:
         "title": plain_line(paper.title),
         "author": _csv_authors(paper.authors),
         "year": str(paper.year) if paper.year else "",
-        "journal": paper.journal if kind != "conference" else "",
-        "booktitle": paper.journal if kind == "conference" else "",
+        "journal": paper.journal if kind not in ("conference", "chapter") else "",
+        "booktitle": paper.journal if kind in ("conference", "chapter") else "",
         "volume": paper.volume,
         "number": paper.issue,
         "pages": paper.pages,

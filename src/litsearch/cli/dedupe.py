@@ -27,7 +27,7 @@ from .common import (
 )
 
 PROG = "lit-search dedupe"
-# --merged formats by extension (writers in biblio/writers.py).
+# --merged formats by extension (writers in biblio/source_writers.py and biblio/writers.py).
 MERGED_EXTENSIONS = (".csv", ".ris", ".bib", ".json")
 
 DESCRIPTION = """\
@@ -41,9 +41,10 @@ EPILOG = """\
 input formats: CSV (.csv; columns such as ID,title,author,year,journal,booktitle,volume,
   number,pages,doi,abstract,ENTRYTYPE, any missing), RIS (.ris, or .txt) and BibTeX (.bib).
   Other extensions are recognised by content. Encodings: UTF-8 (with or without BOM),
-  UTF-16 with BOM, Windows-1252/Latin-1. Records without an ID (RIS ID tag, BibTeX key,
-  CSV ID column) get rec_000001, rec_000002, ... by position; a repeated ID is renamed
-  ID_2, ID_3, ... (with a warning).
+  UTF-16 (with or without BOM), Windows-1252/Latin-1. A RIS record without its ER line is
+  read and named in a warning (the file may be cut short). Records without an ID (RIS ID
+  tag, BibTeX key, CSV ID column) get rec_000001, rec_000002, ... by position; a repeated
+  ID is renamed ID_2, ID_3, ... (with a warning).
 output: OUT is a UTF-8 CSV with the columns ID,cluster_id, one row per input record in
   input order. cluster_id is the ID of the cluster's first record in the input.
 exit codes: 0 done; 1 internal error; 2 usage or input error (missing, empty, unreadable
@@ -60,8 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", metavar="OUT.csv", required=True,
                         help="where to write ID,cluster_id for every input record (CSV, UTF-8)")
     parser.add_argument("--merged", metavar="FILE",
-                        help="also write one merged record per cluster (the richest value of each field), "
-                             "its ID being the cluster_id; the format follows the extension: "
+                        help="also write one record per cluster, its ID being the cluster_id: a record "
+                             "without duplicates exactly as read, a merged one with every field of its "
+                             "members that does not conflict; the format follows the extension: "
                              ".csv, .ris, .bib, or .json for CSL-JSON (e.g. merged.csl.json)")
     parser.add_argument("--report", action="store_true",
                         help="print every cluster of two or more records with its members' IDs and titles and "
@@ -97,7 +99,7 @@ def dedupe_command(argv: Sequence[str]) -> int:
     cluster_ids = cluster_id_of_each_record(result.clusters, ids)
     write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
     if args.merged:
-        write_file_atomically(Path(args.merged), merged_file_text(args.merged, records, result.clusters, ids))
+        write_file_atomically(Path(args.merged), merged_file_text(args.merged, loaded, result.clusters, ids))
 
     if args.report:
         write_output(render_report(records, ids, result), None)
@@ -150,8 +152,15 @@ def merged_records(records: Sequence[Paper], clusters: Sequence) -> list[Paper]:
             for c in clusters]
 
 
-def merged_file_text(path: str, records: Sequence[Paper], clusters: Sequence, ids: Sequence[str]) -> str:
-    from ..biblio.writers import to_bibtex, to_csl_json, to_csv, to_ris
+def merged_file_text(path: str, loaded, clusters: Sequence, ids: Sequence[str]) -> str:
+    """--merged: CSV, RIS and BibTeX from the records as written (every field kept, a record
+    without duplicates exactly as read); CSL-JSON from the merged papers."""
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        from ..biblio.writers import to_csl_json
 
-    writer = {".csv": to_csv, ".ris": to_ris, ".bib": to_bibtex, ".json": to_csl_json}[Path(path).suffix.lower()]
-    return writer(merged_records(records, clusters), keys=[ids[c.members[0]] for c in clusters])
+        return to_csl_json(merged_records(loaded.papers, clusters), keys=[ids[c.members[0]] for c in clusters])
+    from ..biblio.source_writers import write_clusters
+
+    target = {".csv": "csv", ".ris": "ris", ".bib": "bibtex"}[suffix]
+    return write_clusters(target, loaded.format, loaded.sources, clusters, ids)
