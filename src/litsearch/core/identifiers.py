@@ -14,8 +14,10 @@ from urllib.parse import unquote
 from .errors import UnknownIdError
 
 _DOI_PREFIXES = re.compile(
-    r"^\s*(?:doi:\s*|https?://(?:dx\.)?doi\.org/|https?://doi\.org/|doi\.org/)", re.I
+    r"^\s*(?:(?:https?://)?(?:dx\.|www\.)?doi\.org/|info:doi/|\[?doi\]?\s*[:=]?\s*)", re.I
 )
+_DOI_NOTE = re.compile(r"\s*\[doi\]\s*$", re.I)  # PubMed's "10.1/x [doi]"
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?", re.I)
@@ -26,13 +28,18 @@ _ARXIV_OLD = re.compile(r"([a-z\-]+)(?:\.[A-Z]{2})?/(\d{7})(v\d+)?", re.I)
 def normalize_doi(value: str | None) -> str | None:
     """Bare, lower-case DOI from any of the forms APIs and exports use.
 
-    Accepts ``10.1/x``, ``doi:10.1/x``, ``https://doi.org/10.1/x`` (also
-    percent-encoded and upper-case). Returns None for anything that is not a DOI.
+    Accepts ``10.1/x``, ``doi:10.1/x``, ``DOI 10.1/x``, ``Doi: 10.1/x``, ``https://doi.org/10.1/x``,
+    ``http://dx.doi.org/10.1/x``, ``10.1/x [doi]`` (also percent-encoded and upper-case), with
+    trailing punctuation or an unbalanced closing bracket dropped. Returns None for anything
+    that is not a DOI.
     """
     if not value:
         return None
     text = unquote(str(value).strip())
-    text = _DOI_PREFIXES.sub("", text).strip().rstrip(".;,")
+    text = _DOI_NOTE.sub("", _DOI_PREFIXES.sub("", text)).strip()
+    while text and (text[-1] in ".;,'\"" or (text[-1] in _CLOSERS and text.count(text[-1]) > text.count(
+            _CLOSERS[text[-1]]))):
+        text = text[:-1]
     text = text.lower()
     if not _DOI_SHAPE.match(text):
         return None

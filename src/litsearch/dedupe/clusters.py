@@ -25,7 +25,12 @@ How it works:
 3. Vetoes hold at cluster level, so no chain of pairs can join what a direct
    comparison forbids: two different (non-arXiv) DOIs, or PMIDs, never share a
    cluster; neither do an erratum/reply/comment and an article, titles whose
-   numbers differ ("Part 1"/"Part 2"), nor years more than one apart.
+   numbers differ ("Part 1"/"Part 2"), years more than one apart, nor different
+   issue numbers (unless title, year, volume, page range and first author all agree:
+   then one issue number is a typo). A pair kept apart only by a veto is reported.
+4. What the input as a whole says (input_traits.py): an issue field holding record
+   numbers is not compared; a title recurring in one venue with different
+   citations (a journal column) needs the full citation to merge.
 """
 
 from __future__ import annotations
@@ -36,14 +41,15 @@ from dataclasses import dataclass, field
 
 from ..core.records import Paper
 from .features import Profile, ProfileBuilder
+from .input_traits import learn_from_input
 from .judge import (
-    authors_agree,
     hard_veto,
     identifier_conflict,
     judge,
+    subtitle_twin,
     title_similarity,
+    translated_twin,
     truncated_twin,
-    venue_agreement,
 )
 from .merge import merge_cluster
 
@@ -70,31 +76,36 @@ class Cluster:
 
 @dataclass
 class UncertainPair:
-    """Two records that look alike but were kept apart; for a human to decide."""
+    """Two records that look alike but were kept apart; for a human to decide. ``veto`` names
+    the rule that alone kept them apart (different DOIs, issues, an erratum …) when everything
+    else says they are one paper."""
 
     first: int
     second: int
     title_similarity: float
     reason: str
+    veto: str | None = None
 
 
 @dataclass
 class DedupeResult:
-    """What `lit-search dedupe --report` shows: the clusters with their reasons, and the pairs
-    a human should look at (one per two clusters, the most similar, ordered by record)."""
+    """What `lit-search dedupe --report` shows: the clusters with their reasons, the pairs
+    a human should look at (one per two clusters, the most similar, ordered by record), and
+    what the engine learned about the input (``notes``)."""
 
     clusters: list[Cluster]
     uncertain_pairs: list[UncertainPair]
+    notes: list[str] = field(default_factory=list)
 
 
 def dedupe(records: Sequence[Paper]) -> DedupeResult:
     """Clusters (every record in exactly one) plus the near-miss pairs left unmerged."""
-    profiles = ProfileBuilder().profiles(records)
+    profiles, notes = learn_from_input(ProfileBuilder().profiles(records))
     clusters = _ClusterBuilder(profiles)
     clusters.unite_by_identifiers()
     uncertain = clusters.unite_by_similarity()
     result = clusters.result()
-    return DedupeResult(clusters=result, uncertain_pairs=_one_pair_per_cluster_pair(uncertain, result))
+    return DedupeResult(clusters=result, uncertain_pairs=_one_pair_per_cluster_pair(uncertain, result), notes=notes)
 
 
 def _one_pair_per_cluster_pair(pairs: list[UncertainPair], clusters: list[Cluster]) -> list[UncertainPair]:
@@ -240,10 +251,12 @@ class _ClusterBuilder:
         a, b = self.profiles[i], self.profiles[j]
         if not a.title or not b.title:
             return True
-        if title_similarity(a, b) >= 60 or truncated_twin(a, b):
+        if title_similarity(a, b) >= 60 or truncated_twin(a, b) or subtitle_twin(a, b):
             return True
-        # Translations share the identifier but not the words: accept when the citation agrees.
-        return bool(authors_agree(a, b)) and venue_agreement(a, b) == "match"
+        # A translation shares the identifier but not the words; a supplement's abstracts share
+        # its DOI, volume and even page, and often an author. Only a title in another language,
+        # with the first author, year and whole citation agreeing, passes (judge.translated_twin).
+        return translated_twin(a, b)
 
     def unite_by_similarity(self) -> list[UncertainPair]:
         profiles = self.profiles
@@ -259,7 +272,7 @@ class _ClusterBuilder:
                 if verdict is not None and verdict.merge and self.unite(first, index, verdict.reason, by_identifier=False):
                     continue
                 if verdict is not None:
-                    uncertain.append(UncertainPair(first, index, 100.0, verdict.reason))
+                    uncertain.append(UncertainPair(first, index, 100.0, verdict.reason, verdict.veto))
             representatives.append(index)
         scored = [
             (title_similarity(profiles[i], profiles[j]), i, j)
@@ -278,7 +291,7 @@ class _ClusterBuilder:
                 if not self.unite(i, j, verdict.reason, by_identifier=False):
                     uncertain.append(UncertainPair(i, j, similarity, f"{verdict.reason}; conflicts with its cluster"))
             else:
-                uncertain.append(UncertainPair(i, j, similarity, verdict.reason))
+                uncertain.append(UncertainPair(i, j, similarity, verdict.reason, verdict.veto))
         uncertain.sort(key=lambda pair: (pair.first, pair.second))
         return uncertain
 

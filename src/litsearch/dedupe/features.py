@@ -23,8 +23,10 @@ from .titles import (
     DIGITS,
     fold_plain,
     is_generic_title,
+    main_title_of,
     notice_kind,
     plain_title,
+    title_language,
     title_numbers,
     title_variants,
 )
@@ -49,11 +51,22 @@ class Profile:
     surnames: tuple[str, ...]  # main surname token of each author (first 12)
     author_pool: frozenset[str]  # every name token of every author
     journal: tuple[tuple[str, ...], ...]  # token lists of the journal name's variants
-    volume: str | None
+    volume: str | None  # a plain number only: "1)" or "Suppl 2" say nothing comparable
+    issues: frozenset[str]  # issue number(s) when the field is a plain number or range; empty: unknown
     first_page: str | None
     last_page: str | None
     article_number: bool  # pages is an electronic locator such as e12724 or CD006828
     abstract: str  # start of the abstract as given, folded only when a comparison needs it
+    main_title: str = ""  # the title before its subtitle ("Title: subtitle" -> "title"); "" without one
+    language: str = ""  # "en", "other" (another language or script) or "" (cannot tell): see titles.title_language
+    journal_language: str = ""  # the journal name's language, as for titles
+    conference: bool = False  # a conference paper (entry type or a proceedings venue)
+    recurring: bool = False  # the title recurs in one venue with different citations (set by the clusterer)
+
+    @property
+    def weak_title(self) -> bool:
+        """A title that does not identify the paper on its own: generic, or recurring in its venue."""
+        return self.generic or self.recurring
 
 
 ABSTRACT_COMPARED = 800  # characters: enough to tell two studies apart, cheap to compare
@@ -72,12 +85,15 @@ class ProfileBuilder:
         self.authors: dict[str, tuple | None] = {}
         self.journals: dict[str | None, tuple] = {}
         self.pages: dict[str | None, tuple] = {}
+        self.issues: dict[str | None, frozenset[str]] = {}
+        self.journal_languages: dict[str | None, str] = {}
 
     def profiles(self, records: Sequence[Paper]) -> list[Profile]:
         return [self.profile(record) for record in records]
 
     def profile(self, record: Paper) -> Profile:
-        title, variants, numbers, notice, generic = _memo(self.titles, record.title or "", _title_features)
+        title, variants, numbers, notice, generic, main_title, language = _memo(
+            self.titles, record.title or "", _title_features)
         authors = [
             features for author in record.authors[:_AUTHORS_COMPARED]
             if (features := _memo(self.authors, author, _author_features)) is not None
@@ -101,11 +117,16 @@ class ProfileBuilder:
             surnames=tuple(surname for _, surname in authors[:12] if surname),
             author_pool=frozenset(token for tokens, _ in authors for token in tokens),
             journal=_memo(self.journals, record.journal, _journal_variants),
-            volume=_leading_number(record.volume),
+            volume=plain_volume(record.volume),
+            issues=_memo(self.issues, record.issue, plain_issues),
             first_page=first_page,
             last_page=last_page,
             article_number=bool(_ARTICLE_NUMBER.match(record.pages or "")),
             abstract=(record.abstract or "")[:ABSTRACT_COMPARED],
+            main_title=main_title,
+            language=language,
+            journal_language=_memo(self.journal_languages, record.journal, _journal_language),
+            conference=_is_conference(record),
         )
 
 
@@ -117,12 +138,14 @@ def _memo(memo: dict, key, compute):
         return value
 
 
-def _title_features(raw_title: str) -> tuple[str, tuple[str, ...], frozenset[str], str | None, bool]:
-    """(comparison title, its variants, its numbers, notice kind, generic?) of a raw title."""
+def _title_features(raw_title: str) -> tuple:
+    """(comparison title, its variants, its numbers, notice kind, generic?, main title,
+    language) of a raw title."""
     plain = plain_title(raw_title)
     variants = tuple(title_variants(plain))
     title = variants[0] if variants else ""
-    return title, variants, frozenset(title_numbers(title)), notice_kind(plain), is_generic_title(title)
+    return (title, variants, frozenset(title_numbers(title)), notice_kind(plain), is_generic_title(title),
+            main_title_of(plain), title_language(plain))
 
 
 def _author_features(author: str) -> tuple[frozenset[str], str | None] | None:
@@ -261,6 +284,20 @@ def _journal_variants(value: str | None) -> tuple[tuple[str, ...], ...]:
     return tuple(variants)
 
 
+def _journal_language(value: str | None) -> str:
+    return title_language(plain_text(value) or "") if value else ""
+
+
+_CONFERENCE_VENUE = re.compile(r"\b(?:conference|proceedings|proc|symposium|workshop|congress|colloquium)\b", re.I)
+_CONFERENCE_TYPES = frozenset({"inproceedings", "conference", "proceedings-article", "conference paper", "conf",
+                               "cpaper", "paper-conference"})
+
+
+def _is_conference(record: Paper) -> bool:
+    types = {kind.lower() for kind in record.publication_types}
+    return bool(types & _CONFERENCE_TYPES) or bool(record.journal and _CONFERENCE_VENUE.search(record.journal))
+
+
 _PAGE_COUNT = re.compile(r"\d+\s*p+\.?", re.I)
 _RANGE_SEPARATOR = re.compile(r"[,;+]")
 _ARTICLE_NUMBER = re.compile(r"^\s*[a-z]{1,4}\d+\s*$", re.I)
@@ -298,6 +335,27 @@ def _one_page_range(text: str) -> tuple[str | None, str | None]:
     return first, last
 
 
-def _leading_number(value: str | None) -> str | None:
-    match = DIGITS.search(value or "")
-    return (match.group(0).lstrip("0") or "0") if match else None
+_PLAIN_VOLUME = re.compile(r"^\s*(?:vol(?:ume)?\.?\s*)?(\d{1,6})\s*(?:\(\s*[\w\s\-/]*\s*\))?\s*\.?\s*$", re.I)
+_PLAIN_ISSUE = re.compile(r"^\s*(?:no\.?\s*|issue\s*)?(\d{1,4})(?:\s*[-/–]\s*(\d{1,4}))?\s*$", re.I)
+
+
+def plain_volume(value: str | None) -> str | None:
+    """The volume number when the field is one ("12", "Vol. 12", "12(3)"); None otherwise.
+
+    A garbled supplement field ("1)", "Suppl 2", "45 Pt B") says nothing that two records
+    can be compared on, so it is unknown rather than a conflict."""
+    match = _PLAIN_VOLUME.match(value or "")
+    return (match.group(1).lstrip("0") or "0") if match else None
+
+
+def plain_issues(value: str | None) -> frozenset[str]:
+    """The issue numbers of a plain issue field ("3", "No. 3", "3-4" -> {"3", "4"}); empty
+    (unknown) for anything else ("Suppl 1", "Spring")."""
+    match = _PLAIN_ISSUE.match(value or "")
+    if not match:
+        return frozenset()
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    if last < first or last - first > 12:
+        return frozenset({str(first)})
+    return frozenset(str(number) for number in range(first, last + 1))

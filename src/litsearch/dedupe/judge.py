@@ -11,7 +11,7 @@ from rapidfuzz import fuzz
 
 from ..core.text import plain_text
 from .features import Profile, same_name_word
-from .titles import fold_plain, title_numbers
+from .titles import fold_plain, in_other_languages, title_numbers
 
 
 def authors_agree(a: Profile, b: Profile) -> bool | None:
@@ -37,7 +37,7 @@ def _first_author_label(a: Profile) -> str:
     return a.surnames[0].capitalize() if a.surnames else "?"
 
 
-def _journals_agree(a: Profile, b: Profile) -> bool | None:
+def journals_agree(a: Profile, b: Profile) -> bool | None:
     """True: same journal, allowing abbreviations ("J Clin Oncol", "Jthoraccardiovascsurg").
 
     False only when no word of one name even abbreviates a word of the other; None when
@@ -138,9 +138,49 @@ def _pages_agree(a: Profile, b: Profile) -> bool | None:
 
 
 def _same_printed_item(a: Profile, b: Profile) -> bool:
-    """Same volume and first page: two records of one printed item, whatever their titles say."""
+    """Same volume, issue and first page: two records of one printed item, whatever their titles say."""
     return (a.volume is not None and a.volume == b.volume and a.first_page is not None
-            and a.first_page == b.first_page and a.article_number == b.article_number)
+            and a.first_page == b.first_page and a.article_number == b.article_number
+            and not issues_conflict(a, b))
+
+
+def issues_conflict(a: Profile, b: Profile) -> bool:
+    """Both records name their issue and the issues differ: journals that number pages per
+    issue print different articles on the same pages of one volume."""
+    return bool(a.issues and b.issues and not a.issues & b.issues)
+
+
+def issue_typo(a: Profile, b: Profile) -> bool:
+    """Different issue numbers on records that agree on everything else, exactly: the same
+    title (not a generic or recurring one), year, volume, multi-page range and first author.
+    Two articles cannot share all of that; one record has its issue wrong."""
+    return (a.title == b.title and not (a.weak_title or b.weak_title) and a.year is not None and a.year == b.year
+            and a.volume is not None and a.volume == b.volume and a.first_page is not None
+            and a.first_page == b.first_page and a.last_page is not None and a.last_page == b.last_page
+            and a.last_page != a.first_page and _first_authors_agree(a, b))
+
+
+def all_authors_agree(a: Profile, b: Profile) -> bool:
+    """Both list authors and every surname of the shorter list is in the other (the lists
+    differing by one name at most): more than a shared first author."""
+    if not a.surnames or not b.surnames or abs(len(a.surnames) - len(b.surnames)) > 1:
+        return False
+    shorter, other = (a, b) if len(a.surnames) <= len(b.surnames) else (b, a)
+    return _first_authors_agree(a, b) and all(surname in other.author_pool for surname in shorter.surnames)
+
+
+def translated_twin(a: Profile, b: Profile) -> bool:
+    """A title and its translation or transliteration on one printed article: the titles are
+    in different languages or scripts, and the first author, year, volume, issue (when both
+    give it) and the whole page range agree. Shared words or a shared author are not enough."""
+    return (in_other_languages(a.language, b.language) and _first_authors_agree(a, b)
+            and a.year is not None and a.year == b.year and _same_page_range(a, b, venue_agreement(a, b))
+            and not issues_conflict(a, b))
+
+
+def subtitle_twin(a: Profile, b: Profile) -> bool:
+    """One record gives the title without its subtitle ("Main title" / "Main title: subtitle")."""
+    return bool(a.main_title and a.main_title == b.title) or bool(b.main_title and b.main_title == a.title)
 
 
 
@@ -176,12 +216,14 @@ def _agreement(x: str | None, y: str | None) -> bool | None:
 NEAR_IDENTICAL = 95.0  # % title similarity that counts as the same title
 SIMILAR = 88.0  # % similarity that needs bibliographic confirmation
 UNCERTAIN_FLOOR = 85.0  # % similarity from which a refused pair is reported
+CITED_TITLE_FLOOR = 60.0  # % similarity a title needs when year, volume, issue and pages agree
 
 
 @dataclass
 class _Verdict:
     merge: bool  # False: keep apart but report the pair as uncertain
     reason: str
+    veto: str | None = None  # kept apart only by this veto (everything else says "same")
 
 
 def identifier_conflict(a: Profile, b: Profile) -> str | None:
@@ -215,6 +257,8 @@ def hard_veto(a: Profile, b: Profile) -> str | None:
         return f"years {a.year}/{b.year}"
     if _same_printed_item(a, b):
         return None  # one volume and page: a typo in a title number, or an erratum indexed without its label
+    if issues_conflict(a, b) and not issue_typo(a, b):
+        return f"different issues ({'/'.join(sorted(a.issues))} vs {'/'.join(sorted(b.issues))})"
     if a.notice != b.notice:
         return "a notice (erratum/reply/retraction) and another item"
     if numbers_differ(a, b):
@@ -253,20 +297,26 @@ def judge(a: Profile, b: Profile, similarity: float) -> _Verdict | None:
         return None
     veto = hard_veto(a, b)
     if veto:
-        # Worth a look only when everything else says "same": same title and authors, no two DOIs.
-        if (similarity >= NEAR_IDENTICAL and not (a.dois and b.dois) and not (a.generic or b.generic)
-                and authors_agree(a, b) is not False):
-            return _Verdict(False, f"title {similarity:.0f}% similar but {veto}")
+        # Worth a look only when everything else says "same": the same title and authors, no
+        # journal against it. A reviewer decides (print and online DOIs, a misnumbered issue).
+        if (similarity >= NEAR_IDENTICAL and not (a.weak_title or b.weak_title) and authors_agree(a, b) is not False
+                and journals_agree(a, b) is not False):
+            return _Verdict(False, f"title {similarity:.0f}% similar but {veto}", veto=veto)
         return None
 
     authors = authors_agree(a, b)
-    journals = _journals_agree(a, b)
+    journals = journals_agree(a, b)
     venue = venue_agreement(a, b)
     same_year = a.year is not None and a.year == b.year
     near_year = a.year is None or b.year is None or abs(a.year - b.year) <= 1
     facts = lambda: _describe(a, b, similarity, authors, journals, venue)  # noqa: E731 - only when reported
 
     similar_title = similarity >= SIMILAR or truncated_twin(a, b)
+    if subtitle_twin(a, b) and not (a.weak_title or b.weak_title):
+        # "Title" against "Title: subtitle": the same authors, year and journal must vouch for it.
+        if (authors and same_year and journals and venue != "conflict"
+                and _abstracts_agree(a, b) is not False):
+            return _Verdict(True, f"one title is the other without its subtitle; {facts()}")
     if similar_title:
         refusal = _refusal(a, b, similarity >= NEAR_IDENTICAL, authors, journals, venue, same_year, near_year)
         if refusal is None:
@@ -275,16 +325,20 @@ def judge(a: Profile, b: Profile, similarity: float) -> _Verdict | None:
         refusal = f"titles only {similarity:.0f}% similar"
 
     if same_year and _same_page_range(a, b, venue):
-        # Year, volume and page range identify one article: whatever the title says when the
-        # first author agrees (translated titles), whatever the authors say when the title agrees
-        # (group author in one record, a misspelt name in the other).
-        if _first_authors_agree(a, b) or similarity >= NEAR_IDENTICAL:
+        # Year, volume, issue and page range identify one article: whatever the authors say when
+        # the title agrees (group author in one record, a misspelt name in the other), and with a
+        # title in another language or script when the first author agrees (a translation).
+        # The title must still be recognisably the same (a section prefix, a bracketed translation,
+        # a reworded subtitle): titles that merely share a page range are two articles in journals
+        # that number pages per issue, whoever wrote them.
+        if (similarity >= NEAR_IDENTICAL or translated_twin(a, b)
+                or (similarity >= CITED_TITLE_FLOOR and _first_authors_agree(a, b))):
             if journals is not False:
                 return _Verdict(True, f"same year, volume and pages; {facts()}")
             return _Verdict(False, f"same citation but journals differ; {facts()}")
 
     worth_reporting = (similar_title or similarity >= UNCERTAIN_FLOOR) and authors is not False
-    worth_reporting = worth_reporting and not ((a.generic or b.generic) and venue == "conflict")
+    worth_reporting = worth_reporting and not ((a.weak_title or b.weak_title) and venue == "conflict")
     if not worth_reporting:
         return None
     return _Verdict(False, f"{refusal}; {facts()}")
@@ -310,8 +364,9 @@ def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year)
     # A working paper or preprint keeps its abstract in the journal: a shared abstract
     # vouches for one record only within one venue.
     abstracts = abstracts and journals is not False
-    if a.generic or b.generic:
-        # "Editorial", "Introduction to the minitrack on …": the title identifies nothing.
+    if a.weak_title or b.weak_title:
+        # "Editorial", "Introduction to the minitrack on …", or a column's title that recurs in
+        # its journal: the title identifies nothing, the citation must.
         if same_year and venue == "match" and journals is not False and strong_title:
             return None
         return "generic title without matching journal, volume and pages"
@@ -327,12 +382,18 @@ def _refusal(a, b, strong_title, authors, journals, venue, same_year, near_year)
     if same_year:
         if journals is not False:
             return None
+        if in_other_languages(a.journal_language, b.journal_language) and all_authors_agree(a, b):
+            return None  # one journal named in its own language, the other in English
         return "same title and year but different journals (conference abstract and article?)"
     if (a.year is None or b.year is None) and journals:
         return None
     # A year apart: epub and print years differ, but so do an abstract and its article.
     # Same journal and volume says it is one publication.
     if journals and a.volume is not None and a.volume == b.volume:
+        return None
+    # Proceedings are indexed under the year of the meeting or of the volume: the same
+    # conference, title and authors a year apart are one paper.
+    if journals and a.conference and b.conference and all_authors_agree(a, b):
         return None
     return "same title, years one apart, volume and pages not confirming"
 

@@ -101,6 +101,58 @@ def title_variants(plain: str) -> list[str]:
     return variants
 
 
+# A subtitle follows a colon, a spaced dash or a full stop: "Main title: subtitle".
+_SUBTITLE = re.compile(r"\s*(?::|\s[-–—]\s|\.\s)\s*")
+
+
+def main_title_of(plain: str) -> str:
+    """The folded title before its subtitle, when it has one and the main part could identify
+    a paper on its own (3+ words, 20+ characters, not generic); "" otherwise."""
+    parts = _SUBTITLE.split(_clean_title(plain), maxsplit=1)
+    if len(parts) < 2 or not fold_plain(parts[1]):
+        return ""
+    main = fold_plain(parts[0])
+    return main if main.count(" ") >= 2 and len(main) >= 20 and not is_generic_title(main) else ""
+
+
+# Function words that tell a title's language; a title with some of one list and none of the
+# other is in that language. A title mostly in another script than Latin is told apart by that.
+_ENGLISH_WORDS = frozenset("the of and in with for on to by from at is are an after versus or its their "
+                           "between among during without".split())
+_OTHER_WORDS = frozenset("de der die das und des dem den mit von zur zum bei fur für uber über eine einer "
+                         "le la les et du des une pour avec sur dans chez aux au "
+                         "el los las del y con para por en una sobre entre "
+                         "il lo gli della delle nel nella con per di e "
+                         "het een van voor op bij met "
+                         "och av med för på "
+                         "os as do da dos das em com para uma".split()) - _ENGLISH_WORDS
+
+
+_TRANSLATED = re.compile(r"^\s*\[[^\[\]]{10,}\]\s*\.?\s*(?:\[[^\]]*\]\s*\.?\s*)*$")
+
+
+def title_language(plain: str) -> str:
+    """"en", "other" (another language), "script" (mostly non-Latin letters), "translated" (a
+    title wholly in square brackets: MEDLINE's and Embase's mark of a translation from the
+    original language) or "" when the title cannot tell."""
+    if plain.startswith("[") and _TRANSLATED.match(plain):
+        return "translated"
+    letters = [ch for ch in plain if ch.isalpha()]
+    if letters and sum(1 for ch in letters if not _is_latin(ch)) * 2 > len(letters):
+        return "script"
+    words = set(fold_plain(plain).split())
+    english, other = bool(words & _ENGLISH_WORDS), bool(words & _OTHER_WORDS)
+    if english and not other:
+        return "en"
+    if other and not english:
+        return "other"
+    return ""
+
+
+def _is_latin(char: str) -> bool:
+    return char.isascii() or "LATIN" in unicodedata.name(char, "")
+
+
 DIGITS = re.compile(r"\d+")
 _ROMAN = {"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9",
           "x": "10", "xi": "11", "xii": "12"}
@@ -172,7 +224,9 @@ def notice_kind(plain_title: str) -> str | None:
 
 _GENERIC_TITLE = re.compile(
     r"^(?:(?:guest |invited )?editorials?(?: comment| note)?|"
-    r"editors? (?:s )?(?:note|notes|comment|introduction|choice)|"
+    r"editors? (?:s )?(?:note|notes|comments?|introduction|choice|corner|page|remarks|message|letter|view)|"
+    r"(?:a )?(?:note|notes|remarks|message|letter|comments?|words?) from the (?:editors?|editor in chief|president|"
+    r"chair|chairman|publisher)\b.*|from the (?:editors?|editor s desk|editor in chief|president|chair|publisher)\b.*|"
     r"introduction|introductory remarks|preface|foreword|prologue|epilogue|overview|summary|abstracts?|"
     r"(?:invited )?commentary|comments?|reply|replies|response|(?:the )?authors? (?:s )?reply|in reply|"
     r"letters?(?: to the editor)?|to the editor|correspondence|erratum|errata|corrigendum|corrections?|"
@@ -201,3 +255,14 @@ def is_generic_title(title: str) -> bool:
     if len(title) < 16 or words < 3:
         return True
     return bool(_GENERIC_TITLE.match(title)) or (words <= 6 and bool(_RECURRING_FEATURE.search(title)))
+
+
+def in_other_languages(language_a: str, language_b: str) -> bool:
+    """Two titles that are translations or transliterations of each other could be: one in a
+    non-Latin script and the other not, one English and the other in another language, or one
+    marked as translated (whose wording is the translator's)."""
+    if "translated" in (language_a, language_b):
+        return True
+    if "script" in (language_a, language_b):
+        return language_a != language_b
+    return {language_a, language_b} == {"en", "other"}

@@ -1,5 +1,6 @@
 """The dedupe report: every cluster of duplicates with the reasons, the uncertain pairs kept
-apart, and the summary line."""
+apart, the pairs held apart only by a veto (for a reviewer to decide), what the engine
+learned about the input, and the summary line."""
 
 from __future__ import annotations
 
@@ -14,8 +15,10 @@ REPORT_TITLE_CHARS = 110
 
 def summary_line(record_count: int, result: DedupeResult) -> str:
     clusters = len(result.clusters)
-    return (f"{record_count} records → {clusters} clusters, {record_count - clusters} duplicates removed, "
-            f"{len(result.uncertain_pairs)} uncertain pairs")
+    vetoed = sum(1 for pair in result.uncertain_pairs if pair.veto)
+    line = (f"{record_count} records → {clusters} clusters, {record_count - clusters} duplicates removed, "
+            f"{len(result.uncertain_pairs) - vetoed} uncertain pairs")
+    return line + (f", {vetoed} held apart only by a veto (see --report)" if vetoed else "")
 
 
 def _shown(text: str | None, limit: int = REPORT_TITLE_CHARS) -> str:
@@ -34,11 +37,23 @@ def render_report(records: Sequence[Paper], ids: Sequence[str], result: DedupeRe
         lines += [f"  {_shown(ids[m], 40):<{id_width}}  {_shown(records[m].title)}" for m in cluster.members]
         lines += [f"  why: {_shown(reason, 300)}" for reason in cluster.reasons]
         lines.append("")
-    lines += [f"Uncertain pairs (not merged) ({len(result.uncertain_pairs)})", ""]
-    for pair in result.uncertain_pairs:
-        lines.append(f"  {_shown(ids[pair.first], 40)}  {_shown(records[pair.first].title)}")
-        lines.append(f"  {_shown(ids[pair.second], 40)}  {_shown(records[pair.second].title)}")
+    vetoed = [pair for pair in result.uncertain_pairs if pair.veto]
+    uncertain = [pair for pair in result.uncertain_pairs if not pair.veto]
+    lines += [f"Uncertain pairs (not merged) ({len(uncertain)})", ""]
+    for pair in uncertain:
+        lines += _pair_lines(records, ids, pair)
         lines.append(f"  title similarity {pair.title_similarity:.0f}%; kept apart: {_shown(pair.reason, 300)}")
         lines.append("")
+    lines += [f"Pairs held apart only by a veto ({len(vetoed)})", ""]
+    for pair in vetoed:
+        lines += _pair_lines(records, ids, pair)
+        lines.append(f"  veto: {_shown(pair.veto, 120)}; otherwise: {_shown(pair.reason, 300)}")
+        lines.append("")
+    lines += [f"note: {_shown(note, 300)}" for note in result.notes]
     lines.append(summary_line(len(records), result))
     return "\n".join(lines) + "\n"
+
+
+def _pair_lines(records: Sequence[Paper], ids: Sequence[str], pair) -> list[str]:
+    return [f"  {_shown(ids[pair.first], 40)}  {_shown(records[pair.first].title)}",
+            f"  {_shown(ids[pair.second], 40)}  {_shown(records[pair.second].title)}"]
