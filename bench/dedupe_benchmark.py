@@ -3,10 +3,12 @@
 Usage:  .venv/bin/python bench/dedupe_benchmark.py [--sets respiratory,stroke] [--no-scale]
 
 For every set under ../shared/benchmarks/dedupe it prints record-level TP/FP/FN/TN,
-precision, recall, F1, FP-rate (bib-dedupe's counting), pairwise P/R/F1, run time
-and peak traced memory, beside bib-dedupe's row from its published table. Then a
-synthetic scale run times `find_clusters` on 2,000 and 100,000 records made by
-perturbing the real titles. Figures go to stdout; nothing is asserted here.
+precision, recall, F1, FP-rate (bib-dedupe's counting), pairwise P/R/F1, the predicted
+clusters that mix two or more true works, run time and peak traced memory, beside
+bib-dedupe's row from its published table. Then the DBLP-ACM and DBLP-Scholar labelled
+pairs (../shared/benchmarks/entity-matching): false merges and recall. Then a synthetic
+scale run times `find_clusters` on 2,000 and 100,000 records made by perturbing the real
+titles. Figures go to stdout; nothing is asserted here.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import argparse
 import csv
 import os
 import random
+import re
 import string
 import sys
 import time
@@ -68,7 +71,8 @@ def run_set(name: str, published: dict) -> dict | None:
     ids = [r.external_ids["ID"] for r in records]
     result, seconds = timed(dedupe, records)
     predicted = [[ids[i] for i in cluster.members] for cluster in result.clusters]
-    scores = score_dedupe(predicted, read_true_clusters(truth_path), ids)
+    truth = read_true_clusters(truth_path)
+    scores = score_dedupe(predicted, truth, ids)
     reference = published.get(name, {}).get("bib-dedupe")
     return {
         "set": name,
@@ -77,13 +81,23 @@ def run_set(name: str, published: dict) -> dict | None:
         "seconds": seconds,
         "peak_mb": peak_megabytes(dedupe, records),
         "uncertain": len(result.uncertain_pairs),
+        "vetoed": sum(1 for pair in result.uncertain_pairs if pair.veto),
+        "mixed": mixed_clusters(predicted, truth),
         "reference": reference,
     }
 
 
+def mixed_clusters(predicted: list[list[str]], truth: list[list[str]]) -> int:
+    """Predicted clusters holding records of two or more true works (pairwise false merges,
+    which record-level counting can hide)."""
+    work = {record_id: number for number, cluster in enumerate(truth) for record_id in cluster}
+    return sum(1 for cluster in predicted
+               if len({work.get(record_id, ("alone", record_id)) for record_id in cluster}) > 1)
+
+
 def print_set_table(rows: list[dict]) -> None:
-    header = ("| set | records | TP | FP | FN | TN | P | R | F1 | FP-rate | pair P | pair R | pair F1 | s | peak MB "
-              "| uncertain | bib-dedupe TP/FP/FN | bib-dedupe F1 |")
+    header = ("| set | records | TP | FP | FN | TN | P | R | F1 | FP-rate | pair P | pair R | pair F1 | mixed clusters "
+              "| s | peak MB | uncertain | vetoed | bib-dedupe TP/FP/FN | bib-dedupe F1 |")
     print(header)
     print("|" + "---|" * (header.count("|") - 1))
     for row in rows:
@@ -92,8 +106,8 @@ def print_set_table(rows: list[dict]) -> None:
         print(
             f"| {row['set']} | {row['records']} | {s.tp} | {s.fp} | {s.fn} | {s.tn} | {s.precision:.4f} "
             f"| {s.recall:.4f} | {s.f1:.4f} | {s.fp_rate:.4f} | {s.pairwise_precision:.4f} "
-            f"| {s.pairwise_recall:.4f} | {s.pairwise_f1:.4f} | {row['seconds']:.2f} | {row['peak_mb']:.1f} "
-            f"| {row['uncertain']} | {reference} |"
+            f"| {s.pairwise_recall:.4f} | {s.pairwise_f1:.4f} | {row['mixed']} | {row['seconds']:.2f} "
+            f"| {row['peak_mb']:.1f} | {row['uncertain']} | {row['vetoed']} | {reference} |"
         )
 
 
@@ -200,6 +214,54 @@ def run_scale(real: list[Paper]) -> None:
         print(f"| {count} | {len(clusters)} | {seconds:.2f} | {peak:.0f} |")
 
 
+# --------------------------------------------------------------------------- entity matching (DBLP)
+
+ENTITY_MATCHING = SHARED / "benchmarks" / "entity-matching" / "Structured"
+_SERIALIZED = re.compile(r"COL (\w+) VAL ?(.*?)(?= COL \w+ VAL|$)")
+
+
+def entity_record(text: str) -> Paper:
+    """A record of the Ditto serialization: "COL title VAL … COL authors VAL … COL venue VAL … COL year VAL …"."""
+    fields = {name: value.strip() for name, value in _SERIALIZED.findall(text.strip())}
+    year = fields.get("year", "").split(".")[0]
+    return Paper(provider="import", title=fields.get("title", ""),
+                 authors=[a.strip() for a in fields.get("authors", "").split(",") if a.strip()],
+                 journal=fields.get("venue") or None, year=int(year) if year.isdigit() else None)
+
+
+def run_entity_matching(name: str) -> dict | None:
+    """All distinct records of a labelled pair file clustered together, then each labelled pair
+    scored: a match the clusters join is found, a non-match they join is a false merge."""
+    path = ENTITY_MATCHING / name / "test.txt"
+    if not path.exists():
+        print(f"skipping {name}: {path} not found", file=sys.stderr)
+        return None
+    pairs = [line.rstrip("\n").split("\t") for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    texts = list(dict.fromkeys(text for left, right, _ in pairs for text in (left, right)))
+    index = {text: position for position, text in enumerate(texts)}
+    records = [entity_record(text) for text in texts]
+    result, seconds = timed(dedupe, records)
+    cluster_of = {member: number for number, cluster in enumerate(result.clusters) for member in cluster.members}
+    found = false = matches = 0
+    for left, right, label in pairs:
+        joined = cluster_of[index[left]] == cluster_of[index[right]]
+        matches += label == "1"
+        found += joined and label == "1"
+        false += joined and label == "0"
+    return {"set": name, "records": len(records), "pairs": len(pairs), "matches": matches, "found": found,
+            "false": false, "seconds": seconds}
+
+
+def print_entity_table(rows: list[dict]) -> None:
+    print("\nEntity matching (labelled pairs; all distinct records clustered together):")
+    print("| set | records | labelled pairs | matches | found (recall) | false merges | s |")
+    print("|---|---|---|---|---|---|---|")
+    for row in rows:
+        recall = row["found"] / row["matches"] if row["matches"] else 0.0
+        print(f"| {row['set']} | {row['records']} | {row['pairs']} | {row['matches']} | {row['found']} "
+              f"({recall:.4f}) | {row['false']} | {row['seconds']:.2f} |")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated set names")
@@ -211,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
     published = parse_published_results(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.exists() else {}
     rows = [row for name in args.sets.split(",") if (row := run_set(name.strip(), published))]
     print_set_table(rows)
+    entity_rows = [row for name in ("DBLP-ACM", "DBLP-GoogleScholar") if (row := run_entity_matching(name))]
+    if entity_rows:
+        print_entity_table(entity_rows)
     if not args.no_scale:
         real = [r for name in SETS[:4] if (BENCHMARKS / name / "records_pre_merged.csv").exists()
                 for r in read_benchmark_csv(BENCHMARKS / name / "records_pre_merged.csv") if r.title]

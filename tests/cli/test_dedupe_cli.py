@@ -185,3 +185,19 @@ def test_benchmark_output_matches_the_merge_engine(name, tmp_path):
     expected = {frozenset(input_ids[i] for i in cluster.members) for cluster in dedupe(records).clusters}
     assert {frozenset(members) for members in produced.values()} == expected
     assert all(cluster_id in members for cluster_id, members in produced.items())
+
+
+def test_report_lists_pairs_held_apart_only_by_a_veto(tmp_path):
+    source = tmp_path / "dois.csv"
+    source.write_text("ID,title,author,year,journal,volume,number,pages,doi\n"
+                      "p1,Insulin pump therapy in pregnancy,Keller M and Weber J,2017,Diabetes Care,40,3,300-307,"
+                      "10.2337/dc16-1\n"
+                      "p2,Insulin pump therapy in pregnancy,Keller M and Weber J,2017,Diabetes Care,40,3,300-307,"
+                      "10.2337/dc16-1a\n", encoding="utf-8")
+    result = run(source, "-o", tmp_path / "out.csv", "--report")
+    assert result.returncode == 0, result.stderr
+    vetoed = result.stdout[result.stdout.index("Pairs held apart only by a veto (1)"):]
+    assert "p1  Insulin pump therapy in pregnancy" in vetoed and "p2  Insulin pump therapy in pregnancy" in vetoed
+    assert "veto: different DOIs" in vetoed
+    assert result.stdout.rstrip().endswith("0 uncertain pairs, 1 held apart only by a veto (see --report)")
+    assert dict(read_assignments(tmp_path / "out.csv")) == {"p1": "p1", "p2": "p2"}

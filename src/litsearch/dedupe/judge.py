@@ -151,13 +151,15 @@ def issues_conflict(a: Profile, b: Profile) -> bool:
 
 
 def issue_typo(a: Profile, b: Profile) -> bool:
-    """Different issue numbers on records that agree on everything else, exactly: the same
-    title (not a generic or recurring one), year, volume, multi-page range and first author.
-    Two articles cannot share all of that; one record has its issue wrong."""
-    return (a.title == b.title and not (a.weak_title or b.weak_title) and a.year is not None and a.year == b.year
-            and a.volume is not None and a.volume == b.volume and a.first_page is not None
-            and a.first_page == b.first_page and a.last_page is not None and a.last_page == b.last_page
-            and a.last_page != a.first_page and _first_authors_agree(a, b))
+    """Different issue numbers on records that agree on everything else: a near-identical title
+    (not a generic or recurring one), the year (or the next: epub and print), volume, the same
+    multi-page range and first author. Two articles cannot share all of that; one record has
+    its issue wrong."""
+    return (not (a.weak_title or b.weak_title) and a.year is not None and b.year is not None
+            and abs(a.year - b.year) <= 1 and a.volume is not None and a.volume == b.volume
+            and a.first_page is not None and a.first_page == b.first_page and a.last_page is not None
+            and a.last_page == b.last_page and a.last_page != a.first_page and _first_authors_agree(a, b)
+            and title_similarity(a, b) >= NEAR_IDENTICAL)
 
 
 def all_authors_agree(a: Profile, b: Profile) -> bool:
