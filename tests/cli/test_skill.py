@@ -65,12 +65,26 @@ def test_agentskills_validate_passes():
     assert "Valid skill" in proc.stdout
 
 
-def test_claude_plugin_validate_strict_passes():
+@pytest.mark.parametrize("manifest", [".", ".claude-plugin/plugin.json"])
+def test_claude_plugin_validate_strict_passes(manifest):
+    """The marketplace (repository root) and the plugin manifest."""
     tool = _tool("claude", REPO / ".ci" / "node" / "node_modules" / ".bin" / "claude")
-    proc = subprocess.run([tool, "plugin", "validate", "--strict", str(REPO / ".claude")],
+    proc = subprocess.run([tool, "plugin", "validate", "--strict", str(REPO / manifest)],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Validation passed" in proc.stdout
+
+
+def test_the_plugin_ships_the_skill_and_what_its_launcher_needs():
+    marketplace = json.loads((REPO / ".claude-plugin" / "marketplace.json").read_text(encoding="utf-8"))
+    plugin = json.loads((REPO / ".claude-plugin" / "plugin.json").read_text(encoding="utf-8"))
+    [entry] = marketplace["plugins"]
+    assert entry["name"] == plugin["name"] == "lit-search" and entry["source"] == "./"
+    assert plugin["skills"] == ["./.claude/skills/lit-search"]
+    for needed in ("pyproject.toml", "requirements.lock", "src/litsearch/__init__.py", "templates/results.md.j2"):
+        assert (REPO / needed).is_file(), needed
+    assert plugin["version"] == entry["version"] == re.search(
+        r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.M).group(1)
 
 
 def skill_command() -> str:
@@ -84,8 +98,8 @@ def skill_command() -> str:
 def run_skill_command(skill_dir: Path, scratch: Path, env_extra: dict[str, str],
                       hide_package: bool) -> subprocess.CompletedProcess:
     command = skill_command().replace("${CLAUDE_SKILL_DIR}", str(skill_dir))
-    command = command.replace('"TOPIC"', '"CRISPR off-target effects"')
-    command = re.sub(r'--variant "VARIANT [0-9]"', '--variant "Cas9 specificity"', command)
+    command = command.replace('"<topic>"', '"CRISPR off-target effects"')
+    command = re.sub(r'--variant "<variant [0-9]>"', '--variant "Cas9 specificity"', command)
     command += " --providers semantic_scholar,openalex,pubmed,arxiv --format json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
     env.pop("PYTHONPATH", None)

@@ -20,15 +20,20 @@ def server():
         yield fake
 
 
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+@pytest.fixture
+def closed_port():
+    """A port that refuses connections for the whole test.
+
+    The socket stays bound but never listens: the kernel refuses connections to it and no
+    other test (another xdist worker's fake server) can take the port meanwhile."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        yield holder.getsockname()[1]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_connection_refused(provider, server, monkeypatch, capsys):
-    refused = {BASE_URL_VARIABLE[provider]: f"http://127.0.0.1:{closed_port()}"}
+def test_connection_refused(provider, server, monkeypatch, capsys, closed_port):
+    refused = {BASE_URL_VARIABLE[provider]: f"http://127.0.0.1:{closed_port}"}
     md, js, payload = run_fault(monkeypatch, capsys, server, {}, extra_env=refused)
     check_contract(md, js, payload, failed=provider, reason="connection refused")
 

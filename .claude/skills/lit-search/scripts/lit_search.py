@@ -1,36 +1,73 @@
 #!/usr/bin/env python3
-"""Run lit-search from the skill folder, wherever the skill is installed.
+"""Run lit-search from the skill folder, wherever the skill is installed. Run with --help.
 
-Uses the installed ``litsearch`` package when there is one; otherwise the checkout this
-skill lives in (``<repo>/.claude/skills/lit-search`` -> ``<repo>/src``). Run with --help.
+1. The ``litsearch`` package importable by this Python (pip/pipx install, a dev venv): run it.
+2. Else the package source this skill ships with (a plugin install, or this repository:
+   ``<root>/.claude/skills/lit-search`` -> ``<root>/src``) when this Python has the
+   dependencies: run it from there.
+3. Else build a private environment once from that source and its pinned dependencies
+   (environment.py) and run the command inside it.
+A skill folder copied alone, without its source, says how to install the package.
 """
 
+import os
 import sys
 from pathlib import Path
 
+SKILL_DIR = Path(__file__).resolve().parent.parent
+MIN_PYTHON = (3, 10)
 
-def _find_package() -> bool:
+
+def _importable() -> bool:
     try:
-        import litsearch  # noqa: F401
+        import litsearch.cli  # noqa: F401  (loads the dependencies a command needs first)
+        import httpx  # noqa: F401
         return True
     except ImportError:
-        pass
-    skill_dir = Path(__file__).resolve().parent.parent
-    checkout_src = skill_dir.parent.parent.parent / "src"
-    if (checkout_src / "litsearch" / "__init__.py").is_file():
-        sys.path.insert(0, str(checkout_src))
-        return True
-    return False
+        for name in [m for m in sys.modules if m == "litsearch" or m.startswith("litsearch.")]:
+            del sys.modules[name]  # a failed import leaves half a package behind
+        return False
+
+
+def _fail(message: str) -> "None":
+    print(f"lit-search: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import environment
+
+    if sys.version_info < MIN_PYTHON:
+        _fail(f"needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer, but {sys.executable} is "
+              f"{sys.version_info[0]}.{sys.version_info[1]}; install a newer Python and run the skill with it")
+    root = environment.plugin_root(SKILL_DIR)
+    if not _importable():
+        if root is not None:
+            sys.path.insert(0, str(root / "src"))
+        if root is None or not _importable():
+            if os.environ.get(environment.BOOTSTRAPPED) == "1":
+                _fail("its private environment cannot import the package; delete the environment folder "
+                      f"under {environment.data_folder()} and retry")
+            if root is None:
+                _fail("the litsearch package is not installed and this skill folder has no source to set it "
+                      "up from; install it with `pipx install <path-or-url-of-the-lit-search-repository>` "
+                      "(or `pip install …`), or install the plugin: `claude plugin install lit-search@lit-search`")
+            try:
+                python = environment.environment_python(root)
+            except environment.SetupFailed as failure:
+                _fail(str(failure))
+            os.environ[environment.BOOTSTRAPPED] = "1"
+            args = [str(python), str(Path(__file__).resolve()), *sys.argv[1:]]
+            if sys.platform == "win32":  # no exec on Windows: run and pass the exit code on
+                import subprocess
+
+                sys.exit(subprocess.call(args))
+            os.execv(str(python), args)
+    from litsearch.cli import main as lit_search
+
+    sys.exit(lit_search())
 
 
 if __name__ == "__main__":
-    if not _find_package():
-        print("lit-search: the litsearch package is not installed. Install it with "
-              "`pip install <path-or-url-of-the-lit-search-repository>` and retry.", file=sys.stderr)
-        sys.exit(2)
-    try:
-        from litsearch.cli import main
-    except ImportError as exc:  # e.g. a dependency such as httpx is missing
-        print(f"lit-search: cannot start ({exc}); reinstall with `pip install lit-search`.", file=sys.stderr)
-        sys.exit(2)
-    sys.exit(main())
+    main()
