@@ -15,6 +15,7 @@ checked for every scenario (``check_contract``):
 from __future__ import annotations
 
 import json
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import fake_apis
 from fake_server import Answer, FakeServer
 from litsearch import cli
+from litsearch.core.config import data_folder
 from litsearch.net.pacing import PROCESS_PACE_BOOK
 
 PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
@@ -58,7 +60,11 @@ def run_cli(monkeypatch, capsys, env: dict[str, str], args: list[str]) -> Run:
         monkeypatch.delenv(name, raising=False)
     for name, value in {**SHORT_SETTINGS, **env}.items():
         monkeypatch.setenv(name, value)
-    PROCESS_PACE_BOOK._next_start.clear()  # each run is a fresh process in real use
+    # Each scenario is judged alone: no pace carried over from the previous run, neither the
+    # process's own nor the machine-wide one beside the cache (tests/net/test_shared_pace.py
+    # checks that back-to-back runs do keep it).
+    PROCESS_PACE_BOOK._next_start.clear()
+    shutil.rmtree(data_folder() / "pace", ignore_errors=True)
     capsys.readouterr()
     started = time.monotonic()
     code = cli.main(args)

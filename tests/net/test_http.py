@@ -138,10 +138,10 @@ def test_hang_is_cut_by_the_provider_budget():
 
 
 def test_connection_refused_is_a_clear_failure():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    with pytest.raises(ProviderError) as info:
+    # Bound but never listening: refused, and no parallel test can take the port meanwhile.
+    with socket.socket() as holder, pytest.raises(ProviderError) as info:
+        holder.bind(("127.0.0.1", 0))
+        port = holder.getsockname()[1]
         asyncio.run(fetch(f"http://127.0.0.1:{port}", sleep=RecordingSleep()))
     assert "connection" in str(info.value)
 

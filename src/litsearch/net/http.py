@@ -2,13 +2,15 @@
 
 Providers never touch httpx directly. They open a ``ProviderSession`` and call
 ``get``/``post``; the session enforces the provider's declared ``PacePolicy``
-across every concurrent request in the process, retries what is worth retrying,
+across every concurrent request in the process and every lit-search process on the machine
+(``shared_pace``), retries what is worth retrying,
 and turns every failure into a ``ProviderError`` with a one-line reason.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import email.utils
 import json
 import random
@@ -16,18 +18,20 @@ import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import httpx
 
 from .. import __version__
-from ..core.config import Settings
+from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, paced_interval
+from .shared_pace import BUSY, SharedPace
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
+MACHINE_SLOT_POLL_SECONDS = 0.02  # how often a request waiting for another process's place looks again
 
 
 @dataclass
@@ -88,6 +92,10 @@ class HttpClient:
         # Each provider declares its pace (providers/base.py); tests may override some.
         self.policies = dict(policies or {})
         self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
+        # Real time and the process's own book: keep the pace with other lit-search processes
+        # too, through lock files beside the cache. A test's clock paces alone.
+        self.shared_pace: SharedPace | None = (
+            SharedPace(data_folder() / "pace") if self.pace_book is PROCESS_PACE_BOOK else None)
         self.clock = clock
         self.sleep = sleep
         self._transport = transport
@@ -149,6 +157,22 @@ class HttpClient:
         if provider not in self._slots:
             self._slots[provider] = asyncio.Semaphore(self.policy(provider).max_in_flight)
         return self._slots[provider]
+
+    @contextlib.asynccontextmanager
+    async def _machine_slot(self, provider: str, give_up_at: float) -> AsyncIterator[None]:
+        """One of the provider's in-flight places shared with other processes, polled until
+        free; ``TimeoutError`` at ``give_up_at`` (this clock)."""
+        shared = self.shared_pace
+        held = shared.try_flight(provider, self.policy(provider).max_in_flight) if shared else None
+        while held == BUSY:
+            if self.clock() >= give_up_at:
+                raise TimeoutError(provider)
+            await self.sleep(MACHINE_SLOT_POLL_SECONDS)
+            held = shared.try_flight(provider, self.policy(provider).max_in_flight)
+        try:
+            yield
+        finally:
+            SharedPace.release(held)
 
 
 class _OnFirstUse(httpx.AsyncBaseTransport):
@@ -283,7 +307,14 @@ class ProviderSession:
         client = self.http._client
         if client is None:
             raise RuntimeError("HttpClient used outside 'async with'")
-        async with self.http._slot(self.provider):
+        async with contextlib.AsyncExitStack() as places:
+            await places.enter_async_context(self.http._slot(self.provider))
+            try:
+                await places.enter_async_context(
+                    self.http._machine_slot(self.provider, self.http.clock() + self.remaining()))
+            except TimeoutError:
+                raise self.error("gave up: other lit-search processes kept this API busy for the whole "
+                                 "time budget", retryable=True) from None
             interval = paced_interval(self.policy.min_interval)
             start = self.http.pace_book.reserve(self.provider, interval)
             wait = start - self.http.clock()
@@ -293,6 +324,7 @@ class ProviderSession:
                                      f"({self.policy.min_interval:g} s apart) would pass the time budget",
                                      retryable=True)
                 await self.http.sleep(wait)
+            await self._claim_machine_start(interval)
             self.http.pace_book.started(self.provider, interval)
             self.requests_sent += 1
             self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
@@ -303,6 +335,18 @@ class ProviderSession:
                 raise self.error(f"gave up: no complete answer within this provider's time budget of "
                                  f"{self.http.settings.provider_budget:.0f} s", retryable=True) from None
 
+    async def _claim_machine_start(self, interval: float) -> None:
+        """Wait until no other lit-search process on the machine has started a request of this
+        provider within the interval, then claim the start."""
+        shared = self.http.shared_pace
+        if shared is None or interval <= 0:
+            return
+        while (wait := shared.claim(self.provider, interval)) > 0:
+            if wait >= self.remaining():
+                raise self.error(f"gave up: other lit-search processes are using this API's pace "
+                                 f"({self.policy.min_interval:g} s apart) past the time budget", retryable=True)
+            await self.http.sleep(wait)
+
     async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
         interval = paced_interval(self.policy.min_interval)
@@ -312,6 +356,8 @@ class ProviderSession:
             # pushes the next slot back from when its headers were really sent.
             if event.endswith("send_request_headers.complete"):
                 self.http.pace_book.started(self.provider, interval)
+                if self.http.shared_pace is not None and interval > 0:
+                    self.http.shared_pace.started(self.provider, interval)
 
         async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
             declared = response.headers.get("content-length", "")
