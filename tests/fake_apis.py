@@ -12,11 +12,12 @@ environment variables that point lit-search at them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import zlib
 from html import escape
-from typing import Any
+from typing import Any, Callable
 
 from fake_server import Answer, FakeServer, SeenRequest  # noqa: F401 (re-exported for tests)
 
@@ -477,6 +478,20 @@ PREFIXES = {
 }
 
 
+# What the real APIs send with every answer about their limits (docs.openalex.org's pricing page;
+# Crossref's REST API docs): lit-search doctor --check reports them, a search notes a low budget.
+OPENALEX_LIMIT_HEADERS = {"X-RateLimit-Limit-USD": "1", "X-RateLimit-Remaining-USD": "0.9412",
+                          "X-RateLimit-Cost-USD": "0", "X-RateLimit-Reset": "41000"}
+CROSSREF_LIMIT_HEADERS = {"X-Rate-Limit-Limit": "1", "X-Rate-Limit-Interval": "1s", "X-Concurrency-Limit": "1"}
+
+
+def _with_headers(responder: Callable[[SeenRequest], Answer], headers: dict[str, str]):
+    def answer(request: SeenRequest) -> Answer:
+        reply = responder(request)
+        return dataclasses.replace(reply, headers={**headers, **reply.headers})
+    return answer
+
+
 def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict[str, str]:
     """Mount the four fake APIs on ``server``; returns the LITSEARCH_*_URL variables.
 
@@ -489,11 +504,11 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/s2/graph/v1/paper/search": s2_search,
         "/s2/graph/v1/paper/": s2_paper_details,
         "/s2/graph/v1/paper/batch": s2_batch,
-        "/openalex/works": openalex_works,
+        "/openalex/works": _with_headers(openalex_works, OPENALEX_LIMIT_HEADERS),
         "/eutils/esearch.fcgi": pubmed_esearch,
         "/eutils/efetch.fcgi": pubmed_efetch,
         "/arxiv/query": arxiv_query,
-        "/crossref/works": crossref_works,
+        "/crossref/works": _with_headers(crossref_works, CROSSREF_LIMIT_HEADERS),
         "/unpaywall/v2/": unpaywall_lookup,
         "/openalex/authors": openalex_entities,
         "/openalex/sources": openalex_entities,

@@ -24,6 +24,7 @@ COMMANDS = {
     "network": "litsearch.cli.network",
     "library": "litsearch.cli.library",
     "dedupe": "litsearch.cli.dedupe",
+    "doctor": "litsearch.cli.doctor",
 }
 
 
@@ -62,7 +63,7 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         from .library import ACTIONS
 
         return words[0] not in ACTIONS
-    return name == "dedupe" and not Path(words[0]).exists()
+    return name in ("dedupe", "doctor") and not Path(words[0]).exists()
 
 
 def _decoded(arg: str) -> str:

@@ -18,7 +18,7 @@ from ..core.identifiers import normalize_doi, split_arxiv_id
 from ..core.records import Paper
 from ..core.text import one_line, plain_text
 from ..core.urls import http_url
-from ..net.http import ProviderSession
+from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import (
     as_date,
@@ -31,7 +31,7 @@ from ._common import (
     shorten,
     skipped_notes,
 )
-from .base import Capabilities, Provider, ProviderAnswer
+from .base import PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 
 NAME = "arxiv"
 MAX_RESULTS = 100
@@ -308,8 +308,13 @@ class ArXiv(Provider):
     capabilities = Capabilities(combines_variants=True, native_filters=True)
     # arXiv terms of use: one connection, at least 3 s between calls.
     pace = PacePolicy(min_interval=3.0, max_in_flight=1)
+    limits = "no key; one request at a time, at least 3 s apart (its terms of use)"
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse:
+        return await session.get(session.url("/query"), params={"id_list": "1706.03762", "max_results": "1"},
+                                 accept_status=PROBE_STATUSES, retries=0)
 
 
 PROVIDER = ArXiv()

@@ -95,6 +95,20 @@ class Provider:
     key_benefit: str = ""
     # HTTP statuses that, without the key, mean "the key would fix this".
     key_statuses: frozenset[int] = frozenset({401, 403, 429})
+    # For `lit-search doctor`: today's published limits in one line, and what a contact
+    # email (LITSEARCH_EMAIL) buys here ("" when nothing).
+    limits: str = ""
+    email_benefit: str = ""
+    used_by_default: bool = True  # a default search (or its DOI checks and OA links) calls it
+
+    async def probe(self, session: Any) -> Any:
+        """One cheap request sent as a search would send it (key, email), for `lit-search
+        doctor --check`: the FetchedResponse whatever its status, or None when this API has
+        no request worth spending on a check (``probe_skipped`` says why)."""
+        return None
+
+    def probe_skipped(self, settings: Settings) -> str:
+        return "no free request to check with"
 
     def explain(self, error: ProviderError, settings: Settings) -> str:
         """The failure as the user should read it: when the key this provider lacks would
@@ -122,6 +136,11 @@ class Provider:
         if self.search_function is None:
             raise NotImplementedError(f"{self.name} has no search")
         return await self.search_function(session, request.query, request.limit, request.filters)
+
+
+# A check wants the answer whatever its status: the status is what it reports.
+PROBE_STATUSES = frozenset(range(400, 600))
+PROBE_DOI = "10.1038/nbt.2647"  # a paper every scholarly API has; its lookup is each API's cheapest call
 
 
 def pace_policies(settings: Settings) -> dict[str, PacePolicy]:

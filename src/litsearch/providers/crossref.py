@@ -15,10 +15,10 @@ from ..core.filters import Filters
 from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
 from ..core.text import fold_title
-from ..net.http import ProviderSession
+from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import skipped_notes
-from .base import DAY, Capabilities, Provider, ProviderAnswer
+from .base import DAY, PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 from .crossref_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     DATE_FIELDS,
     NAME,
@@ -355,8 +355,15 @@ class Crossref(Provider):
     label = "Crossref"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
     cache_ttl = 7 * DAY  # DOI metadata changes slowly
+    limits = ("no key; without a contact email the public pool (1 list request/s, one at a time, since "
+              "1 Dec 2025), with one the polite pool (3/s)")
+    email_benefit = "the polite pool: DOI checks 3 requests/s instead of 1"
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse:
+        return await session.get(session.url(f"{WORKS_PATH}/{PROBE_DOI}"), params=_identity(session.settings),
+                                 accept_status=PROBE_STATUSES, retries=0)
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
         # Since 1 Dec 2025 Crossref paces by pool. A contact email (LITSEARCH_EMAIL, sent as

@@ -24,7 +24,7 @@ from ..core.identifiers import (
 from ..core.records import Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
-from ..net.http import ProviderSession
+from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import (
     any_of,
@@ -41,7 +41,7 @@ from ._common import (
     parse_each,
     skipped_notes,
 )
-from .base import Capabilities, Provider, ProviderAnswer
+from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 
 NAME = "openalex"
 
@@ -465,8 +465,17 @@ class OpenAlex(Provider):
     key_benefit = ("OpenAlex has required a key since 13 Feb 2026 and the keyless daily allowance is tiny; set "
                    "OPENALEX_API_KEY (free from your OpenAlex account settings)")
     pace = PacePolicy(min_interval=0.1, max_in_flight=5)
+    limits = ("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
+              "without one, a few cents); a search costs 10x a list or filter call, one work by id is free")
+    email_benefit = "sent as mailto, so OpenAlex can reach you about your traffic"
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse:
+        # One work by DOI: free in OpenAlex's pricing, and it answers with the allowance headers.
+        return await session.get(session.url(f"{WORKS_PATH}/doi:{PROBE_DOI}"),
+                                 params={"select": "id", **_identity_params(session.settings)},
+                                 accept_status=PROBE_STATUSES, retries=0)
 
 
 PROVIDER = OpenAlex()

@@ -12,10 +12,10 @@ from typing import Iterable
 from ..core.config import Settings
 from ..core.filters import Filters
 from ..core.records import Paper
-from ..net.http import ProviderSession
+from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import skipped_notes
-from .base import Capabilities, Provider, ProviderAnswer
+from .base import PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 from .pubmed_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     PUBMED_URL,
@@ -218,12 +218,19 @@ class PubMed(Provider):
     capabilities = Capabilities(combines_variants=True, native_filters=True)
     key_benefit = "NCBI allows 3 requests/s without a key; set NCBI_API_KEY for 10/s"
     key_statuses = frozenset({429})
+    limits = "3 requests/s without a key, 10/s with NCBI_API_KEY (free from your NCBI account)"
+    email_benefit = "sent as email with every call, as NCBI asks, so they can reach you before blocking"
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
         # NCBI: 3/s without a key, 10/s with one.
         return PacePolicy(min_interval=0.1 if settings.ncbi_api_key else 1 / 3, max_in_flight=3)
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse:
+        params = {"db": "pubmed", "term": "crispr", "retmax": "0", "retmode": "json", **_identity(session.settings)}
+        return await session.get(session.url("/esearch.fcgi"), params=params,
+                                 accept_status=PROBE_STATUSES, retries=0)
 
 
 PROVIDER = PubMed()

@@ -21,7 +21,7 @@ from ..core.identifiers import (
 from ..core.records import Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
-from ..net.http import ProviderSession
+from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import (
     any_of,
@@ -36,7 +36,7 @@ from ._common import (
     parse_each,
     skipped_notes,
 )
-from .base import Capabilities, Provider, ProviderAnswer, SearchRequest
+from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer, SearchRequest
 
 NAME = "semantic_scholar"
 
@@ -436,6 +436,7 @@ class SemanticScholar(Provider):
                    "SEMANTIC_SCHOLAR_API_KEY (free on request) for a dedicated 1 request/s")
     # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
     pace = PacePolicy(min_interval=1.0, max_in_flight=1)
+    limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"
     combine = staticmethod(combine_queries)
 
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
@@ -444,6 +445,10 @@ class SemanticScholar(Provider):
             # (up to 1,000) records come back for local ranking.
             return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters)
         return await search(session, request.query, request.limit, request.filters)
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse:
+        return await session.get(_paper_url(session, f"DOI:{PROBE_DOI}"), params={"fields": "title"},
+                                 headers=_auth_headers(session.settings), accept_status=PROBE_STATUSES, retries=0)
 
 
 PROVIDER = SemanticScholar()

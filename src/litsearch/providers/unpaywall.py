@@ -11,7 +11,7 @@ from ..core.identifiers import normalize_doi
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import MESSAGE_LIMIT, json_object, shorten
-from .base import DAY, Capabilities, Provider
+from .base import DAY, PROBE_DOI, PROBE_STATUSES, Capabilities, Provider
 
 NAME = "unpaywall"
 
@@ -100,6 +100,17 @@ class Unpaywall(Provider):
     # keeps a table's lookups to about one round trip without hammering it.
     pace = PacePolicy(min_interval=0.025, max_in_flight=10)
     cache_ttl = 7 * DAY  # open-access locations change slowly
+    limits = "no key; a contact email on every call, 100,000 calls a day"
+    email_benefit = "required: without it there are no open-access links from Unpaywall"
+
+    async def probe(self, session: ProviderSession) -> FetchedResponse | None:
+        if not session.settings.email:
+            return None
+        return await session.get(session.url(f"/v2/{PROBE_DOI}"), params={"email": session.settings.email},
+                                 accept_status=PROBE_STATUSES, retries=0)
+
+    def probe_skipped(self, settings: object) -> str:
+        return "not checked: Unpaywall needs LITSEARCH_EMAIL"
 
 
 PROVIDER = Unpaywall()

@@ -183,6 +183,12 @@ class WebSearch(Provider):
     capabilities = Capabilities(combines_variants=False, native_filters=False, returns="web")
     pace = PacePolicy(min_interval=0.2, max_in_flight=2)
     max_query_chars = MAX_QUERY_CHARS
+    used_by_default = False
+    limits = "optional (--providers ...,web); needs TAVILY_API_KEY; every search spends a credit of your plan"
+    key_benefit = "set TAVILY_API_KEY to add web sources (--providers ...,web)"
+
+    def probe_skipped(self, settings: object) -> str:
+        return "not checked: every Tavily request spends a credit"
 
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
         return await search(session, request.query, min(request.limit, HITS_SHOWN))

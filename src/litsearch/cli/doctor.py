@@ -1,0 +1,178 @@
+"""``lit-search doctor [--check]``: what this installation can do and what a missing key or
+contact email costs, provider by provider; with ``--check``, one cheap request to each API
+(reachable, status, latency and the rate-limit or budget headers it answers with).
+
+Key and email values are never shown, only whether they are set. The command always exits 0:
+it reports problems, it does not have them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+from urllib.parse import urlsplit, urlunsplit
+
+from .. import __version__
+from ..core.config import DB_FILENAME, Settings, data_folder
+from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
+from ..core.sanitize import json_text, safe_text
+from .common import load_settings, new_parser, run_command, write_output
+
+PROG = "lit-search doctor"
+EMAIL_VARIABLE = "LITSEARCH_EMAIL"
+CHECK_BUDGET_SECONDS = 15.0  # one request per API; arXiv's pace alone never needs more
+# Headers worth reporting: every API's rate-limit, quota or budget header, and Retry-After.
+LIMIT_HEADER = re.compile(r"^(x-)?(rate-?limit|ratelimit)|^retry-after$", re.I)
+
+DESCRIPTION = """\
+Show the package and Python versions, each provider's base URL, which API keys and contact
+email are set (never their values) and, for each one missing, what it costs with the APIs'
+published limits; then the data folder and its size. --check also sends one cheap request to
+each API (a lookup of one known paper) and reports reachable / status / latency and the
+rate-limit or budget headers the API answered with."""
+
+EPILOG = f"""\
+{EXIT_CODES_HELP}
+  Here: always 0 (whatever it finds), 2 for a usage error."""
+
+
+def build_parser():
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("--check", action="store_true", help="send one cheap request to each API")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                        help="readable report (default), or JSON for scripts")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: doctor_command(argv))
+
+
+def doctor_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    settings = load_settings()
+    report = diagnose(settings)
+    if args.check:
+        checks = asyncio.run(check_all(settings))
+        for entry in report["providers"]:
+            entry["check"] = checks[entry["name"]]
+    from ..render.doctor import doctor_markdown
+
+    write_output(json_text(report) if args.format == "json" else doctor_markdown(report), settings)
+    return ExitCode.OK
+
+
+def diagnose(settings: Settings) -> dict[str, Any]:
+    """Everything doctor reports without sending a request."""
+    from ..providers.base import ALL_PROVIDERS, get_provider
+
+    folder = data_folder()
+    providers = []
+    for name in ALL_PROVIDERS:
+        provider = get_provider(name)
+        pace = provider.pace_policy(settings)
+        missing = []
+        if provider.key_variable and not settings.has_secret(provider.key_variable):
+            missing.append({"variable": provider.key_variable, "costs": provider.key_benefit})
+        if provider.email_benefit and not settings.email:
+            missing.append({"variable": EMAIL_VARIABLE, "costs": provider.email_benefit})
+        providers.append({
+            "name": name,
+            "label": provider.label,
+            "optional": not provider.used_by_default,
+            "base_url": _shown_url(settings.base_urls.get(name, "")),
+            "key_variable": provider.key_variable,
+            "key_set": bool(provider.key_variable and settings.has_secret(provider.key_variable)),
+            "pace": _pace_words(pace.min_interval, pace.max_in_flight),
+            "limits": provider.limits,
+            "missing": missing,
+            "check": None,
+        })
+    return {
+        "version": __version__,
+        "python": platform.python_version(),
+        "executable": sys.executable,
+        "contact_email_set": bool(settings.email),
+        "data_folder": {"path": str(folder), "exists": folder.is_dir(), "bytes": _size(folder),
+                        "database": str(folder / DB_FILENAME),
+                        "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
+                                              for suffix in ("", "-wal", "-shm"))},
+        "providers": providers,
+    }
+
+
+async def check_all(settings: Settings) -> dict[str, dict[str, Any]]:
+    """One probe per provider, all at once (each within its own pace), no cache."""
+    from ..net.http import HttpClient
+    from ..providers.base import ALL_PROVIDERS
+
+    async with HttpClient(settings) as http:
+        results = await asyncio.gather(*(_check(http, name) for name in ALL_PROVIDERS))
+    return dict(zip(ALL_PROVIDERS, results))
+
+
+async def _check(http: Any, name: str) -> dict[str, Any]:
+    from ..providers.base import get_provider
+
+    provider = get_provider(name)
+    session = http.session(name, budget=min(http.settings.provider_budget, CHECK_BUDGET_SECONDS))
+    started = time.monotonic()
+    try:
+        response = await provider.probe(session)
+    except ProviderError as error:
+        return {"checked": True, "reachable": error.status is not None, "status": error.status,
+                "latency_ms": None, "limits": {}, "error": provider.explain(error, http.settings)}
+    if response is None:
+        return {"checked": False, "reachable": None, "status": None, "latency_ms": None, "limits": {},
+                "error": None, "skipped": provider.probe_skipped(http.settings)}
+    limits = {key.lower(): safe_text(value)[:100] for key, value in response.headers.items()
+              if LIMIT_HEADER.search(key)}
+    error = None
+    if response.status >= 400:
+        failure = ProviderError(f"HTTP {response.status}", provider=name, status=response.status)
+        error = provider.explain(failure, http.settings)
+    return {"checked": True, "reachable": True, "status": response.status,
+            "latency_ms": round((time.monotonic() - started) * 1000), "limits": dict(sorted(limits.items())),
+            "error": error}
+
+
+def _pace_words(interval: float, in_flight: int) -> str:
+    """The pace lit-search keeps, in words: "3 requests/s, 3 at a time"."""
+    if interval <= 0:
+        rate = "no pace"
+    elif interval >= 1:
+        rate = "1 request/s" if interval == 1 else f"1 request every {interval:g} s"
+    else:
+        rate = f"{1 / interval:.3g} requests/s"
+    return f"{rate}, {in_flight} at a time"
+
+
+def _shown_url(url: str) -> str:
+    """The base URL without any user:password part."""
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+    return urlunsplit(parts)
+
+
+def _size(path: Path) -> int:
+    """Bytes in a file, or in every file under a folder; 0 when missing or unreadable."""
+    try:
+        if path.is_file():
+            return path.stat().st_size
+        total = 0
+        for root, _dirs, files in os.walk(path):
+            for file in files:
+                try:
+                    total += os.lstat(os.path.join(root, file)).st_size
+                except OSError:
+                    pass
+        return total
+    except OSError:
+        return 0

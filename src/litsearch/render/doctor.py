@@ -1,0 +1,74 @@
+"""`lit-search doctor`'s report, as Markdown that reads well in a terminal too."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .markup import markdown_text
+
+
+def doctor_markdown(report: dict[str, Any]) -> str:
+    folder = report["data_folder"]
+    lines = [
+        f"## lit-search {report['version']}",
+        "",
+        f"- Python {report['python']} ({_code(report['executable'])})",
+        f"- data folder: {_code(folder['path'])}"
+        + (f" ({_size(folder['bytes'])}; database {_size(folder['database_bytes'])})" if folder["exists"]
+           else " (not created yet)"),
+        f"- contact email (LITSEARCH_EMAIL): {'set' if report['contact_email_set'] else 'not set'}",
+        "",
+        "### Providers",
+    ]
+    for entry in report["providers"]:
+        key = ""
+        if entry["key_variable"]:
+            key = f"; {entry['key_variable']} {'set' if entry['key_set'] else 'not set'}"
+        lines += ["", f"**{entry['label']}** ({entry['name']}): {_code(entry['base_url'])}{key}",
+                  f"- limits: {entry['limits']}",
+                  f"- lit-search keeps: {entry['pace']}"]
+        for missing in entry["missing"]:
+            lines.append(f"- without {missing['variable']}: {missing['costs']}")
+        check = entry.get("check")
+        if check is not None:
+            lines.append(f"- check: {_check_words(check)}")
+    needed = sorted({m["variable"] for entry in report["providers"] if not entry["optional"]
+                     for m in entry["missing"]})
+    optional = sorted({m["variable"] for entry in report["providers"] for m in entry["missing"]} - set(needed))
+    lines += ["", "### What to set", ""]
+    if needed:
+        lines.append("Not set: " + ", ".join(needed) + ". Set them in your shell profile (`export NAME=value`); "
+                     "lit-search never prints or stores their values.")
+    else:
+        lines.append("Every key and the contact email the default search uses are set.")
+    if optional:
+        lines.append("Optional, for --providers ...,web: " + ", ".join(optional) + ".")
+    return "\n".join(lines) + "\n"
+
+
+def _code(text: str) -> str:
+    """A path or URL of this installation, shown whole (not defanged) as inline code."""
+    return "`" + str(text).replace("`", "'").replace("\n", " ") + "`"
+
+
+def _check_words(check: dict[str, Any]) -> str:
+    if not check["checked"]:
+        return check.get("skipped") or "not checked"
+    if not check["reachable"]:
+        return f"not reachable: {markdown_text(check['error'])}"
+    words = f"reachable, HTTP {check['status']}"
+    if check["latency_ms"] is not None:
+        words += f" in {check['latency_ms']} ms"
+    if check["error"]:
+        words += f": {markdown_text(check['error'])}"
+    if check["limits"]:
+        words += "; " + ", ".join(f"{name}: {markdown_text(value)}" for name, value in check["limits"].items())
+    return words
+
+
+def _size(count: int) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if count < 1024 or unit == "GB":
+            return f"{count:,} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
+        count /= 1024
+    return f"{count:.1f} GB"
