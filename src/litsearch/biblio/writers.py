@@ -178,9 +178,9 @@ def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
         ("number", bibtex_escape(paper.issue) if paper.issue else None),
         ("pages", bibtex_escape(f"{first}--{last}" if last else first) if first else None),
         ("doi", _verbatim(paper.doi) if paper.doi else None),
-        ("eprint", arxiv_id),
+        ("eprint", _verbatim(arxiv_id) if arxiv_id else None),
         ("archivePrefix", "arXiv" if arxiv_id else None),
-        ("pmid", paper.pmid),
+        ("pmid", bibtex_escape(_single_line(paper.pmid)) if paper.pmid else None),
         ("url", _verbatim(_link(paper)) if _link(paper) else None),
         ("abstract", bibtex_text(plain_line(paper.abstract)) if paper.abstract else None),
     ]
@@ -236,7 +236,9 @@ def _ris_lines(paper: Paper, key: str) -> list[tuple[str, str]]:
     links = [_link(paper) or citation_uri(paper)]
     if _arxiv_id(paper):
         links.append(f"https://arxiv.org/abs/{_arxiv_id(paper)}")  # where RIS readers find the arXiv id
-    lines += [("UR", link) for link in dict.fromkeys(links) if link]
+    # RIS readers (rispy, reference managers) split a UR value at ";": a DOI such as SICI's
+    # "…3.0.CO;2-…" keeps its link whole percent-encoded.
+    lines += [("UR", link.replace(";", "%3B")) for link in dict.fromkeys(links) if link]
     return [(tag, _single_line(value)) for tag, value in lines if _single_line(value)]
 
 

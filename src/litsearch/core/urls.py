@@ -16,7 +16,8 @@ def is_pdf_url(url: str | None) -> bool:
 
 
 def doi_url(doi: str) -> str:
-    return "https://doi.org/" + quote(doi, safe="/:;")
+    # errors="replace": a lone surrogate (from a damaged file or answer) cannot be UTF-8 encoded.
+    return "https://doi.org/" + quote(doi, safe="/:;", errors="replace")
 
 
 def citation_uri(paper) -> str | None:

@@ -8,6 +8,7 @@ from urllib.parse import quote
 
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi
+from ..core.urls import http_url
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import MESSAGE_LIMIT, json_object, shorten
@@ -27,8 +28,9 @@ def parse_oa(body: bytes | str) -> dict[str, Any]:
     payload = _load_json_object(body)
     best = payload.get("best_oa_location") if payload.get("is_oa") else None
     best = best if isinstance(best, dict) else {}
-    pdf_url = best.get("url_for_pdf") or None
-    url = pdf_url or best.get("url_for_landing_page") or best.get("url") or None
+    # Only http(s) links count (a javascript: or data: value, a number, is no link).
+    pdf_url = http_url(best.get("url_for_pdf"))
+    url = pdf_url or http_url(best.get("url_for_landing_page")) or http_url(best.get("url"))
     return {
         "doi": normalize_doi(payload.get("doi")),
         "is_oa": bool(payload.get("is_oa")),

@@ -7,7 +7,7 @@ from typing import Any
 from ..core.identifiers import IDENTITY_FIELDS, field_label, id_label, is_arxiv_doi
 from ..core.sanitize import json_text
 from ..core.text import plain_text
-from ..core.urls import citation_uri
+from ..core.urls import citation_uri, http_url
 from ..search.rank import RankedPaper
 
 JSON_AUTHORS = 5
@@ -45,7 +45,7 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
         "citation_count": paper.citation_count,
         "influential_citation_count": paper.influential_citation_count,
         "citation_uri": citation_uri(paper),
-        "oa_url": paper.oa_url,
+        "oa_url": http_url(paper.oa_url),  # a URL field holds only http(s), whatever was stored
         "provider_scores": {k: round(v, 4) for k, v in sorted(item.provider_scores.items())},
         "external_ids": external_ids,
         "best_provider": item.best_provider,
