@@ -36,10 +36,48 @@ def json_object(body: bytes | str) -> dict[str, Any]:
         excerpt = " ".join(text.split())[:80]
         raise ProviderError(f"unexpected response (not JSON): {excerpt!r}") from None
     except RecursionError:
-        raise ProviderError("unexpected response (JSON nested too deeply to read)") from None
+        # One absurdly nested value must not cost the whole answer: read it as null.
+        try:
+            payload = json.loads(without_deep_values(text))
+        except (ValueError, RecursionError):
+            raise ProviderError("unexpected response (JSON nested too deeply to read)") from None
     if not isinstance(payload, dict):
         raise ProviderError("unexpected response (JSON is not an object)")
     return payload
+
+
+MAX_JSON_DEPTH = 100  # no API nests records this deep; deeper values are read as null
+
+
+def without_deep_values(text: str, limit: int = MAX_JSON_DEPTH) -> str:
+    """JSON ``text`` with every array or object nested deeper than ``limit`` replaced by null
+    (strings, with their escapes, are passed over as they are)."""
+    pieces: list[str] = []
+    depth = kept_from = 0
+    deep_from: int | None = None
+    in_string = False
+    index, end = 0, len(text)
+    while index < end:
+        char = text[index]
+        if in_string:
+            if char == "\\":
+                index += 1
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth == limit + 1:
+                deep_from = index
+        elif char in "]}":
+            if depth == limit + 1 and deep_from is not None:
+                pieces += [text[kept_from:deep_from], "null"]
+                kept_from, deep_from = index + 1, None
+            depth -= 1
+        index += 1
+    pieces.append(text[kept_from:] if deep_from is None else text[kept_from:deep_from] + "null")
+    return "".join(pieces)
 
 
 def shorten(text: Any, limit: int = MESSAGE_LIMIT) -> str:
