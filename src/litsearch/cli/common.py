@@ -11,6 +11,7 @@ which remove any configured key first.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -206,7 +207,8 @@ def write_file_atomically(path: Path, text: str) -> None:
         raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         if handle is not None:
-            handle.close()
+            with contextlib.suppress(OSError):  # closing flushes again; the first error is the one to report
+                handle.close()
         if temporary is not None and os.path.exists(temporary):
             os.unlink(temporary)
 
