@@ -134,11 +134,41 @@ CORPUS: list[dict[str, Any]] = [
         # Crossref holds a different paper under this DOI: the check must flag it.
         "crossref_title": "Fish ladders and river connectivity",
     },
+    # Fictional papers with notices, served only for queries about gastric organoids (so that
+    # every other test sees the corpus above unchanged). Each source says it its own way.
+    {
+        "key": "retracted",
+        "topic": "gastric organoid",
+        "title": "Gastric organoids reveal a regenerative stem cell niche",
+        "authors": ["Iris Falsa", "Tomas Ficticio"], "year": 2019, "date": "2019-04-02",
+        "venue": "Journal of Fictional Gastroenterology",
+        "doi": "10.5555/jfg.2019.0101", "pmid": "31000001", "s2": "f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1f1",
+        "openalex": "W3100000001", "citations": 210,
+        "abstract": "Gastric organoids grown from single stem cells regenerate the epithelium.",
+        "in": ["semantic_scholar", "openalex", "pubmed"],
+        "openalex_retracted": True,
+        "pubmed_types": ["Journal Article", "Retracted Publication"],
+        "pubmed_comments": [("RetractionIn", "J Fict Gastroenterol. 2021;12:45. doi: 10.5555/jfg.2021.0045",
+                             "34000002")],
+        "crossref_updated_by": [{"DOI": "10.5555/jfg.2021.0045", "type": "retraction", "source": "retraction-watch",
+                                 "label": "Retraction", "updated": {"date-parts": [[2021, 3, 1]]}}],
+    },
+    {
+        "key": "corrected",
+        "topic": "gastric organoid",
+        "title": "Organoid cultures of gastric cancer biopsies predict drug response",
+        "authors": ["Ana Inventada", "Bo Erdacht"], "year": 2020, "venue": "Journal of Fictional Gastroenterology",
+        "doi": "10.5555/jfg.2020.0202", "s2": "f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2f2",
+        "openalex": "W3100000002", "citations": 80,
+        "in": ["semantic_scholar", "openalex"],
+        "crossref_updated_by": [{"DOI": "10.5555/jfg.2020.0303", "type": "correction", "source": "publisher",
+                                 "label": "Correction", "updated": {"date-parts": [[2020, 9, 1]]}}],
+    },
 ]
 
 
-def _has(paper: dict, provider: str) -> bool:
-    return provider in paper["in"]
+def _has(paper: dict, provider: str, query: str = "") -> bool:
+    return provider in paper["in"] and (not paper.get("topic") or paper["topic"] in query.lower())
 
 
 def _query_of(request: SeenRequest, name: str) -> str:
@@ -148,7 +178,7 @@ def _query_of(request: SeenRequest, name: str) -> str:
 def _papers_for(provider: str, query: str) -> list[dict]:
     if EMPTY_TRIGGER in query.lower():
         return []
-    return [p for p in CORPUS if _has(p, provider)]
+    return [p for p in CORPUS if _has(p, provider, query)]
 
 
 # --- Semantic Scholar -----------------------------------------------------------
@@ -252,6 +282,7 @@ def openalex_work(p: dict, position: int) -> dict:
         "cited_by_count": p.get("citations", 0),
         "type": "preprint" if "arxiv" in (doi or "") else "article",
         "abstract_inverted_index": inverted_index(p.get("abstract")),
+        "is_retracted": p.get("openalex_retracted", False),
         "relevance_score": round(1000.0 / (position + 1), 3),
         "referenced_works": [f"https://openalex.org/{_by_key(k)['openalex']}" for k in p.get("refs", [])
                              if _by_key(k).get("openalex")],
@@ -299,7 +330,7 @@ def openalex_entities(request: SeenRequest) -> Answer:
 # --- PubMed ---------------------------------------------------------------------
 
 def _pubmed_corpus() -> dict[str, dict]:
-    return {p["pmid"]: p for p in CORPUS if _has(p, "pubmed")}
+    return {p["pmid"]: p for p in CORPUS if "pubmed" in p["in"] and p.get("pmid")}
 
 
 def pubmed_esearch(request: SeenRequest) -> Answer:
@@ -339,6 +370,12 @@ def pubmed_efetch(request: SeenRequest) -> Answer:
         authors = "".join(
             f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
             for n in p["authors"])
+        types = "".join(f"<PublicationType>{escape(kind)}</PublicationType>"
+                        for kind in p.get("pubmed_types", ["Journal Article"]))
+        comments = "".join(f'<CommentsCorrections RefType="{ref_type}"><RefSource>{escape(source)}</RefSource>'
+                           f'<PMID Version="1">{pmid}</PMID></CommentsCorrections>'
+                           for ref_type, source, pmid in p.get("pubmed_comments", []))
+        comments = f"<CommentsCorrectionsList>{comments}</CommentsCorrectionsList>" if comments else ""
         doi = p.get("pubmed_doi", p.get("doi"))
         doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
         articles.append(
@@ -349,8 +386,7 @@ def pubmed_efetch(request: SeenRequest) -> Answer:
             f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
             f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
             f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
-            "<PublicationTypeList><PublicationType UI=\"D016428\">Journal Article</PublicationType>"
-            "</PublicationTypeList></Article></MedlineCitation>"
+            f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}</MedlineCitation>"
             f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
             "</ArticleIdList></PubmedData></PubmedArticle>")
     body = ('<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>")
@@ -414,6 +450,7 @@ def _by_doi() -> dict[str, dict]:
 
 def crossref_item(p: dict) -> dict:
     return {"DOI": p["doi"], "title": [p.get("crossref_title", p["title"])],
+            **({"updated-by": p["crossref_updated_by"]} if p.get("crossref_updated_by") else {}),
             "issued": {"date-parts": [[p["year"]]]}, "type": "journal-article",
             "container-title": [p.get("venue", "")], "is-referenced-by-count": p.get("citations", 0),
             "author": [{"given": " ".join(n.split()[:-1]), "family": n.split()[-1]} for n in p["authors"]]}

@@ -40,7 +40,7 @@ def test_script_prints_normalized_records_from_the_fake_api(apis, provider):
     proc = run_script(provider, ["CRISPR off-target", "--limit", "10"], env)
     assert proc.returncode == 0, proc.stderr
     records = json.loads(proc.stdout)
-    expected = [p for p in fake_apis.CORPUS if provider in p["in"]]
+    expected = fake_apis._papers_for(provider, "CRISPR off-target")
     assert len(records) == len(expected)
     by_title = {r["title"].rstrip("."): r for r in records}
     for paper in expected:

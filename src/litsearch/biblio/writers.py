@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from ..core.identifiers import is_arxiv_doi
 from ..core.records import Paper
 from ..core.sanitize import json_text
+from ..core.updates import notice_words
 from ..core.urls import citation_uri, http_url
 from .names import DIGIT, keys_for, plain_line, split_name
 
@@ -102,6 +103,15 @@ def _page_range(pages: str | None) -> tuple[str | None, str | None]:
         return None, None
     match = re.fullmatch(r"(\S+?)\s*(?:-{1,2}|–|—)\s*(\S+)", text)
     return (match.group(1), match.group(2)) if match else (text, None)
+
+
+def update_note(paper: Paper) -> str:
+    """"RETRACTED (retraction: 10.x/y (2021-03-01))", or the corrections: what a reference
+    manager should show next to the record (BibTeX note, RIS N1, CSL note)."""
+    notices = notice_words(paper.updates)
+    if paper.retracted:
+        return "RETRACTED" + (f" ({notices})" if notices else "")
+    return f"Notices: {notices}" if notices else ""
 
 
 def _single_line(value) -> str:
@@ -183,6 +193,7 @@ def _bibtex_fields(paper: Paper) -> tuple[str, list[tuple[str, str]]]:
         ("pmid", bibtex_escape(_single_line(paper.pmid)) if paper.pmid else None),
         ("url", _verbatim(_link(paper)) if _link(paper) else None),
         ("abstract", bibtex_text(plain_line(paper.abstract)) if paper.abstract else None),
+        ("note", bibtex_text(update_note(paper)) if update_note(paper) else None),
     ]
     return bibtex_type(paper), [(name, value) for name, value in fields if value]
 
@@ -232,6 +243,7 @@ def _ris_lines(paper: Paper, key: str) -> list[tuple[str, str]]:
         ("EP", last or ""),
         ("DO", paper.doi or ""),
         ("AB", plain_line(paper.abstract)),
+        ("N1", update_note(paper)),
     ]
     links = [_link(paper) or citation_uri(paper)]
     if _arxiv_id(paper):
@@ -297,6 +309,7 @@ def csl_item(paper: Paper, key: str) -> dict:
         "PMID": paper.pmid,
         "URL": _link(paper) or citation_uri(paper),
         "abstract": plain_line(paper.abstract) or None,
+        "note": update_note(paper) or None,
     }
     return {name: value for name, value in item.items() if value not in (None, "", [])}
 

@@ -100,6 +100,9 @@ def build_parser() -> argparse.ArgumentParser:
     filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
                          help="article, review, preprint or conference (repeatable or comma list)")
     filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
+    filters.add_argument("--exclude-retracted", action="store_true",
+                         help="leave out papers OpenAlex, PubMed or Crossref mark retracted (default: shown, "
+                              "their titles starting with '⚠ RETRACTED —'); the footer says how many")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the Crossref check of each shown DOI (and Unpaywall's OA lookup)")
     parser.add_argument("--no-abstracts", action="store_true",
@@ -138,7 +141,8 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
-                         filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify)
+                         filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify,
+                         exclude_retracted=args.exclude_retracted)
 
 
 def main(argv: Sequence[str]) -> int:

@@ -41,6 +41,9 @@ class Paper:
     url: str | None = None
     rank: int | None = None
     score: float | None = None
+    # Retractions and corrections (core/updates.py): True/False when the source could tell.
+    retracted: bool | None = None
+    updates: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
 from ..core.records import Paper
+from ..core.updates import combined_retracted, merged_updates
 
 
 def merge_cluster(records: Sequence[Paper]) -> Paper:
@@ -54,6 +55,8 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
         url=first("url"),
         rank=min((r.rank for r in records if r.rank is not None), default=None),
         score=max((r.score for r in records if r.score is not None), default=None),
+        retracted=combined_retracted((r.retracted for r in ordered), (u for r in ordered for u in r.updates)),
+        updates=merged_updates(*(r.updates for r in ordered)),
     )
 
 

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Any, Awaitable, Callable, TypeVar
 
 from ..core.errors import FetchFailed, NotFound, ProviderError
-from ..core.identifiers import PaperRef, parse_paper_ref
+from ..core.identifiers import PaperRef, is_arxiv_doi, parse_paper_ref
 from ..core.records import Paper
 from ..core.text import fold_title
+from ..core.updates import combined_retracted, merged_updates
 from ..dedupe.clusters import find_clusters, merge_records
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient, ProviderSession
@@ -134,10 +135,15 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
     s2_ids = semantic_scholar.api_ids(lookup.s2[0]) if lookup.s2 else []
     s2_id = s2_ids[0] if s2_ids else None
     work = lookup.openalex
-    (references, references_from), (citations, citations_from) = await asyncio.gather(
+    (references, references_from), (citations, citations_from), notices = await asyncio.gather(
         _reference_list(s2_session, oa_session, s2_id, _known(work), attempts),
         _citation_list(s2_session, oa_session, s2_id, work, attempts),
+        _notices(http, paper, attempts),
     )
+    if notices is not None:  # Crossref's retraction and correction notices, with their DOIs
+        updates = merged_updates(paper.updates, notices.updates)
+        paper = replace(paper, updates=updates,
+                        retracted=combined_retracted([paper.retracted, notices.retracted], updates))
     reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
     reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
     citation_count = max(paper.citation_count or 0, len(citations))
@@ -147,6 +153,18 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
         notes=attempts.notes, sources=[record.provider for record in records], records=records,
         references_from=references_from, citations_from=citations_from,
     )
+
+
+async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> Paper | None:
+    """Crossref's record of the paper's DOI (its ``updated-by`` notices), in the same round as
+    the lists; None without a Crossref DOI or when Crossref could not answer."""
+    if not paper.doi or is_arxiv_doi(paper.doi):
+        return None
+    from ..providers import crossref
+
+    _, found = await attempts.run(crossref.NAME, "looking up retraction and correction notices",
+                                  crossref.get_work(http.session(crossref.NAME), paper.doi))
+    return found
 
 
 async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, attempts: _Attempts) -> _Lookup:

@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping
 
 from ..core.identifiers import is_arxiv_doi
 from ..core.records import Paper
+from ..core.updates import UPDATE_TYPES, merged_updates
 
 RECORD_VERSION = 2
 # Every Paper field but the per-answer ones (which provider, its rank and score).
@@ -41,6 +42,11 @@ def paper_from_record(record: Mapping[str, Any]) -> Paper:
             value = [str(item) for item in value] if isinstance(value, list) else []
         elif name == "external_ids":
             value = {str(k): str(v) for k, v in value.items() if v is not None} if isinstance(value, Mapping) else {}
+        elif name == "updates":  # records saved before notices were kept have none
+            value = [dict(item) for item in value if isinstance(item, Mapping) and item.get("type") in UPDATE_TYPES] \
+                if isinstance(value, list) else []
+        elif name == "retracted":
+            value = value if isinstance(value, bool) else None
         values[name] = value
     values["title"] = values["title"] or ""
     return Paper(provider="library", **values)
@@ -64,6 +70,10 @@ def _richer(key: str, old: Any, new: Any) -> Any:
         return old
     if _empty(old):
         return new
+    if key == "retracted":  # news of a retraction is kept, whichever record brought it
+        return True if True in (old, new) else new
+    if key == "updates" and isinstance(old, list) and isinstance(new, list):
+        return merged_updates(old, new)
     if key == "external_ids" and isinstance(old, Mapping) and isinstance(new, Mapping):
         return {**new, **old}
     if key == "doi":

@@ -15,6 +15,7 @@ from ..core.filters import Filters
 from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
 from ..core.text import fold_title
+from ..core.updates import combined_retracted, merged_updates
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import skipped_notes
@@ -25,10 +26,12 @@ from .crossref_parse import (  # noqa: F401 (the parsers are part of this provid
     first_text,
     jats_to_text,
     message_of,
+    notices_about,
     parse_single,
     parse_work,
     parse_works,
     work_title,
+    work_updates,
     work_year,
 )
 
@@ -40,7 +43,7 @@ MAX_ROWS = 100  # lit-search shows at most 100 papers (--limit); Crossref itself
 SELECT_FIELDS = ",".join((
     "DOI", "title", "author", "issued", "published", "published-print", "published-online",
     "container-title", "abstract", "is-referenced-by-count", "type", "volume", "issue", "page",
-    "URL", "score",
+    "URL", "score", "updated-by",
 ))
 
 # A cited title and Crossref's title for the same DOI differ in case, punctuation, markup and
@@ -203,7 +206,8 @@ async def _verify_each(session: ProviderSession, items: list[tuple[str, str | No
 
 
 VERIFY_BATCH = 20  # DOIs per /works?filter=doi:… call; keeps the URL well under 4 KB
-_VERIFY_SELECT = "DOI,title,subtitle,issued,published,published-print,published-online"
+# updated-by / update-to: the retraction and correction notices come in the same call.
+_VERIFY_SELECT = "DOI,title,subtitle,issued,published,published-print,published-online,update-to,updated-by"
 
 
 async def verify_many(session: ProviderSession, items: list[tuple[str, str | None, int | None]]) -> DoiChecks:
@@ -228,6 +232,12 @@ async def verify_many(session: ProviderSession, items: list[tuple[str, str | Non
     answers = await asyncio.gather(*(_verify_batch(session, batch) for batch in batches),
                                    _verify_each(session, alone), return_exceptions=False)
     checks = answers[-1]
+    # A notice among the answers names the DOI it updates (update-to): that paper gets it too.
+    notices: dict[str, list[dict[str, Any]]] = {}
+    for found in answers[:-1]:
+        for item in found.values() if isinstance(found, dict) else []:
+            for target, notice in notices_about(item):
+                notices.setdefault(target, []).append(notice)
     for batch, found in zip(batches, answers[:-1]):
         for doi in batch:
             title, year = wanted[doi]
@@ -236,6 +246,9 @@ async def verify_many(session: ProviderSession, items: list[tuple[str, str | Non
                 checks.unreachable.add(doi)
             elif doi in found:
                 checks.verdicts[doi] = _compare(doi, found[doi], title, year)
+                notes = work_updates(found[doi])
+                updates = merged_updates(notes["updates"], notices.get(doi, []))
+                checks.verdicts[doi].update(updates=updates, retracted=combined_retracted([False], updates))
             else:
                 checks.verdicts[doi] = _absent(doi)
     results.update(checks.verdicts)

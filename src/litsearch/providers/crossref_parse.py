@@ -10,6 +10,7 @@ from ..core.errors import ProviderError
 from ..core.identifiers import arxiv_id_from_doi, normalize_doi
 from ..core.records import Paper
 from ..core.text import plain_text
+from ..core.updates import combined_retracted, crossref_type, update
 from ..core.urls import http_url
 from ._common import (
     api_error,
@@ -82,7 +83,46 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
         url=http_url(obj.get("URL")),
         rank=rank,
         score=as_float(obj.get("score")),
+        **work_updates(obj),
     )
+
+
+def work_updates(obj: dict[str, Any]) -> dict[str, Any]:
+    """``retracted`` and ``updates`` of a work from its ``updated-by`` list (the notices about
+    it, which Crossref now fills from publishers and Retraction Watch). A work Crossref
+    answers for without a retraction notice is not retracted as far as Crossref knows."""
+    updates = [notice for item in as_list(obj.get("updated-by")) if (notice := _notice(item))]
+    return {"retracted": combined_retracted([False], updates), "updates": updates}
+
+
+def notices_about(obj: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(updated DOI, notice) for each ``update-to`` entry of a notice: a retraction notice
+    names the DOI it retracts."""
+    notice_doi = normalize_doi(clean(obj.get("DOI")))
+    found = []
+    for item in as_list(obj.get("update-to")):
+        target = normalize_doi(clean(as_dict(item).get("DOI")))
+        notice = _notice({**as_dict(item), "DOI": notice_doi})
+        if target and notice:
+            found.append((target, notice))
+    return found
+
+
+def _notice(item: Any) -> dict[str, Any] | None:
+    item = as_dict(item)
+    kind = crossref_type(item.get("type"))
+    if kind is None:
+        return None
+    source = clean(item.get("source"))
+    return update(kind, normalize_doi(clean(item.get("DOI"))), _iso_date(_date_parts(item.get("updated"))),
+                  "crossref" + (f" ({source})" if source else ""))
+
+
+def _date_parts(value: Any) -> list[int] | None:
+    rows = as_list(as_dict(value).get("date-parts"))
+    parts = as_list(rows[0]) if rows else []
+    numbers = [number for part in parts[:3] if (number := as_int(part)) is not None]
+    return numbers if numbers and as_year(numbers[0]) is not None else None
 
 
 def work_title(obj: dict[str, Any]) -> str | None:

@@ -54,7 +54,7 @@ MAX_ABSTRACT_WORDS = 20_000  # positions beyond this in an inverted index are no
 SELECT_FIELDS = ",".join((
     "id", "doi", "title", "display_name", "publication_year", "publication_date", "ids",
     "authorships", "primary_location", "best_oa_location", "open_access", "cited_by_count",
-    "type", "biblio", "abstract_inverted_index", "relevance_score", "locations",
+    "type", "biblio", "abstract_inverted_index", "relevance_score", "locations", "is_retracted",
 ))
 
 _BOOLEAN_WORD = re.compile(r"\b(AND|OR|NOT)\b")
@@ -123,6 +123,7 @@ def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
         url=http_url(obj.get("id")),
         rank=rank,
         score=as_float(obj.get("relevance_score")),
+        retracted=obj.get("is_retracted") if isinstance(obj.get("is_retracted"), bool) else None,
     )
 
 

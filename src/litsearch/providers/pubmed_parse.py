@@ -13,6 +13,7 @@ from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi, normalize_pmid
 from ..core.records import Paper
 from ..core.text import one_line
+from ..core.updates import PUBMED_RETRACTED_TYPE, combined_retracted, doi_in_citation, pubmed_ref_type, update
 from ._common import Parsed, ParsedById, as_int, as_year, parse_each, shorten
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ def _journal_article(article: Element) -> Paper | None:
     pub_date = body.find("Journal/JournalIssue/PubDate")
     article_ids = article.findall("PubmedData/ArticleIdList/ArticleId")
     year = _pub_date_year(pub_date) or _year(body.findtext("ArticleDate/Year"))
+    publication_types = [text for element in body.findall("PublicationTypeList/PublicationType")
+                         if (text := _flat_text(element))]
+    updates = _notices(citation.findall("CommentsCorrectionsList/CommentsCorrections"))
     return _paper(
         pmid,
         title=_title(body.find("ArticleTitle")) or _title(body.find("VernacularTitle")),
@@ -95,12 +99,26 @@ def _journal_article(article: Element) -> Paper | None:
         doi=_doi_from_article_ids(article_ids) or _doi_from_elocations(body.findall("ELocationID")),
         pmcid=_article_id(article_ids, "pmc"),
         abstract=_abstract(body.find("Abstract")),
-        publication_types=[text for element in body.findall("PublicationTypeList/PublicationType")
-                           if (text := _flat_text(element))],
+        publication_types=publication_types,
+        # MEDLINE marks every retracted article: a record without the mark is not retracted.
+        retracted=combined_retracted([PUBMED_RETRACTED_TYPE in publication_types], updates),
+        updates=updates,
         volume=_flat_text(issue.find("Volume")) if issue is not None else None,
         issue=_flat_text(issue.find("Issue")) if issue is not None else None,
         pages=_pages(body.find("Pagination")),
     )
+
+
+def _notices(comments: list[Element]) -> list[dict[str, Any]]:
+    """Retraction, erratum and concern notices from CommentsCorrections (RetractionIn, …)."""
+    notices = []
+    for comment in comments:
+        kind = pubmed_ref_type(comment.get("RefType"))
+        if kind:
+            source_text = _flat_text(comment.find("RefSource"))
+            notices.append(update(kind, doi_in_citation(source_text), None, NAME,
+                                  notice_pmid=normalize_pmid(comment.findtext("PMID"))))
+    return notices
 
 
 def _book_article(book: Element) -> Paper | None:

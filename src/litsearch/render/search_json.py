@@ -61,6 +61,8 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
         "oa_is_pdf": item.oa_is_pdf,
         "oa_source": item.oa_source if item.oa_source in ("provider", "unpaywall") else None,
         "doi_is_arxiv_datacite": bool(paper.doi and is_arxiv_doi(paper.doi)),
+        "retracted": paper.retracted,
+        "updates": [dict(item) for item in paper.updates],
     }
 
 

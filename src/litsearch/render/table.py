@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.updates import LABELS, RETRACTION
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
 from .markup import (
@@ -40,7 +41,8 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
     return {
         "position": position,
         "authors": authors_cell(paper.authors),
-        "title": markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)",
+        "title": _update_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
+                 + _update_note(paper),
         "year": paper.year or "–",
         "venue": markdown_text(paper.journal, MAX_VENUE_CHARS) or "–",
         "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
@@ -52,6 +54,29 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "snippet": snippet(paper.abstract or paper.tldr),
         "snippet_is_tldr": not paper.abstract and bool(paper.tldr),
     }
+
+
+RETRACTED_MARK = "⚠ RETRACTED — "
+
+
+def _update_mark(paper) -> str:
+    """A retracted paper's Title cell starts with a mark nobody can miss."""
+    return RETRACTED_MARK if paper.retracted else ""
+
+
+def _update_note(paper) -> str:
+    """A short note after the title of a paper with a correction, erratum or expression of
+    concern (a retraction is the mark in front)."""
+    kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] != RETRACTION]
+    return f" _({', '.join(dict.fromkeys(kinds))} published)_" if kinds else ""
+
+
+def update_counts(items) -> tuple[int, int]:
+    """(retracted, with another notice) among ``items`` (RankedPapers)."""
+    retracted = sum(1 for item in items if item.paper.retracted)
+    noticed = sum(1 for item in items if not item.paper.retracted
+                  and any(u.get("type") != RETRACTION for u in item.paper.updates))
+    return retracted, noticed
 
 
 def web_row(hit) -> dict[str, Any]:
@@ -107,4 +132,12 @@ def footer_lines(result) -> list[str]:
     if result.filtered_out:
         lines.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
     lines.extend(markdown_text(note) for note in result.enrichment.notes)
+    retracted, noticed = update_counts(result.results)
+    if retracted or noticed:
+        parts = [f"{plural(retracted, 'retracted paper')} (title marked {RETRACTED_MARK.strip()})"] if retracted else []
+        if noticed:
+            parts.append(f"{plural(noticed, 'paper')} with a correction, erratum or expression of concern")
+        lines.append("notices: " + "; ".join(parts) + " (from OpenAlex, PubMed and Crossref)")
+    if result.excluded_retracted:
+        lines.append(f"{plural(result.excluded_retracted, 'retracted paper')} left out (--exclude-retracted)")
     return lines

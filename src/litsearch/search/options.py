@@ -22,6 +22,7 @@ class SearchOptions:
     filters: Filters = field(default_factory=Filters)
     verify: bool = True  # check DOIs at Crossref
     find_open_access: bool = True  # ask Unpaywall for missing OA links
+    exclude_retracted: bool = False  # drop papers a source marks retracted (default: shown, marked)
 
     @property
     def queries(self) -> list[str]:

@@ -63,6 +63,7 @@ class SearchResult:
     enrichment: EnrichmentReport = field(default_factory=EnrichmentReport)
     filtered_out: int = 0
     offline: bool = False  # answered from the cache alone (--offline)
+    excluded_retracted: int = 0  # retracted papers left out (--exclude-retracted)
 
     @property
     def total_count(self) -> int:
@@ -264,12 +265,20 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
             for position, item in zip(undecided, asked):
                 ranked[position] = item
             kept, filter_report = apply_filters(ranked, paper_outcomes, filters)
+    filtered_out = len(ranked) - len(kept)
+    excluded = 0
+    if options.exclude_retracted:  # what OpenAlex and PubMed already said, before choosing the rows
+        excluded = sum(1 for item in kept if item.paper.retracted)
+        kept = [item for item in kept if not item.paper.retracted]
     shown, rest = kept[: options.limit], kept[options.limit:]
     if shown and (options.find_open_access or options.verify):
         progress.enriching(len(shown))
     shown = await enrich_shown(http, shown, enrichment, open_access=options.find_open_access,
                                verify=options.verify, deadline=deadline)
     progress.enriched(enrichment)
+    if options.exclude_retracted:  # and what Crossref's notices said about the shown rows
+        excluded += sum(1 for item in shown if item.paper.retracted)
+        shown = [item for item in shown if not item.paper.retracted]
     kept = shown + rest
     return SearchResult(
         query=options.topic,
@@ -280,6 +289,7 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
         search_time_ms=int((time.monotonic() - started) * 1000),
         filter_report=filter_report,
         enrichment=enrichment,
-        filtered_out=len(ranked) - len(kept),
+        filtered_out=filtered_out,
         offline=bool(http.cache is not None and http.cache.offline),
+        excluded_retracted=excluded,
     )

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.records import Paper
 from ..core.text import fold_title
+from ..core.updates import combined_retracted, merged_updates
 
 AGREEMENT_BONUS = 0.1
 
@@ -42,8 +43,14 @@ class RankedPaper:
     oa_source: str | None = None  # which service gave the open-access link
 
     def with_doi_check(self, verdict: dict[str, Any]) -> "RankedPaper":
-        """A copy carrying Crossref's verdict on the DOI."""
-        return replace(self, doi_verified=verdict.get("verified"), doi_check=verdict)
+        """A copy carrying Crossref's verdict on the DOI, and the notices (retraction,
+        correction) Crossref knows about the work."""
+        paper = self.paper
+        if "updates" in verdict:
+            updates = merged_updates(paper.updates, verdict["updates"])
+            paper = replace(paper, updates=updates,
+                            retracted=combined_retracted([paper.retracted, verdict.get("retracted")], updates))
+        return replace(self, paper=paper, doi_verified=verdict.get("verified"), doi_check=verdict)
 
     def with_open_access(self, url: str | None, is_pdf: bool | None, source: str) -> "RankedPaper":
         """A copy with its open-access link: from a ``provider``, from ``unpaywall``, or

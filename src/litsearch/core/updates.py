@@ -1,0 +1,89 @@
+"""Retractions, corrections and expressions of concern: one vocabulary for every source.
+
+A paper carries ``retracted`` (True / False when a source could tell, None when none could)
+and ``updates``: the notices about it, each ``{type, notice_doi, notice_pmid, date, source}``
+with ``type`` one of ``UPDATE_TYPES``. OpenAlex says ``is_retracted``; PubMed has publication
+types and CommentsCorrections; Crossref has ``updated-by`` on the work and ``update-to`` on
+the notice. Each parser maps its own words here; merging and rendering use only this module.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+RETRACTION, CORRECTION, CONCERN, ERRATUM = "retraction", "correction", "expression_of_concern", "erratum"
+UPDATE_TYPES = (RETRACTION, CORRECTION, CONCERN, ERRATUM)
+
+# Crossref's update types (the "type" of updated-by / update-to) and PubMed's RefTypes.
+_CROSSREF_TYPES = {
+    "retraction": RETRACTION, "partial_retraction": RETRACTION, "withdrawal": RETRACTION, "removal": RETRACTION,
+    "correction": CORRECTION, "corrigendum": CORRECTION, "addendum": CORRECTION, "clarification": CORRECTION,
+    "erratum": ERRATUM, "expression_of_concern": CONCERN, "expression-of-concern": CONCERN,
+}
+_PUBMED_REF_TYPES = {
+    "RetractionIn": RETRACTION, "PartialRetractionIn": RETRACTION, "ErratumIn": ERRATUM,
+    "ExpressionOfConcernIn": CONCERN, "CorrectedandRepublishedIn": CORRECTION, "RepublishedIn": CORRECTION,
+}
+PUBMED_RETRACTED_TYPE = "Retracted Publication"
+# Words for people, as the table and the exports say them.
+LABELS = {RETRACTION: "retraction", CORRECTION: "correction", CONCERN: "expression of concern",
+          ERRATUM: "erratum"}
+_DOI_IN_TEXT = re.compile(r"\bdoi:?\s*(10\.\d{4,9}/\S+?)[.;,]?(?:\s|$)", re.I)
+
+
+def update(kind: str, notice_doi: str | None, date: str | None, source: str,
+           notice_pmid: str | None = None) -> dict[str, Any]:
+    return {"type": kind, "notice_doi": notice_doi, "notice_pmid": notice_pmid, "date": date, "source": source}
+
+
+def crossref_type(value: Any) -> str | None:
+    return _CROSSREF_TYPES.get(str(value).strip().lower()) if isinstance(value, str) else None
+
+
+def pubmed_ref_type(value: Any) -> str | None:
+    return _PUBMED_REF_TYPES.get(value) if isinstance(value, str) else None
+
+
+def doi_in_citation(text: str | None) -> str | None:
+    """The DOI written in a citation such as PubMed's RefSource ("… 2021;12:45. doi: 10.x/y.")."""
+    match = _DOI_IN_TEXT.search(f"{text or ''} ")
+    return match.group(1).lower() if match else None
+
+
+def merged_updates(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every notice once (by type and notice id), the first source's details kept."""
+    seen: dict[tuple, dict[str, Any]] = {}
+    for group in groups:
+        for item in group or []:
+            key = (item.get("type"), item.get("notice_doi") or item.get("notice_pmid") or item.get("source"))
+            if key not in seen:
+                seen[key] = dict(item)
+            else:  # the same notice from another source fills what the first lacked
+                kept = seen[key]
+                for name, value in item.items():
+                    if kept.get(name) is None:
+                        kept[name] = value
+                sources = [s for s in (kept.get("source"), item.get("source")) if s]
+                kept["source"] = ", ".join(dict.fromkeys(", ".join(sources).split(", "))) or None
+    return sorted(seen.values(), key=lambda item: (UPDATE_TYPES.index(item["type"])
+                                                    if item.get("type") in UPDATE_TYPES else 9, item.get("date") or ""))
+
+
+def combined_retracted(values: Iterable[bool | None], updates: Iterable[dict[str, Any]] = ()) -> bool | None:
+    """True when any source says so (or a retraction notice exists), False when some source
+    could tell and none says so, None when no source could tell."""
+    values = list(values)
+    if any(value is True for value in values) or any(item.get("type") == RETRACTION for item in updates):
+        return True
+    return False if any(value is False for value in values) else None
+
+
+def notice_words(updates: Iterable[dict[str, Any]]) -> str:
+    """"retraction 10.x/y (2021-03-01); correction 10.x/z" for notes in exports and the table."""
+    parts = []
+    for item in updates:
+        ident = item.get("notice_doi") or (f"PMID {item['notice_pmid']}" if item.get("notice_pmid") else None)
+        when = f" ({item['date']})" if item.get("date") else ""
+        parts.append(f"{LABELS.get(item.get('type'), item.get('type'))}{': ' + ident if ident else ''}{when}")
+    return "; ".join(parts)

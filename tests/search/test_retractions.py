@@ -1,0 +1,169 @@
+"""Retractions and corrections inline (issue 15, item 1), against fake APIs that carry them in
+each source's own format: OpenAlex ``is_retracted``, PubMed's "Retracted Publication" type and
+CommentsCorrections RetractionIn, Crossref's ``updated-by`` (on the work) and ``update-to`` (on
+a notice). The fictional papers appear only for queries about gastric organoids."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import bibtexparser
+import pytest
+import rispy
+
+import fake_apis
+from command import lit_search_command
+from conftest import shared_file
+from fake_server import Answer, FakeServer, SeenRequest
+from litsearch.core.updates import combined_retracted, merged_updates, notice_words
+from litsearch.providers.crossref_parse import notices_about, work_updates
+
+TOPIC = "gastric organoid stem cells"
+RETRACTED = "Gastric organoids reveal a regenerative stem cell niche"
+CORRECTED = "Organoid cultures of gastric cancer biopsies predict drug response"
+MARK = "⚠ RETRACTED — "
+
+
+@pytest.fixture
+def run(tmp_path):
+    with FakeServer() as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
+        env.update(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                   LITSEARCH_EMAIL="notices@example.org")
+
+        def run(args: list[str], code: int = 0) -> str:
+            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
+                                  timeout=90, cwd=tmp_path)
+            assert proc.returncode == code, proc.stderr
+            assert "Traceback" not in proc.stderr
+            return proc.stdout
+        run.server = server
+        yield run
+
+
+def by_title(payload: dict) -> dict[str, dict]:
+    return {result["title"].rstrip("."): result for result in payload["results"]}  # PubMed ends titles with "."
+
+
+def test_the_table_marks_the_retracted_paper_notes_the_correction_and_counts_them(run):
+    table = run([TOPIC])
+    rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| #")]
+    [retracted] = [row for row in rows if RETRACTED in row]
+    [corrected] = [row for row in rows if CORRECTED in row]
+    assert retracted.split(" | ")[2].startswith(MARK + RETRACTED)  # the Title cell starts with the mark
+    assert "(correction published)" in corrected.split(" | ")[2]
+    assert all(row.count(" | ") == 7 for row in rows)  # still 8 columns
+    assert ("- notices: 1 retracted paper (title marked ⚠ RETRACTED —); 1 paper with a correction, erratum or "
+            "expression of concern (from OpenAlex, PubMed and Crossref)") in table
+
+
+def test_json_says_retracted_and_lists_each_notice(run):
+    results = by_title(json.loads(run([TOPIC, "--format", "json"])))
+    retracted = results[RETRACTED]
+    assert retracted["retracted"] is True
+    [notice] = retracted["updates"]
+    assert notice["type"] == "retraction" and notice["notice_doi"] == "10.5555/jfg.2021.0045"
+    assert notice["notice_pmid"] == "34000002" and notice["date"] == "2021-03-01"
+    assert "pubmed" in notice["source"] and "crossref" in notice["source"]
+    corrected = results[CORRECTED]
+    assert corrected["retracted"] is False
+    assert corrected["updates"] == [{"type": "correction", "notice_doi": "10.5555/jfg.2020.0303", "notice_pmid": None,
+                                     "date": "2020-09-01", "source": "crossref (publisher)"}]
+    assert results["DNA targeting specificity of RNA-guided Cas9 nucleases"]["retracted"] is False
+
+
+@pytest.mark.parametrize("providers,verify,expect_notice", [
+    ("openalex", False, False),  # is_retracted alone: retracted, no notice to link
+    ("pubmed", False, True),  # the publication type and RetractionIn
+    ("semantic_scholar", True, True),  # S2 cannot tell; Crossref's updated-by in the DOI check can
+])
+def test_each_source_alone_tells(run, providers, verify, expect_notice):
+    args = [TOPIC, "--providers", providers, "--format", "json"] + ([] if verify else ["--no-verify"])
+    result = by_title(json.loads(run(args)))[RETRACTED]
+    assert result["retracted"] is True
+    assert bool(result["updates"]) is expect_notice
+
+
+def test_without_any_source_that_can_tell_retracted_is_null(run):
+    results = by_title(json.loads(run([TOPIC, "--providers", "semantic_scholar", "--no-verify", "--format", "json"])))
+    assert results[RETRACTED]["retracted"] is None and results[RETRACTED]["updates"] == []
+
+
+def test_exclude_retracted_drops_them_and_says_how_many(run):
+    table = run([TOPIC, "--exclude-retracted"])
+    assert RETRACTED not in table and CORRECTED in table
+    assert "- 1 retracted paper left out (--exclude-retracted)" in table
+    # Found only by Crossref's notice (S2 cannot tell): dropped after the DOI checks.
+    table = run([TOPIC, "--providers", "semantic_scholar", "--exclude-retracted"])
+    assert RETRACTED not in table and "1 retracted paper left out" in table
+
+
+def test_exports_carry_the_notices(run):
+    bib = bibtexparser.parse_string(run([TOPIC, "--format", "bibtex"]))
+    notes = {entry["title"]: entry.fields_dict.get("note") for entry in bib.entries}
+    [retracted_note] = [note.value for title, note in notes.items() if "regenerative" in title]
+    assert retracted_note.startswith("RETRACTED") and "10.5555/jfg.2021.0045" in retracted_note
+    ris = {entry["title"]: entry for entry in rispy.loads(run([TOPIC, "--format", "ris"]))}
+    assert ris[RETRACTED]["notes"][0].startswith("RETRACTED (retraction: 10.5555/jfg.2021.0045")
+    assert "correction: 10.5555/jfg.2020.0303" in ris[CORRECTED]["notes"][0]
+    csl = {item["title"]: item for item in json.loads(run([TOPIC, "--format", "csl-json"]))}
+    assert csl[RETRACTED]["note"].startswith("RETRACTED")
+    assert "note" not in csl["DNA targeting specificity of RNA-guided Cas9 nucleases"]
+
+
+def test_the_library_keeps_the_notices(run):
+    run([TOPIC, "--save"])
+    assert "RETRACTED" in run(["library", "export", "--format", "ris"])
+
+
+def test_paper_shows_the_notices_with_their_links(run):
+    shown = run(["paper", "10.5555/jfg.2019.0101"])
+    assert "**⚠ RETRACTED**" in shown
+    assert "- retraction: [10.5555/jfg.2021.0045](https://doi.org/10.5555/jfg.2021.0045), 2021-03-01" in shown
+    payload = json.loads(run(["paper", "10.5555/jfg.2019.0101", "--format", "json"]))
+    assert payload["retracted"] is True and payload["updates"][0]["notice_doi"] == "10.5555/jfg.2021.0045"
+
+
+def test_a_notice_among_the_checked_dois_marks_the_paper_it_retracts(tmp_path):
+    """Crossref's update-to: the notice names what it retracts, even when the work's own
+    record carries no updated-by."""
+    def works(request: SeenRequest) -> Answer:
+        normal = fake_apis.crossref_works(request)
+        if "doi:10.1038/nbt.2647" not in (request.param("filter") or ""):
+            return normal
+        payload = json.loads(normal.body)
+        payload["message"]["items"].append({"DOI": "10.1038/nbt.9999", "title": ["Retraction note"],
+                                            "update-to": [{"DOI": "10.1038/nbt.2647", "type": "retraction",
+                                                           "updated": {"date-parts": [[2024, 1, 2]]}}]})
+        return Answer(200, json.dumps(payload))
+    with FakeServer() as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
+        env.update(fake_apis.install(server, {"/crossref/works": works}), LITSEARCH_CACHE_DIR=str(tmp_path))
+        proc = subprocess.run(lit_search_command() + ["CRISPR off-target effects", "--providers", "semantic_scholar",
+                                                      "--format", "json"], capture_output=True, text=True, env=env)
+    result = by_title(json.loads(proc.stdout))["DNA targeting specificity of RNA-guided Cas9 nucleases"]
+    assert result["retracted"] is True
+    assert result["updates"][0] == {"type": "retraction", "notice_doi": "10.1038/nbt.9999", "notice_pmid": None,
+                                    "date": "2024-01-02", "source": "crossref"}
+
+
+def test_the_recorded_crossref_answer_with_a_correction_is_read():
+    path = shared_file("crossref/bodies/paperqa__doi_search_10.1073_pnas.1414271111__00_200.json")
+    message = json.loads(path.read_text(encoding="utf-8"))["message"]
+    found = work_updates(message)
+    assert found["retracted"] is False
+    assert found["updates"] == [{"type": "correction", "notice_doi": "10.1073/pnas.1507001112", "notice_pmid": None,
+                                 "date": "2015-05-04", "source": "crossref (publisher)"}]
+
+
+def test_the_vocabulary_merges_and_words_notices():
+    crossref = {"type": "retraction", "notice_doi": "10.1/n", "notice_pmid": None, "date": "2021", "source": "crossref"}
+    pubmed = {"type": "retraction", "notice_doi": "10.1/n", "notice_pmid": "9", "date": None, "source": "pubmed"}
+    [merged] = merged_updates([crossref], [pubmed])
+    assert merged["notice_pmid"] == "9" and merged["date"] == "2021" and merged["source"] == "crossref, pubmed"
+    assert combined_retracted([None, False]) is False and combined_retracted([None]) is None
+    assert combined_retracted([False], [crossref]) is True
+    assert notice_words([merged]) == "retraction: 10.1/n (2021)"
+    assert notices_about({"DOI": "10.1/n", "update-to": "not a list"}) == []
