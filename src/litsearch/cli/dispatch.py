@@ -25,6 +25,9 @@ COMMANDS = {
     "library": "litsearch.cli.library",
     "dedupe": "litsearch.cli.dedupe",
     "doctor": "litsearch.cli.doctor",
+    "snowball": "litsearch.cli.snowball",
+    "report": "litsearch.cli.report",
+    "rerun": "litsearch.cli.rerun",
 }
 
 
@@ -50,7 +53,7 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
     the first word is no paper id (paper, network), no library action, no file (dedupe)."""
     if not words or words[0].startswith("-"):
         return False
-    if name in ("paper", "network"):
+    if name in ("paper", "network", "snowball"):
         from ..core.errors import UnknownIdError
         from ..core.identifiers import parse_paper_ref
 
@@ -63,6 +66,8 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         from .library import ACTIONS
 
         return words[0] not in ACTIONS
+    if name in ("report", "rerun"):  # a missing record file is not a topic
+        return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
     return name in ("dedupe", "doctor") and not Path(words[0]).exists()
 
 

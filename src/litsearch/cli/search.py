@@ -6,8 +6,10 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Sequence
+from pathlib import Path
+from typing import Any, Sequence
 
 from .. import __version__
 from ..biblio.formats import EXPORT_FORMATS
@@ -105,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "their titles starting with '⚠ RETRACTED —'); the footer says how many")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the Crossref check of each shown DOI (and Unpaywall's OA lookup)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="also write a JSON search record: every request as sent (keys redacted), counts "
+                             "and result ids, for `lit-search report RECORD` and `lit-search rerun RECORD`")
     parser.add_argument("--no-abstracts", action="store_true",
                         help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
     add_quiet_option(parser)
@@ -155,6 +160,7 @@ def search_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     redact_logs(settings)
     fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    check_record_path(args.record)
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
     live = LiveStatus() if LiveStatus.wanted(args.quiet) else None
@@ -172,7 +178,12 @@ def search_command(argv: Sequence[str]) -> int:
             console.say(f"{outcome.provider} failed: {outcome.error}")
         for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
             console.say(f"{outcome.provider}: {note}")
-    output = _render(result, options, fmt, include_abstracts=not args.no_abstracts)
+    if args.record:
+        from ..core.sanitize import json_text
+        from ..search.record import search_record
+
+        write_output(json_text(search_record(options, result)), settings, args.record)
+    output = render_result(result, options.limit, fmt, include_abstracts=not args.no_abstracts)
     if fmt == "markdown" and not args.output and sys.stdout.isatty():
         from ..render.markup import for_terminal
 
@@ -194,32 +205,50 @@ async def _search(http, store, options: SearchOptions, save: bool, progress=None
     result = await run_search(options, http.settings, http=http, progress=progress)
     if not save or store is None:
         return result, None, None
+    note, error = await save_shown(http, store, result.results[: options.limit])
+    return result, note, error
+
+
+async def save_shown(http, store, shown) -> tuple[str, Any]:
+    """Keep ``shown`` (RankedPapers) in the library and refresh the citation links: (the
+    footer's note, the StoreError when the library could not be written, else None)."""
     from ..graph.links import link_citations
     from ..library.record import saved_record
 
-    shown = result.results[: options.limit]
     try:
         ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
                                               doi_verified=item.doi_verified) for item in shown])
         links, problems = await link_citations(http, store)
     except StoreError as error:  # the answers are still shown; the command then exits 4
-        return result, f"not saved to the library: {error}", error
+        return f"not saved to the library: {error}", error
     note = (f"saved {len(ids)} papers to the library ({store.path}); "
             f"{links} new citation links among library papers")
     if problems:
         note += " (" + "; ".join(problems) + ")"
-    return result, note, None
+    return note, None
 
 
-def _render(result, options: SearchOptions, fmt: str, include_abstracts: bool) -> str:
+def check_record_path(path: str | None) -> None:
+    """--record FILE: its folder must exist (checked before any request, as for -o)."""
+    if path is None:
+        return
+    target = Path(path)
+    if path.endswith(("/", os.sep)) or target.is_dir():
+        raise UsageError(f"--record {path}: a file name is needed, not a folder")
+    if not target.parent.is_dir():
+        raise UsageError(f"--record {path}: the folder {target.parent} does not exist")
+
+
+def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:
+    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
     if fmt == "json":
         from ..render.search_json import render_json
 
-        return render_json(result, options.limit, include_abstracts=include_abstracts)
+        return render_json(result, limit, include_abstracts=include_abstracts)
     if fmt in EXPORT_FORMATS:
         from ..biblio.formats import export_papers
 
-        return export_papers([item.paper for item in result.results[: options.limit]], fmt)
+        return export_papers([item.paper for item in result.results[:limit]], fmt)
     from ..render.table import render_markdown
 
-    return render_markdown(result, options.limit, include_abstracts=include_abstracts)
+    return render_markdown(result, limit, include_abstracts=include_abstracts)

@@ -31,6 +31,8 @@ from .shared_pace import BUSY, SharedPace
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
+# Parameters that identify the user (keys, contact emails): never written into a search record.
+IDENTITY_PARAMETERS = frozenset({"api_key", "email", "mailto", "x-api-key"})
 MACHINE_SLOT_POLL_SECONDS = 0.02  # how often a request waiting for another process's place looks again
 
 
@@ -102,6 +104,24 @@ class HttpClient:
         self._client: httpx.AsyncClient | None = None
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.request_counts: dict[str, int] = {}
+        self.sent: list[dict[str, Any]] = []  # every request asked for, in order (log_request)
+
+    def log_request(self, provider: str, method: str, url: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """Note a request as sent (for a search record): URL without query, parameters and any
+        JSON body, with keys and contact emails replaced. Returns the entry, to add the status."""
+        def shown(name: str, value: Any) -> Any:
+            if str(name).lower() in IDENTITY_PARAMETERS:
+                return "[redacted]"
+            return self.settings.redact(str(value)) if not isinstance(value, (list, dict)) else value
+
+        params = kwargs.get("params") or {}
+        pairs = params.items() if isinstance(params, Mapping) else params
+        entry = {"provider": provider, "method": method, "url": self.settings.redact(url.split("?", 1)[0]),
+                 "params": {str(name): shown(name, value) for name, value in pairs}}
+        if isinstance(kwargs.get("json"), Mapping):
+            entry["json"] = {str(name): shown(name, value) for name, value in kwargs["json"].items()}
+        self.sent.append(entry)
+        return entry
 
     @property
     def user_agent(self) -> str:
@@ -238,16 +258,23 @@ class ProviderSession:
         ``accept_status``) return; anything else raises ProviderError. With a response cache,
         a stored answer is returned without touching the network."""
         cache = self.http.cache
+        entry = self.http.log_request(self.provider, method, url, kwargs)
         if cache is not None:
             cached = cache.lookup(self.provider, method, url, kwargs)
             if cached is not None:
                 self.cache_hits += 1
+                entry.update(status=cached.status, from_cache=True)
                 return cached
             if cache.offline:
                 raise NotCached(f"offline: no cached answer for this request to {self.provider}",
                                 provider=self.provider)
-        response = await self._request_with_retries(method, url, accept_status=accept_status, retries=retries,
-                                                    **kwargs)
+        try:
+            response = await self._request_with_retries(method, url, accept_status=accept_status, retries=retries,
+                                                        **kwargs)
+        except ProviderError as error:
+            entry.update(status=error.status, error=str(error))
+            raise
+        entry["status"] = response.status
         if cache is not None:
             key = cache.save(self.provider, method, url, kwargs, response)
             if key:

@@ -63,6 +63,7 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
         "doi_is_arxiv_datacite": bool(paper.doi and is_arxiv_doi(paper.doi)),
         "retracted": paper.retracted,
         "updates": [dict(item) for item in paper.updates],
+        **({"via": [dict(entry) for entry in item.via]} if item.via is not None else {}),
     }
 
 

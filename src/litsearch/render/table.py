@@ -53,10 +53,14 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "oa_url": oa,
         "snippet": snippet(paper.abstract or paper.tldr),
         "snippet_is_tldr": not paper.abstract and bool(paper.tldr),
+        "via": "; ".join(f"{VIA_WORDS[entry['direction']]} {markdown_text(entry['seed'])}" for entry in item.via)
+               if item.via else None,
     }
 
 
 RETRACTED_MARK = "⚠ RETRACTED — "
+# How a paper found by citation chasing connects to a seed.
+VIA_WORDS = {"backward": "cited by", "forward": "cites", "both": "cites and is cited by"}
 
 
 def _update_mark(paper) -> str:

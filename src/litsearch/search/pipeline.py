@@ -64,6 +64,10 @@ class SearchResult:
     filtered_out: int = 0
     offline: bool = False  # answered from the cache alone (--offline)
     excluded_retracted: int = 0  # retracted papers left out (--exclude-retracted)
+    record_total: int | None = None  # records fetched, when they come from no provider outcome (snowball)
+    after_dedupe: int | None = None  # papers once duplicates were merged, before the filters
+    sent: list[dict] = field(default_factory=list)  # every request, as HttpClient.log_request noted it
+    empty_message: str | None = None  # said instead of "No papers found" when nothing is shown (rerun)
 
     @property
     def total_count(self) -> int:
@@ -71,6 +75,8 @@ class SearchResult:
 
     @property
     def record_count(self) -> int:
+        if self.record_total is not None:
+            return self.record_total
         return sum(len(o.records) for o in self.outcomes)
 
     @property
@@ -292,4 +298,6 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
         filtered_out=filtered_out,
         offline=bool(http.cache is not None and http.cache.offline),
         excluded_retracted=excluded,
+        after_dedupe=len(ranked),
+        sent=list(http.sent),
     )

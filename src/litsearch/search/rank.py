@@ -41,6 +41,8 @@ class RankedPaper:
     doi_check: dict | None = None
     oa_is_pdf: bool | None = None
     oa_source: str | None = None  # which service gave the open-access link
+    # Citation chasing (`snowball`): the seeds this paper connects to and in which direction.
+    via: list[dict[str, str]] | None = None
 
     def with_doi_check(self, verdict: dict[str, Any]) -> "RankedPaper":
         """A copy carrying Crossref's verdict on the DOI, and the notices (retraction,

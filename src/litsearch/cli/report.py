@@ -1,0 +1,46 @@
+"""``lit-search report RECORD [--format markdown|json]``: the methods paragraph (PRISMA-S style)
+and the PRISMA 2020 identification table of a search record written with --record."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..core.errors import EXIT_CODES_HELP, ExitCode
+from ..core.sanitize import json_text
+from .common import load_settings, new_parser, run_command, write_output
+
+PROG = "lit-search report"
+
+DESCRIPTION = """\
+Turn a search record (written by `lit-search TOPIC --record FILE` or `lit-search snowball ...
+--record FILE`) into a methods paragraph a systematic review can cite (sources, date searched,
+the exact search string sent to each source, limits and filters, deduplication) and a PRISMA
+2020 identification table (records per source, duplicates removed, records screened), whose
+numbers add up. Then every request as it was sent."""
+
+EPILOG = f"""\
+{EXIT_CODES_HELP}
+  Here: 2 when RECORD cannot be read or is not a search record."""
+
+
+def build_parser():
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
+                        help="markdown (default) or JSON with the same parts")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: report_command(argv))
+
+
+def report_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    from ..render.report import report_markdown, report_payload
+    from ..search.record import read_record
+
+    record = read_record(args.record)
+    text = json_text(report_payload(record)) if args.format == "json" else report_markdown(record)
+    write_output(text, load_settings())
+    return ExitCode.OK

@@ -1,0 +1,126 @@
+"""``lit-search rerun RECORD``: repeat a recorded search (or citation chase) today, with the
+same topic, variants, providers, filters and limits, fresh from the APIs, and show only the
+papers that are new since the record (by any of their ids). The "what's new" alert of a
+living review; ``--record FILE`` writes today's record."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+from typing import Any, Sequence
+
+from ..core.errors import EXIT_CODES_HELP, ExitCode
+from ..core.identifiers import parse_paper_ref
+from ..core.sanitize import json_text
+from ..core.text import fold_title
+from .common import Console, add_quiet_option, fetch, load_settings, new_parser, output_format, run_command, write_output
+from .search import EXPORT_FORMATS, check_record_path, render_result
+
+PROG = "lit-search rerun"
+
+DESCRIPTION = """\
+Repeat a recorded search today (the same requests: topic, variants, providers, filters,
+limit; not from the cache) and show only the papers that were not in the record, in the
+same table. A paper counts as known when it shares any id (DOI, PMID, arXiv, Semantic
+Scholar, OpenAlex) with a recorded result, or its title and year."""
+
+EPILOG = f"""\
+{EXIT_CODES_HELP}
+  Here: 2 when RECORD cannot be read, 3 when every provider failed."""
+
+
+def build_parser():
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
+    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+                        help="markdown table (default), JSON, or an export format, of the new papers")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
+    parser.add_argument("--record", dest="new_record", metavar="FILE", help="write today's search record")
+    add_quiet_option(parser)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: rerun_command(argv))
+
+
+def rerun_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    from ..search.record import read_record
+
+    record = read_record(args.record)
+    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    check_record_path(args.new_record)
+    settings = load_settings()
+    console = Console(settings, args.quiet)
+    if record["kind"] == "snowball":
+        result, new_record, limit, failed = _rerun_snowball(record, settings, console)
+    else:
+        result, new_record, limit, failed = _rerun_search(record, settings, console)
+    known = _known(record.get("results", []))
+    shown = result.results[:limit]
+    fresh = [item for item in shown if not _is_known(item.paper, known)]
+    result = dataclasses.replace(result, results=fresh, empty_message=(
+        f"Nothing new since the record of {record.get('searched_at', 'an unknown date')}: "
+        f"all {len(shown)} papers shown today were in it."))
+    result.enrichment.notes.insert(0, f"rerun of the search recorded {record.get('searched_at', '?')}: "
+                                      f"{len(fresh)} new of the {len(shown)} shown today "
+                                      f"(the record listed {len(record.get('results', []))})")
+    if args.new_record:
+        write_output(json_text(new_record), settings, args.new_record)
+    write_output(render_result(result, limit, fmt, include_abstracts=True), settings, args.output)
+    return ExitCode.ALL_FAILED if failed else ExitCode.OK
+
+
+def _rerun_search(record: dict[str, Any], settings, console):
+    from ..search.options import SearchOptions
+    from ..search.pipeline import run_search
+    from ..search.record import filters_from_dict, search_record
+
+    recorded = record.get("options", {})
+    options = SearchOptions(topic=record["topic"], variants=list(record.get("variants") or []),
+                            providers=list(recorded.get("providers") or []) or None,
+                            limit=int(recorded.get("limit") or 20), sort=recorded.get("sort") or "relevance",
+                            filters=filters_from_dict(recorded.get("filters") or {}),
+                            verify=bool(recorded.get("verify", True)), find_open_access=bool(recorded.get("verify", True)),
+                            exclude_retracted=bool(recorded.get("exclude_retracted")))
+    result = fetch(settings, "refresh", console, lambda http, _store: run_search(options, settings, http=http))
+    return result, search_record(options, result), options.limit, result.all_failed
+
+
+def _rerun_snowball(record: dict[str, Any], settings, console):
+    from ..graph.snowball import snowball
+    from ..search.record import snowball_record
+    from .snowball import as_search_result
+
+    recorded = record.get("options", {})
+    seeds = [(seed["id"], parse_paper_ref(seed["id"])) for seed in record.get("seeds", [])]
+    args = argparse.Namespace(limit=int(recorded.get("limit") or 20), no_verify=not recorded.get("verify", True))
+    started = time.monotonic()
+
+    async def work(http, _store):
+        found = await snowball(http, seeds, recorded.get("direction") or "both", recorded.get("topic"),
+                               progress=console.say)
+        return found, await as_search_result(http, found, args, started)
+
+    found, result = fetch(settings, "refresh", console, work)
+    return result, snowball_record(found, result, args), args.limit, found.all_failed
+
+
+def _known(results: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    keys = set()
+    for entry in results:
+        for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id"):
+            if entry.get(name):
+                keys.add((name, str(entry[name]).lower()))
+        if entry.get("title"):
+            keys.add(("title", f"{fold_title(entry['title'])}|{entry.get('year')}"))
+    return keys
+
+
+def _is_known(paper, known: set[tuple[str, str]]) -> bool:
+    keys = {(name, str(getattr(paper, name)).lower()) for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
+            if getattr(paper, name)}
+    keys.add(("title", f"{fold_title(paper.title)}|{paper.year}"))
+    return bool(keys & known)

@@ -1,0 +1,164 @@
+"""``lit-search snowball SEED… [--direction backward|forward|both] [--topic TEXT] [--limit N]``:
+citation chasing from seed papers into one deduplicated, ranked list, with the same outputs
+as a search (table, JSON, every export format, --save, --record)."""
+
+from __future__ import annotations
+
+import time
+from typing import Sequence
+
+from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
+from ..core.identifiers import ID_HELP, parse_paper_ref
+from ..core.sanitize import json_text
+from ..graph.limits import MAX_SEEDS
+from .common import (
+    Console,
+    add_cache_options,
+    add_quiet_option,
+    cache_mode,
+    fetch,
+    load_settings,
+    new_parser,
+    output_format,
+    run_command,
+    write_output,
+)
+from .search import EXPORT_FORMATS, check_record_path, render_result, save_shown
+
+PROG = "lit-search snowball"
+MAX_LIMIT = 100
+
+DESCRIPTION = """\
+Chase citations from seed papers: backward (the papers they cite), forward (the papers citing
+them) or both. Every paper found goes through the search's merge engine, so one reached from
+several seeds or sources is one row; its JSON "via" says which seeds it connects to and how.
+Ranked by the number of seeds connected, then relevance to --topic (title and abstract), then
+citations; the seeds themselves are left out. DOIs are checked at Crossref (with retraction
+notices) and open-access links looked up, as for a search."""
+
+EPILOG = f"""\
+seeds: {ID_HELP}; or --from-library for every paper saved in the library. At most {MAX_SEEDS}.
+reach: each seed's reference list and one page of citing papers (Semantic Scholar first,
+  OpenAlex when it lacks the paper); the footer states the cap and the counts.
+{EXIT_CODES_HELP}
+  Here: 3 no seed could be fetched, 5 no provider has any seed."""
+
+
+def build_parser():
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    parser.add_argument("seeds", nargs="*", metavar="SEED", help="seed papers (any id form, as for 'paper')")
+    parser.add_argument("--from-library", action="store_true", help="use every paper in the library as a seed")
+    parser.add_argument("--direction", choices=("backward", "forward", "both"), default="both",
+                        help="backward = their references, forward = papers citing them, both (default)")
+    parser.add_argument("--topic", metavar="TEXT", help="rank papers about this topic first among equals")
+    parser.add_argument("--limit", type=int, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
+    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+                        help="markdown table (default), JSON, or an export format")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
+    parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")
+    parser.add_argument("--record", metavar="FILE", help="write a JSON search record (see `lit-search report`)")
+    parser.add_argument("--no-verify", action="store_true", help="skip the Crossref checks and Unpaywall lookups")
+    parser.add_argument("--no-abstracts", action="store_true", help="leave out abstract snippets and abstracts")
+    add_quiet_option(parser)
+    add_cache_options(parser)
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: snowball_command(argv))
+
+
+def snowball_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    if bool(args.seeds) == args.from_library:
+        raise UsageError("give seed ids or --from-library (one of the two)")
+    seeds = [(text, parse_paper_ref(text)) for text in dict.fromkeys(args.seeds)]
+    if len(seeds) > MAX_SEEDS:
+        raise UsageError(f"{len(seeds)} seed papers given; the limit is {MAX_SEEDS}")
+    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    check_record_path(args.record)
+    settings = load_settings()
+    console = Console(settings, args.quiet)
+    started = time.monotonic()
+
+    async def work(http, store):
+        chosen = seeds or _library_seeds(store)
+        from ..graph.snowball import snowball
+
+        found = await snowball(http, chosen, args.direction, args.topic, progress=console.say)
+        result = await as_search_result(http, found, args, started)
+        note, error = (None, None)
+        if args.save and store is not None and result.results:
+            note, error = await save_shown(http, store, result.results[: args.limit])
+        return found, result, note, error
+
+    found, result, saved_note, save_error = fetch(settings, cache_mode(args), console, work,
+                                                  store_needed=args.save or args.from_library)
+    for seed in found.seeds:
+        if seed.error:
+            console.warn(f"seed {seed.label}: {seed.error}")
+    if saved_note:
+        result.enrichment.notes.append(saved_note)
+    if args.record:
+        from ..search.record import snowball_record
+
+        write_output(json_text(snowball_record(found, result, args)), settings, args.record)
+    write_output(render_result(result, args.limit, fmt, include_abstracts=not args.no_abstracts), settings,
+                 args.output)
+    if save_error is not None:
+        console.warn(str(save_error))
+        return save_error.exit_code
+    return ExitCode.ALL_FAILED if found.all_failed else ExitCode.OK
+
+
+def _library_seeds(store) -> list:
+    """(label, PaperRef) of each library paper, by its best id."""
+    if store is None:
+        raise UsageError("--from-library needs the library, which could not be opened")
+    seeds = []
+    for listed in store.list_papers():
+        record = store.get_paper(listed.id) or {}
+        for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id"):  # the most specific id first
+            if record.get(name):
+                try:
+                    seeds.append((str(record[name]), parse_paper_ref(str(record[name]))))
+                    break
+                except UsageError:
+                    continue
+    if not seeds:
+        raise UsageError("the library is empty: save papers first (lit-search TOPIC --save)")
+    if len(seeds) > MAX_SEEDS:
+        raise UsageError(f"the library holds {len(seeds)} papers; snowball takes at most {MAX_SEEDS} seeds: "
+                         "give the seeds' ids instead")
+    return seeds
+
+
+async def as_search_result(http, found, args, started: float):
+    """The snowball as a SearchResult (so that every search output serves it), with the shown
+    rows enriched and the snowball's counts in the footer."""
+    from ..graph.snowball import CITING_CAP
+    from ..render.markup import plural
+    from ..search.enrich import EnrichmentReport, enrich_shown
+    from ..search.pipeline import BUDGET_MARGIN_SECONDS, SearchResult
+
+    report = EnrichmentReport()
+    for provider, count in found.requests.items():
+        report.count(provider, count)
+    shown, rest = found.results[: args.limit], found.results[args.limit:]
+    if shown and not args.no_verify:  # DOI checks (with retraction notices) and open-access links
+        deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
+        shown = await enrich_shown(http, shown, report, open_access=True, verify=True, deadline=deadline)
+    seeds_ok = [seed for seed in found.seeds if seed.paper is not None]
+    report.notes[:0] = [
+        f"seeds: {len(seeds_ok)} of {len(found.seeds)} fetched ({', '.join(seed.label for seed in found.seeds)})",
+        f"found: {plural(found.references_found, 'reference')}, {plural(found.citing_found, 'citing paper')}; "
+        f"{plural(len(found.results), 'paper')} after removing duplicates and the seeds; {len(shown)} shown",
+        f"reach: {CITING_CAP}; direction {found.direction}",
+    ] + found.notes
+    labels = ", ".join(seed.label for seed in found.seeds)
+    return SearchResult(query=f"snowball from {labels} ({found.direction})", variants=[], outcomes=[],
+                        results=shown + rest, provider_reason=None,
+                        search_time_ms=int((time.monotonic() - started) * 1000), enrichment=report,
+                        record_total=found.references_found + found.citing_found, sent=list(http.sent))

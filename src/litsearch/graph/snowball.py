@@ -1,0 +1,140 @@
+"""Citation chasing: from seed papers to one deduplicated, ranked list of the papers they cite
+(backward) and the papers citing them (forward).
+
+Each seed is looked up as `paper` does (Semantic Scholar first, OpenAlex when S2 lacks it or
+fails), with its reference list and one page of citing papers. Every candidate then goes
+through the search's merge engine with the seeds themselves, so a paper reached from several
+seeds, or from both providers, is one row; a cluster holding a seed is the seed, not a find.
+Rank: how many seeds a paper connects to, then relevance to ``topic`` (its words in the title
+and abstract), then citations. Each result says ``via``: which seeds, in which direction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..core.errors import LitSearchError
+from ..core.identifiers import PaperRef
+from ..core.records import Paper
+from ..core.text import fold_title
+from ..net.http import HttpClient
+from ..providers import openalex, semantic_scholar
+from ..search.rank import RankedPaper
+from .bundle import PaperBundle, fetch_paper_bundle
+from .limits import PARALLEL_FETCHES
+
+DIRECTIONS = ("backward", "forward", "both")
+# What one seed can bring: its reference list (S2's first page, else OpenAlex's first works)
+# and one page of citing papers. Stated in the footer.
+CITING_CAP = f"at most {semantic_scholar.LIST_LIMIT} citing papers per seed from Semantic Scholar " \
+             f"({openalex.CITING_PER_PAGE} from OpenAlex)"
+
+
+@dataclass
+class Seed:
+    label: str  # as the user gave it (a DOI, PMID, …)
+    paper: Paper | None = None  # the seed's merged record
+    error: str | None = None
+
+
+@dataclass
+class SnowballResult:
+    seeds: list[Seed]
+    direction: str
+    topic: str | None
+    results: list[RankedPaper]
+    references_found: int = 0
+    citing_found: int = 0
+    seed_records: int = 0  # records found that were a seed itself (left out)
+    notes: list[str] = field(default_factory=list)
+    requests: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def all_failed(self) -> bool:
+        return all(seed.paper is None for seed in self.seeds)
+
+
+async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction: str = "both",
+                   topic: str | None = None, progress: Callable[[str], None] | None = None) -> SnowballResult:
+    """Fetch every seed's lists (a few seeds at a time), merge and rank the candidates."""
+    gate = asyncio.Semaphore(PARALLEL_FETCHES)
+
+    async def fetch(label: str, ref: PaperRef) -> tuple[Seed, PaperBundle | None]:
+        async with gate:
+            try:
+                bundle = await fetch_paper_bundle(http, ref, progress)
+            except LitSearchError as error:
+                return Seed(label, error=str(error)), None
+            return Seed(label, paper=bundle.paper), bundle
+
+    fetched = await asyncio.gather(*(fetch(label, ref) for label, ref in refs))
+    seeds = [seed for seed, _ in fetched]
+    candidates: list[tuple[Paper, int, str]] = []  # (record, seed number, "cites"/"cited by")
+    result = SnowballResult(seeds, direction, topic, [])
+    for number, (seed, bundle) in enumerate(fetched):
+        if bundle is None:
+            continue
+        result.notes += [f"seed {number + 1} ({seed.label}): {note}" for note in bundle.notes]
+        if direction in ("backward", "both"):
+            candidates += [(paper, number, "backward") for paper in bundle.references]
+            result.references_found += len(bundle.references)
+        if direction in ("forward", "both"):
+            candidates += [(paper, number, "forward") for paper in bundle.citations]
+            result.citing_found += len(bundle.citations)
+    result.results, result.seed_records = _merged_and_ranked(seeds, candidates, topic)
+    result.requests = dict(http.request_counts)
+    return result
+
+
+def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str]],
+                       topic: str | None) -> tuple[list[RankedPaper], int]:
+    """(the ranked finds, how many found records were a seed)."""
+    from ..dedupe.clusters import find_clusters
+    from ..dedupe.merge import merge_cluster
+
+    seed_papers = [seed.paper for seed in seeds if seed.paper is not None]
+    records = seed_papers + [paper for paper, _, _ in candidates]
+    ranked, seed_records = [], 0
+    for cluster in find_clusters(records):
+        if any(member < len(seed_papers) for member in cluster.members):
+            seed_records += sum(1 for member in cluster.members if member >= len(seed_papers))
+            continue  # the seed itself (or another record of it): not a find
+        members = [candidates[member - len(seed_papers)] for member in cluster.members]
+        papers = [paper for paper, _, _ in members]
+        paper = papers[0] if len(papers) == 1 else merge_cluster(papers)
+        via = _via(seeds, members)
+        connected = len({entry["seed"] for entry in via})
+        relevance = _topic_relevance(paper, topic)
+        ranked.append(RankedPaper(paper, papers, merge_reasons=list(cluster.reasons),
+                                  provider_scores={p.provider: 1.0 for p in papers}, relevance=relevance,
+                                  score=float(connected), via=via))
+    ranked.sort(key=lambda item: (-item.score, -item.relevance, -(item.paper.citation_count or 0),
+                                  fold_title(item.paper.title)))
+    return ranked, seed_records
+
+
+def _via(seeds: list[Seed], members: list[tuple[Paper, int, str]]) -> list[dict[str, str]]:
+    """Which seeds a paper connects to and how: "backward" (the seed cites it), "forward"
+    (it cites the seed), or both."""
+    directions: dict[int, set[str]] = {}
+    for _, number, direction in members:
+        directions.setdefault(number, set()).add(direction)
+    return [{"seed": seeds[number].label,
+             "direction": "both" if len(found) == 2 else next(iter(found))}
+            for number, found in sorted(directions.items())]
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _topic_relevance(paper: Paper, topic: str | None) -> float:
+    """The share of the topic's words found in the title (counted double) and abstract, 0-1."""
+    words = {word for word in _WORD.findall((topic or "").casefold()) if len(word) > 2}
+    if not words:
+        return 0.0
+    title = set(_WORD.findall((paper.title or "").casefold()))
+    abstract = set(_WORD.findall((paper.abstract or "").casefold()))
+    return sum(2 * (word in title) + (word in abstract) for word in words) / (3 * len(words))

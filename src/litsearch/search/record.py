@@ -1,0 +1,140 @@
+"""A search record a systematic review can cite and re-run (``--record FILE``).
+
+One JSON document per search or snowball: the tool and its version, the UTC time, the topic
+and variants, for every provider each request as sent (URL, parameters, JSON body; keys and
+contact emails replaced by "[redacted]") with its status and the number of records it gave,
+the filters and where each was applied, the counts of a PRISMA 2020 identification box
+(identified per source, duplicates removed, filtered out, shown) and the ids of every result.
+``lit-search report`` turns it into methods text; ``lit-search rerun`` repeats it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping
+
+from .. import __version__
+from ..core.errors import InputError
+from ..core.filters import Filters
+
+RECORD_VERSION = 1
+RESULT_IDS = ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _result_entries(items) -> list[dict[str, Any]]:
+    return [{"rank": rank, "title": item.paper.title, "year": item.paper.year,
+             **{name: getattr(item.paper, name) for name in RESULT_IDS},
+             **({"retracted": True} if item.paper.retracted else {})}
+            for rank, item in enumerate(items, start=1)]
+
+
+def _requests_by_provider(sent: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    grouped: dict[str, list[dict[str, Any]]] = {}
+    for entry in sent:
+        grouped.setdefault(entry["provider"], []).append({k: v for k, v in entry.items() if k != "provider"})
+    return grouped
+
+
+def _filters_dict(filters: Filters) -> dict[str, Any]:
+    values = asdict(filters)
+    values.pop("resolved", None)
+    return {name: (value.isoformat() if isinstance(value, date) else list(value) if isinstance(value, tuple) else value)
+            for name, value in values.items()}
+
+
+def filters_from_dict(values: Mapping[str, Any]) -> Filters:
+    """The Filters a record holds (as ``_filters_dict`` wrote them)."""
+    def day(value: Any) -> date | None:
+        return date.fromisoformat(value) if isinstance(value, str) and value else None
+    return Filters(date_from=day(values.get("date_from")), date_to=day(values.get("date_to")),
+                   venue=values.get("venue"), author=values.get("author"),
+                   open_access=bool(values.get("open_access")), types=tuple(values.get("types") or ()),
+                   min_citations=values.get("min_citations"))
+
+
+def search_record(options, result) -> dict[str, Any]:
+    """The record of one search (``options``: SearchOptions, ``result``: SearchResult)."""
+    requests = _requests_by_provider(result.sent)
+    providers = []
+    for outcome in result.outcomes:
+        providers.append({"name": outcome.provider, "count": len(outcome.records), "error": outcome.error,
+                          "requests": requests.get(outcome.provider, [])})
+    enrichment = [{"name": name, "requests": entries} for name, entries in requests.items()
+                  if name not in {outcome.provider for outcome in result.outcomes}]
+    shown = result.results[: options.limit]
+    return {
+        "record_version": RECORD_VERSION,
+        "kind": "search",
+        "tool": {"name": "lit-search", "version": __version__},
+        "searched_at": _now(),
+        "topic": options.topic,
+        "variants": result.variants,
+        "options": {"providers": [outcome.provider for outcome in result.outcomes], "limit": options.limit,
+                    "sort": options.sort, "filters": _filters_dict(options.filters),
+                    "verify": options.verify, "exclude_retracted": options.exclude_retracted},
+        "providers": providers,
+        "enrichment": enrichment,
+        "filters_applied": list(result.filter_report),
+        "counts": _counts(result.record_count, {p["name"]: p["count"] for p in providers},
+                          result.after_dedupe, result.filtered_out, result.excluded_retracted, len(shown)),
+        "results": _result_entries(shown),
+    }
+
+
+def snowball_record(found, result, args) -> dict[str, Any]:
+    """The record of one citation chase (``found``: SnowballResult, ``result``: its SearchResult)."""
+    requests = _requests_by_provider(result.sent)
+    shown = result.results[: args.limit]
+    identified = found.references_found + found.citing_found
+    return {
+        "record_version": RECORD_VERSION,
+        "kind": "snowball",
+        "tool": {"name": "lit-search", "version": __version__},
+        "searched_at": _now(),
+        "topic": found.topic,
+        "seeds": [{"id": seed.label, "title": seed.paper.title if seed.paper else None, "error": seed.error}
+                  for seed in found.seeds],
+        "options": {"direction": found.direction, "limit": args.limit, "topic": found.topic,
+                    "verify": not args.no_verify},
+        "providers": [{"name": name, "requests": entries} for name, entries in requests.items()],
+        "filters_applied": [],
+        "counts": _counts(identified, {"the seeds' references": found.references_found,
+                                       "papers citing the seeds": found.citing_found},
+                          len(found.results) + found.seed_records, 0, 0, len(shown),
+                          removed_as_seeds=found.seed_records),
+        "results": _result_entries(shown),
+    }
+
+
+def _counts(identified: int, per_source: dict[str, int], after_dedupe: int | None, filtered_out: int,
+            excluded_retracted: int, shown: int, removed_as_seeds: int = 0) -> dict[str, Any]:
+    after = identified if after_dedupe is None else after_dedupe
+    return {"identified": identified, "per_source": per_source, "duplicates_removed": identified - after,
+            "after_duplicates_removed": after, "seeds_removed": removed_as_seeds, "filtered_out": filtered_out,
+            "excluded_retracted": excluded_retracted, "shown": shown}
+
+
+def read_record(path: str) -> dict[str, Any]:
+    """A record written by --record; InputError (exit 2) for anything else."""
+    import json
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the search record {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        record = json.loads(text)
+    except ValueError:
+        raise InputError(f"{path} is not a lit-search search record (not JSON)") from None
+    if not isinstance(record, dict) or record.get("kind") not in ("search", "snowball") \
+            or not isinstance(record.get("record_version"), int):
+        raise InputError(f"{path} is not a lit-search search record (write one with --record FILE)")
+    if record["record_version"] > RECORD_VERSION:
+        raise InputError(f"{path} was written by a newer lit-search (record version {record['record_version']})")
+    return record

@@ -1,0 +1,137 @@
+"""A search record a review can cite and re-run (issue 15, item 3): --record on search and
+snowball, `lit-search report` (methods paragraph, PRISMA identification table that adds up)
+and `lit-search rerun` (nothing new in an unchanged world; exactly the paper the world gained)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import fake_apis
+from command import lit_search_command
+from fake_server import FakeServer
+from graph.test_snowball import GRAPH
+from cli.test_paper_network_cli import CitationGraphAPI
+
+TOPIC = "CRISPR off-target effects"
+KEY = "OA+sec/ret=key 9"
+NEW_PAPER = {
+    "key": "brand_new", "title": "High-fidelity Cas9 variants reported this week",
+    "authors": ["Nova Recent", "Olle Fresh"], "year": 2026, "date": "2026-11-20", "venue": "Journal of New Results",
+    "doi": "10.5555/new.2026", "s2": "abababababababababababababababababababab", "openalex": "W3999999999",
+    "citations": 900, "in": ["semantic_scholar", "openalex"],
+}
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch):
+    with FakeServer() as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
+        env.update(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                   LITSEARCH_EMAIL="review@example.org", OPENALEX_API_KEY=KEY)
+
+        def run(args: list[str], code: int = 0) -> str:
+            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
+                                  timeout=120, cwd=tmp_path)
+            assert proc.returncode == code, proc.stderr
+            assert "Traceback" not in proc.stderr
+            return proc.stdout if code == 0 else proc.stderr
+        yield run, tmp_path, monkeypatch
+
+
+def test_the_record_holds_each_request_as_sent_the_counts_and_the_ids(world):
+    run, folder, _ = world
+    run([TOPIC, "--variant", "Cas9 specificity", "--year", "2010-2024", "--limit", "5", "--record", "search.json"])
+    record = json.loads((folder / "search.json").read_text(encoding="utf-8"))
+    assert record["kind"] == "search" and record["tool"] == {"name": "lit-search", "version": record["tool"]["version"]}
+    assert record["searched_at"].endswith("Z") and record["topic"] == TOPIC
+    assert record["variants"] == ["Cas9 specificity"]
+    providers = {p["name"]: p for p in record["providers"]}
+    assert set(providers) == {"semantic_scholar", "openalex", "pubmed"}
+    [openalex] = providers["openalex"]["requests"]
+    assert openalex["url"].endswith("/openalex/works") and openalex["status"] == 200
+    assert openalex["params"]["search"] == "(CRISPR off-target effects) OR (Cas9 specificity)"
+    assert openalex["params"]["api_key"] == "[redacted]" and openalex["params"]["mailto"] == "[redacted]"
+    assert [r["url"].rsplit("/", 1)[1] for r in providers["pubmed"]["requests"]] == ["esearch.fcgi", "efetch.fcgi"]
+    assert all(p["count"] >= 1 for p in providers.values())
+    assert record["filters_applied"] == ["year 2010–2024: applied by semantic_scholar, openalex, pubmed"]
+    counts = record["counts"]
+    assert counts["identified"] == sum(counts["per_source"].values())
+    assert counts["identified"] - counts["duplicates_removed"] == counts["after_duplicates_removed"]
+    assert counts["shown"] == len(record["results"]) == 5
+    assert all(entry["doi"] or entry["pmid"] or entry["arxiv_id"] or entry["paper_id"] for entry in record["results"])
+    text = (folder / "search.json").read_text(encoding="utf-8")
+    assert KEY not in text and "review@example.org" not in text
+
+
+def test_report_prints_the_methods_and_a_table_that_adds_up(world):
+    run, folder, _ = world
+    run([TOPIC, "--variant", "Cas9 specificity", "--limit", "5", "--record", "search.json"])
+    report = run(["report", "search.json"])
+    assert report.startswith("## Search methods\n\nWe searched Semantic Scholar, OpenAlex and PubMed on ")
+    assert "PubMed (/eutils/esearch.fcgi): term=(CRISPR off-target effects) OR (Cas9 specificity)" in report
+    assert "Duplicates were merged" in report and "## Identification (PRISMA 2020)" in report
+    payload = json.loads(run(["report", "search.json", "--format", "json"]))
+    rows = {row["label"]: row["count"] for row in payload["identification"]}
+    per_source = sum(count for label, count in rows.items() if label.startswith("Records identified from "))
+    assert per_source == rows["Records identified, total"]
+    assert rows["Records identified, total"] - rows["Duplicate records removed"] == \
+        rows["Records after duplicates removed"]
+    assert rows["Records screened (shown, after ranking)"] == 5 and payload["adds_up"] is True
+
+
+def test_rerun_of_an_unchanged_world_shows_nothing_new_then_exactly_the_new_paper(world):
+    run, folder, monkeypatch = world
+    run([TOPIC, "--providers", "semantic_scholar,openalex", "--limit", "20", "--record", "before.json"])
+    unchanged = run(["rerun", "before.json"])
+    assert "Nothing new since the record of" in unchanged and "| # |" not in unchanged
+    monkeypatch.setattr(fake_apis, "CORPUS", [*fake_apis.CORPUS, NEW_PAPER])  # the world gains a paper
+    gained = run(["rerun", "before.json", "--format", "json", "--record", "after.json"])
+    assert [r["title"] for r in json.loads(gained)["results"]] == [NEW_PAPER["title"]]
+    after = json.loads((folder / "after.json").read_text(encoding="utf-8"))
+    assert NEW_PAPER["doi"] in {entry["doi"] for entry in after["results"]}
+    assert run(["rerun", "after.json"]).count("Nothing new since") == 1
+
+
+def test_snowball_record_report_and_rerun(tmp_path):
+    with FakeServer() as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
+        env.update(CitationGraphAPI(GRAPH).install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"))
+
+        def run(args):
+            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
+                                  cwd=tmp_path, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            return proc.stdout
+        run(["snowball", "10.5555/seed.a", "10.5555/seed.b", "--no-verify", "--record", "chase.json"])
+        record = json.loads((tmp_path / "chase.json").read_text(encoding="utf-8"))
+        assert record["kind"] == "snowball" and [s["id"] for s in record["seeds"]] == ["10.5555/seed.a",
+                                                                                     "10.5555/seed.b"]
+        counts = record["counts"]
+        assert counts["identified"] == 8 and counts["shown"] == len(record["results"]) == 5
+        assert counts["identified"] - counts["duplicates_removed"] == counts["after_duplicates_removed"]
+        report = run(["report", "chase.json"])
+        assert "citation chasing" in report and "2 seed papers (10.5555/seed.a, 10.5555/seed.b)" in report
+        assert "Nothing new since the record" in run(["rerun", "chase.json"])
+
+
+@pytest.mark.parametrize("content,message", [
+    (None, "cannot read"), ("not json", "not JSON"), ('{"kind": "other"}', "not a lit-search search record"),
+    ('{"kind": "search", "record_version": 99}', "newer lit-search"),
+])
+def test_a_bad_record_is_one_clear_line(world, content, message):
+    run, folder, _ = world
+    if content is not None:
+        (folder / "bad.json").write_text(content, encoding="utf-8")
+    for command in ("report", "rerun"):
+        error = run([command, "bad.json"], code=2)
+        assert message in error and error.count("\n") == 1
+
+
+def test_record_path_is_checked_before_any_request(world):
+    run, _, _ = world
+    error = run([TOPIC, "--record", "/nonexistent/folder/r.json"], code=2)
+    assert "does not exist" in error
