@@ -23,8 +23,11 @@ RECORD_VERSION = 1
 RESULT_IDS = ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+def _header(kind: str) -> dict[str, Any]:
+    """What every record starts with: its version and kind, the tool, the UTC time."""
+    now = datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return {"record_version": RECORD_VERSION, "kind": kind, "tool": {"name": "lit-search", "version": __version__},
+            "searched_at": now}
 
 
 def _result_entries(items) -> list[dict[str, Any]]:
@@ -69,10 +72,7 @@ def search_record(options, result) -> dict[str, Any]:
                   if name not in {outcome.provider for outcome in result.outcomes}]
     shown = result.results[: options.limit]
     return {
-        "record_version": RECORD_VERSION,
-        "kind": "search",
-        "tool": {"name": "lit-search", "version": __version__},
-        "searched_at": _now(),
+        **_header("search"),
         "topic": options.topic,
         "variants": result.variants,
         "options": {"providers": [outcome.provider for outcome in result.outcomes], "limit": options.limit,
@@ -93,10 +93,7 @@ def snowball_record(found, result, args) -> dict[str, Any]:
     shown = result.results[: args.limit]
     identified = found.references_found + found.citing_found
     return {
-        "record_version": RECORD_VERSION,
-        "kind": "snowball",
-        "tool": {"name": "lit-search", "version": __version__},
-        "searched_at": _now(),
+        **_header("snowball"),
         "topic": found.topic,
         "seeds": [{"id": seed.label, "title": seed.paper.title if seed.paper else None, "error": seed.error}
                   for seed in found.seeds],
