@@ -109,17 +109,23 @@ class HttpClient:
     def log_request(self, provider: str, method: str, url: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Note a request as sent (for a search record): URL without query, parameters and any
         JSON body, with keys and contact emails replaced. Returns the entry, to add the status."""
-        def shown(name: str, value: Any) -> Any:
+        def shown(name: Any, value: Any) -> Any:
             if str(name).lower() in IDENTITY_PARAMETERS:
                 return "[redacted]"
-            return self.settings.redact(str(value)) if not isinstance(value, (list, dict)) else value
+            if isinstance(value, Mapping):
+                return {str(key): shown(key, item) for key, item in value.items()}
+            if isinstance(value, (list, tuple)):
+                return [shown("", item) for item in value]
+            if value is None or isinstance(value, (bool, int, float)):
+                return value
+            return self.settings.redact(str(value))
 
         params = kwargs.get("params") or {}
         pairs = params.items() if isinstance(params, Mapping) else params
         entry = {"provider": provider, "method": method, "url": self.settings.redact(url.split("?", 1)[0]),
                  "params": {str(name): shown(name, value) for name, value in pairs}}
         if isinstance(kwargs.get("json"), Mapping):
-            entry["json"] = {str(name): shown(name, value) for name, value in kwargs["json"].items()}
+            entry["json"] = shown("", kwargs["json"])
         self.sent.append(entry)
         return entry
 
