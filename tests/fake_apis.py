@@ -294,6 +294,13 @@ def _by_key(key: str) -> dict:
 
 
 def openalex_works(request: SeenRequest) -> Answer:
+    single = request.path[len("/openalex/works"):].strip("/")
+    if single:  # /works/W… or /works/doi:10.…: one work, as OpenAlex answers it
+        key = single.lower().removeprefix("https://doi.org/")
+        for position, p in enumerate(CORPUS):
+            if "openalex" in p["in"] and key in {str(p.get("openalex")).lower(), f"doi:{p.get('doi')}".lower()}:
+                return Answer(200, json.dumps(openalex_work(p, position)))
+        return Answer(404, "<html><body>Not Found</body></html>", content_type="text/html")
     wanted = (request.param("filter") or "")
     if wanted.startswith("openalex_id:"):  # a batch lookup by id (reference lists)
         ids = set(wanted[len("openalex_id:"):].split("|"))
