@@ -61,7 +61,8 @@ cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
   library (see `lit-search library --help`); `lit-search paper ID` and `lit-search network ID...`
   expand a paper and build a citation network; `lit-search dedupe FILE` dedupes an export.
 commands: lit-search [search] TOPIC (this one; write `search` when the topic starts with a
-  command's name), paper ID, network ID..., library ACTION, dedupe FILE, doctor [--check]
+  command's name), paper ID, network ID..., snowball SEED... (citation chasing), library ACTION,
+  dedupe FILE, report RECORD and rerun RECORD (a search written with --record), doctor [--check]
   (which keys are set and what the missing ones cost); each has --help.
 exit codes: 0 at least one provider answered (even with zero results), 1 internal error,
   2 usage or input error, 3 every provider failed, 4 local database damaged, too new or not
