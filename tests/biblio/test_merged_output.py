@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import subprocess
-import sys
 from pathlib import Path
 
 import bibtexparser

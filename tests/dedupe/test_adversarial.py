@@ -40,7 +40,7 @@ def test_pages_restarting_per_issue_do_not_make_two_articles_one():
 
 
 def test_a_recurring_column_by_the_same_editor_stays_one_record_per_issue():
-    columns = [paper("Editor's Comments", issue=str(n), pages=f"iii-v") for n in (1, 2, 3, 4)]
+    columns = [paper("Editor's Comments", issue=str(n), pages="iii-v") for n in (1, 2, 3, 4)]
     columns += [paper("Editor's Comments"), paper("Editor's Comments")]  # no issue, no pages
     assert groups(columns) == [[n] for n in range(6)]
 
