@@ -109,7 +109,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
             row["snippet"] = None
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
-    return template.render(result=result, rows=rows, footer=footer_lines(result), snippet_words=SNIPPET_WORDS,
+    return template.render(result=result, rows=rows, footer=footer_lines(result, limit), snippet_words=SNIPPET_WORDS,
                            requests=plural(result.request_count, "request"),
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
@@ -118,7 +118,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
                            provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
 
 
-def footer_lines(result) -> list[str]:
+def footer_lines(result, limit: int | None = None) -> list[str]:
     lines = []
     for outcome in result.outcomes:
         requests = plural(outcome.requests, "request")
@@ -136,7 +136,7 @@ def footer_lines(result) -> list[str]:
     if result.filtered_out:
         lines.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
     lines.extend(markdown_text(note) for note in result.enrichment.notes)
-    retracted, noticed = update_counts(result.results)
+    retracted, noticed = update_counts(result.results[:limit])  # among the rows shown
     if retracted or noticed:
         parts = [f"{plural(retracted, 'retracted paper')} (title marked {RETRACTED_MARK.strip()})"] if retracted else []
         if noticed:
