@@ -121,6 +121,8 @@ def test_snowball_record_report_and_rerun(tmp_path):
 @pytest.mark.parametrize("content,message", [
     (None, "cannot read"), ("not json", "not JSON"), ('{"kind": "other"}', "not a lit-search search record"),
     ('{"kind": "search", "record_version": 99}', "newer lit-search"),
+    ('{"kind": "search", "record_version": 1}', "not a complete search record: no 'counts'"),
+    ('{"kind": "search", "record_version": 1, "counts": {"identified": "7"}}', "'counts.identified' is not a number"),
 ])
 def test_a_bad_record_is_one_clear_line(world, content, message):
     run, folder, _ = world

@@ -54,7 +54,10 @@ def _filters_dict(filters: Filters) -> dict[str, Any]:
 def filters_from_dict(values: Mapping[str, Any]) -> Filters:
     """The Filters a record holds (as ``_filters_dict`` wrote them)."""
     def day(value: Any) -> date | None:
-        return date.fromisoformat(value) if isinstance(value, str) and value else None
+        try:
+            return date.fromisoformat(value) if isinstance(value, str) and value else None
+        except ValueError:
+            raise InputError(f"the record's filter date {value!r} is not a date (YYYY-MM-DD)") from None
     return Filters(date_from=day(values.get("date_from")), date_to=day(values.get("date_to")),
                    venue=values.get("venue"), author=values.get("author"),
                    open_access=bool(values.get("open_access")), types=tuple(values.get("types") or ()),
@@ -134,4 +137,30 @@ def read_record(path: str) -> dict[str, Any]:
         raise InputError(f"{path} is not a lit-search search record (write one with --record FILE)")
     if record["record_version"] > RECORD_VERSION:
         raise InputError(f"{path} was written by a newer lit-search (record version {record['record_version']})")
+    problem = _shape_problem(record)
+    if problem:
+        raise InputError(f"{path} is not a complete search record: {problem}")
     return record
+
+
+def _shape_problem(record: dict[str, Any]) -> str | None:
+    """What a hand-edited or damaged record lacks, in words; None when report and rerun can use it."""
+    counts = record.get("counts")
+    if not isinstance(counts, dict):
+        return "no 'counts'"
+    for name in ("identified", "duplicates_removed", "after_duplicates_removed", "shown"):
+        if type(counts.get(name)) is not int:
+            return f"'counts.{name}' is not a number"
+    if not isinstance(counts.get("per_source"), dict) or not all(
+            type(value) is int for value in counts["per_source"].values()):
+        return "'counts.per_source' is not a table of numbers"
+    if not isinstance(record.get("results"), list) or not all(isinstance(e, dict) for e in record["results"]):
+        return "'results' is not a list of papers"
+    if not isinstance(record.get("providers"), list) or not isinstance(record.get("options"), dict):
+        return "no 'providers' or 'options'"
+    if record["kind"] == "search" and not (isinstance(record.get("topic"), str) and record["topic"].strip()):
+        return "no 'topic'"
+    if record["kind"] == "snowball" and not (isinstance(record.get("seeds"), list) and record["seeds"] and all(
+            isinstance(seed, dict) and isinstance(seed.get("id"), str) for seed in record["seeds"])):
+        return "no 'seeds'"
+    return None
