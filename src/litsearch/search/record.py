@@ -58,10 +58,16 @@ def filters_from_dict(values: Mapping[str, Any]) -> Filters:
             return date.fromisoformat(value) if isinstance(value, str) and value else None
         except ValueError:
             raise InputError(f"the record's filter date {value!r} is not a date (YYYY-MM-DD)") from None
+    def text(value: Any) -> str | None:
+        return value if isinstance(value, str) and value.strip() else None
+
+    minimum = values.get("min_citations")
+    types = values.get("types")
     return Filters(date_from=day(values.get("date_from")), date_to=day(values.get("date_to")),
-                   venue=values.get("venue"), author=values.get("author"),
-                   open_access=bool(values.get("open_access")), types=tuple(values.get("types") or ()),
-                   min_citations=values.get("min_citations"))
+                   venue=text(values.get("venue")), author=text(values.get("author")),
+                   open_access=values.get("open_access") is True,
+                   types=tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else (),
+                   min_citations=minimum if type(minimum) is int and minimum >= 0 else None)
 
 
 def search_record(options, result) -> dict[str, Any]:
