@@ -74,14 +74,18 @@ def rerun_command(argv: Sequence[str]) -> int:
 
 
 def _rerun_search(record: dict[str, Any], settings, console):
-    from ..search.options import SearchOptions
+    from ..providers.base import ALL_PROVIDERS
+    from ..search.options import MAX_VARIANTS, SearchOptions
     from ..search.pipeline import run_search
     from ..search.record import filters_from_dict, search_record
 
     recorded = record.get("options", {})
-    options = SearchOptions(topic=record["topic"], variants=list(record.get("variants") or []),
-                            providers=list(recorded.get("providers") or []) or None,
-                            limit=int(recorded.get("limit") or 20), sort=recorded.get("sort") or "relevance",
+    providers = [name for name in recorded.get("providers") or [] if name in ALL_PROVIDERS and name != "unpaywall"]
+    variants = [text for text in record.get("variants") or [] if isinstance(text, str) and text.strip()]
+    options = SearchOptions(topic=record["topic"], variants=variants[:MAX_VARIANTS], providers=providers or None,
+                            limit=_limit(recorded.get("limit")),
+                            sort=recorded.get("sort") if recorded.get("sort") in ("relevance", "citations", "year")
+                            else "relevance",
                             filters=filters_from_dict(recorded.get("filters") or {}),
                             verify=bool(recorded.get("verify", True)), find_open_access=bool(recorded.get("verify", True)),
                             exclude_retracted=bool(recorded.get("exclude_retracted")))
@@ -96,7 +100,7 @@ def _rerun_snowball(record: dict[str, Any], settings, console):
 
     recorded = record.get("options", {})
     seeds = [(seed["id"], parse_paper_ref(seed["id"])) for seed in record.get("seeds", [])]
-    args = argparse.Namespace(limit=int(recorded.get("limit") or 20), no_verify=not recorded.get("verify", True))
+    args = argparse.Namespace(limit=_limit(recorded.get("limit")), no_verify=not recorded.get("verify", True))
     started = time.monotonic()
 
     async def work(http, _store):
@@ -106,6 +110,11 @@ def _rerun_snowball(record: dict[str, Any], settings, console):
 
     found, result = fetch(settings, "refresh", console, work)
     return result, snowball_record(found, result, args), args.limit, found.all_failed
+
+
+def _limit(value: Any) -> int:
+    """The recorded --limit, when it is one (1-100); else the default 20."""
+    return value if type(value) is int and 1 <= value <= 100 else 20
 
 
 def _known(results: list[dict[str, Any]]) -> set[tuple[str, str]]:
