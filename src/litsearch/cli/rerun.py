@@ -94,7 +94,7 @@ def _rerun_search(record: dict[str, Any], settings, console):
 
 
 def _rerun_snowball(record: dict[str, Any], settings, console):
-    from ..graph.snowball import snowball
+    from ..graph.snowball import DIRECTIONS, snowball
     from ..search.record import snowball_record
     from .snowball import as_search_result
 
@@ -104,8 +104,9 @@ def _rerun_snowball(record: dict[str, Any], settings, console):
     started = time.monotonic()
 
     async def work(http, _store):
-        found = await snowball(http, seeds, recorded.get("direction") or "both", recorded.get("topic"),
-                               progress=console.say)
+        direction = recorded.get("direction") if recorded.get("direction") in DIRECTIONS else "both"
+        topic = recorded.get("topic") if isinstance(recorded.get("topic"), str) else None
+        found = await snowball(http, seeds, direction, topic, progress=console.say)
         return found, await as_search_result(http, found, args, started)
 
     found, result = fetch(settings, "refresh", console, work)
