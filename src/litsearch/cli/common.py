@@ -78,6 +78,21 @@ def load_settings() -> Settings:
         raise UsageError(str(exc)) from None
 
 
+def check_file_target(path: str | None, flag: str, example: str) -> None:
+    """A file the command will write (``-o``, ``--record``), checked before any work: a file
+    name, in an existing, writable folder. Any problem is a UsageError naming ``flag``."""
+    if path is None:
+        return
+    target = Path(path)
+    if str(path).endswith(("/", os.sep)) or target.is_dir():
+        raise UsageError(f"{flag} {path}: a folder, not a file; name the file, e.g. {target / example}")
+    folder = target.parent if str(target.parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
+
+
 def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:
     """The format to write, checked before any work: ``-o`` must name a file in an existing,
     writable folder, with an extension of one of the ``allowed`` formats that agrees with
@@ -86,14 +101,7 @@ def output_format(path: str | None, option: str | None, allowed: Sequence[str], 
 
     if path is None:
         return option or default
-    target = Path(path)
-    if str(path).endswith(("/", os.sep)) or target.is_dir():
-        raise UsageError(f"-o {path}: a folder, not a file; name the file, e.g. {target / 'refs.bib'}")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"-o {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"-o {path}: the folder {folder} is not writable")
+    check_file_target(path, "-o", example="refs.bib")
     named = format_from_path(str(path))
     if named is None or named not in allowed:
         raise UsageError(f"-o {path}: unknown extension; use {extensions_for(allowed)}")

@@ -11,11 +11,21 @@ import time
 from typing import Any, Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode
-from ..core.identifiers import parse_paper_ref
+from ..core.identifiers import parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..core.text import fold_title
-from .common import Console, add_quiet_option, fetch, load_settings, new_parser, output_format, run_command, write_output
-from .search import EXPORT_FORMATS, check_record_path, render_result
+from .common import (
+    Console,
+    add_quiet_option,
+    check_file_target,
+    fetch,
+    load_settings,
+    new_parser,
+    output_format,
+    run_command,
+    write_output,
+)
+from .search import EXPORT_FORMATS, render_result
 
 PROG = "lit-search rerun"
 
@@ -51,16 +61,16 @@ def rerun_command(argv: Sequence[str]) -> int:
 
     record = read_record(args.record)
     fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
-    check_record_path(args.new_record)
+    check_file_target(args.new_record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)
     if record["kind"] == "snowball":
         result, new_record, limit, failed = _rerun_snowball(record, settings, console)
     else:
         result, new_record, limit, failed = _rerun_search(record, settings, console)
-    known = _known(record.get("results", []))
+    known = set().union(*(_identities(entry) for entry in record.get("results", [])))
     shown = result.results[:limit]
-    fresh = [item for item in shown if not _is_known(item.paper, known)]
+    fresh = [item for item in shown if not _identities(item.paper.to_dict()) & known]
     result = dataclasses.replace(result, results=fresh, empty_message=(
         f"Nothing new since the record of {record.get('searched_at', 'an unknown date')}: "
         f"all {len(shown)} papers shown today were in it."))
@@ -118,19 +128,10 @@ def _limit(value: Any) -> int:
     return value if type(value) is int and 1 <= value <= 100 else 20
 
 
-def _known(results: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    keys = set()
-    for entry in results:
-        for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id"):
-            if entry.get(name):
-                keys.add((name, str(entry[name]).lower()))
-        if entry.get("title"):
-            keys.add(("title", f"{fold_title(entry['title'])}|{entry.get('year')}"))
-    return keys
-
-
-def _is_known(paper, known: set[tuple[str, str]]) -> bool:
-    keys = {(name, str(getattr(paper, name)).lower()) for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
-            if getattr(paper, name)}
-    keys.add(("title", f"{fold_title(paper.title)}|{paper.year}"))
-    return bool(keys & known)
+def _identities(record: dict[str, Any]) -> set[tuple[str, str]]:
+    """Every normalized id of a recorded result or a paper (any spelling, external ids too),
+    and its folded title with the year."""
+    found = set(record_identities(record))
+    if record.get("title"):
+        found.add(("title", f"{fold_title(record['title'])}|{record.get('year')}"))
+    return found

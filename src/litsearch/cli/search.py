@@ -6,9 +6,7 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-from pathlib import Path
 from typing import Any, Sequence
 
 from .. import __version__
@@ -24,6 +22,7 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    check_file_target,
     fetch,
     load_settings,
     new_parser,
@@ -161,7 +160,7 @@ def search_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     redact_logs(settings)
     fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
-    check_record_path(args.record)
+    check_file_target(args.record, "--record", example="search.json")
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
     live = LiveStatus() if LiveStatus.wanted(args.quiet) else None
@@ -227,17 +226,6 @@ async def save_shown(http, store, shown) -> tuple[str, Any]:
     if problems:
         note += " (" + "; ".join(problems) + ")"
     return note, None
-
-
-def check_record_path(path: str | None) -> None:
-    """--record FILE: its folder must exist (checked before any request, as for -o)."""
-    if path is None:
-        return
-    target = Path(path)
-    if path.endswith(("/", os.sep)) or target.is_dir():
-        raise UsageError(f"--record {path}: a file name is needed, not a folder")
-    if not target.parent.is_dir():
-        raise UsageError(f"--record {path}: the folder {target.parent} does not exist")
 
 
 def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:

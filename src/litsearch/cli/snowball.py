@@ -8,7 +8,7 @@ import time
 from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
-from ..core.identifiers import ID_HELP, parse_paper_ref
+from ..core.identifiers import ID_HELP, PaperRef, id_kind, parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..graph.limits import MAX_SEEDS
 from .common import (
@@ -16,6 +16,7 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    check_file_target,
     fetch,
     load_settings,
     new_parser,
@@ -23,7 +24,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .search import EXPORT_FORMATS, check_record_path, render_result, save_shown
+from .search import EXPORT_FORMATS, render_result, save_shown
 
 PROG = "lit-search snowball"
 MAX_LIMIT = 100
@@ -78,7 +79,7 @@ def snowball_command(argv: Sequence[str]) -> int:
     if len(seeds) > MAX_SEEDS:
         raise UsageError(f"{len(seeds)} seed papers given; the limit is {MAX_SEEDS}")
     fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
-    check_record_path(args.record)
+    check_file_target(args.record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)
     started = time.monotonic()
@@ -119,14 +120,10 @@ def _library_seeds(store) -> list:
         raise UsageError("--from-library needs the library, which could not be opened")
     seeds = []
     for listed in store.list_papers():
-        record = store.get_paper(listed.id) or {}
-        for name in ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id"):  # the most specific id first
-            if record.get(name):
-                try:
-                    seeds.append((str(record[name]), parse_paper_ref(str(record[name]))))
-                    break
-                except UsageError:
-                    continue
+        identities = record_identities(store.get_paper(listed.id) or {})  # normalized, strongest first
+        if identities:
+            field, value = identities[0]
+            seeds.append((value, PaperRef(id_kind(field).short, value)))
     if not seeds:
         raise UsageError("the library is empty: save papers first (lit-search TOPIC --save)")
     if len(seeds) > MAX_SEEDS:
@@ -141,15 +138,15 @@ async def as_search_result(http, found, args, started: float):
     from ..graph.snowball import CITING_CAP
     from ..render.markup import plural
     from ..search.enrich import EnrichmentReport, enrich_shown
-    from ..search.pipeline import BUDGET_MARGIN_SECONDS, SearchResult
+    from ..search.pipeline import SearchResult, search_deadline
 
     report = EnrichmentReport()
     for provider, count in found.requests.items():
         report.count(provider, count)
     shown, rest = found.results[: args.limit], found.results[args.limit:]
     if shown and not args.no_verify:  # DOI checks (with retraction notices) and open-access links
-        deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
-        shown = await enrich_shown(http, shown, report, open_access=True, verify=True, deadline=deadline)
+        shown = await enrich_shown(http, shown, report, open_access=True, verify=True,
+                                   deadline=search_deadline(http))
     seeds_ok = [seed for seed in found.seeds if seed.paper is not None]
     report.notes[:0] = [
         f"seeds: {len(seeds_ok)} of {len(found.seeds)} fetched ({', '.join(seed.label for seed in found.seeds)})",

@@ -79,6 +79,15 @@ def combined_retracted(values: Iterable[bool | None], updates: Iterable[dict[str
     return False if any(value is False for value in values) else None
 
 
+def with_notices(paper: Any, retracted: bool | None, updates: Iterable[dict[str, Any]]) -> Any:
+    """``paper`` (a Paper) with what another source said about it added: its notices merged
+    with the paper's own, ``retracted`` combined with the paper's."""
+    from dataclasses import replace
+
+    merged = merged_updates(paper.updates, updates)
+    return replace(paper, updates=merged, retracted=combined_retracted([paper.retracted, retracted], merged))
+
+
 def notice_words(updates: Iterable[dict[str, Any]]) -> str:
     """"retraction 10.x/y (2021-03-01); correction 10.x/z" for notes in exports and the table."""
     parts = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Awaitable, Callable, TypeVar
 
@@ -20,7 +20,7 @@ from ..core.errors import FetchFailed, NotFound, ProviderError
 from ..core.identifiers import PaperRef, is_arxiv_doi, parse_paper_ref
 from ..core.records import Paper
 from ..core.text import fold_title
-from ..core.updates import combined_retracted, merged_updates
+from ..core.updates import with_notices
 from ..dedupe.clusters import find_clusters, merge_records
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient, ProviderSession
@@ -141,9 +141,7 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
         _notices(http, paper, attempts),
     )
     if notices is not None:  # Crossref's retraction and correction notices, with their DOIs
-        updates = merged_updates(paper.updates, notices.updates)
-        paper = replace(paper, updates=updates,
-                        retracted=combined_retracted([paper.retracted, notices.retracted], updates))
+        paper = with_notices(paper, notices.retracted, notices.updates)
     reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
     reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
     citation_count = max(paper.citation_count or 0, len(citations))

@@ -5,14 +5,13 @@ Each seed is looked up as `paper` does (Semantic Scholar first, OpenAlex when S2
 fails), with its reference list and one page of citing papers. Every candidate then goes
 through the search's merge engine with the seeds themselves, so a paper reached from several
 seeds, or from both providers, is one row; a cluster holding a seed is the seed, not a find.
-Rank: how many seeds a paper connects to, then relevance to ``topic`` (its words in the title
-and abstract), then citations. Each result says ``via``: which seeds, in which direction.
+Rank: how many seeds a paper connects to, then relevance to ``topic`` (the search's lexical
+relevance: its words in the title, counted double, or the abstract), then citations. Each result says ``via``: which seeds, in which direction.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,7 +21,7 @@ from ..core.records import Paper
 from ..core.text import fold_title
 from ..net.http import HttpClient
 from ..providers import openalex, semantic_scholar
-from ..search.rank import RankedPaper
+from ..search.rank import RankedPaper, lexical_relevance, query_terms
 from .bundle import PaperBundle, fetch_paper_bundle
 from .limits import PARALLEL_FETCHES
 
@@ -72,7 +71,7 @@ async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction
 
     fetched = await asyncio.gather(*(fetch(label, ref) for label, ref in refs))
     seeds = [seed for seed, _ in fetched]
-    candidates: list[tuple[Paper, int, str]] = []  # (record, seed number, "cites"/"cited by")
+    candidates: list[tuple[Paper, int, str]] = []  # (record, seed number, "backward"/"forward")
     result = SnowballResult(seeds, direction, topic, [])
     for number, (seed, bundle) in enumerate(fetched):
         if bundle is None:
@@ -96,6 +95,7 @@ def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str
     from ..dedupe.merge import merge_cluster
 
     seed_papers = [seed.paper for seed in seeds if seed.paper is not None]
+    terms = query_terms([topic]) if topic else set()
     records = seed_papers + [paper for paper, _, _ in candidates]
     ranked, seed_records = [], 0
     for cluster in find_clusters(records):
@@ -107,7 +107,7 @@ def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str
         paper = papers[0] if len(papers) == 1 else merge_cluster(papers)
         via = _via(seeds, members)
         connected = len({entry["seed"] for entry in via})
-        relevance = _topic_relevance(paper, topic)
+        relevance = lexical_relevance(terms, paper)
         ranked.append(RankedPaper(paper, papers, merge_reasons=list(cluster.reasons),
                                   provider_scores={p.provider: 1.0 for p in papers}, relevance=relevance,
                                   score=float(connected), via=via))
@@ -126,15 +126,3 @@ def _via(seeds: list[Seed], members: list[tuple[Paper, int, str]]) -> list[dict[
              "direction": "both" if len(found) == 2 else next(iter(found))}
             for number, found in sorted(directions.items())]
 
-
-_WORD = re.compile(r"\w+")
-
-
-def _topic_relevance(paper: Paper, topic: str | None) -> float:
-    """The share of the topic's words found in the title (counted double) and abstract, 0-1."""
-    words = {word for word in _WORD.findall((topic or "").casefold()) if len(word) > 2}
-    if not words:
-        return 0.0
-    title = set(_WORD.findall((paper.title or "").casefold()))
-    abstract = set(_WORD.findall((paper.abstract or "").casefold()))
-    return sum(2 * (word in title) + (word in abstract) for word in words) / (3 * len(words))

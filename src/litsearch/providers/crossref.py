@@ -246,8 +246,7 @@ async def verify_many(session: ProviderSession, items: list[tuple[str, str | Non
                 checks.unreachable.add(doi)
             elif doi in found:
                 checks.verdicts[doi] = _compare(doi, found[doi], title, year)
-                notes = work_updates(found[doi])
-                updates = merged_updates(notes["updates"], notices.get(doi, []))
+                updates = merged_updates(work_updates(found[doi])["updates"], notices.get(doi, []))
                 checks.verdicts[doi].update(updates=updates, retracted=combined_retracted([False], updates))
             else:
                 checks.verdicts[doi] = _absent(doi)

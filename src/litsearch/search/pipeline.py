@@ -133,6 +133,18 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
     return outcome
 
 
+def search_deadline(http: HttpClient) -> float:
+    """One deadline for a whole search from now (HttpClient's clock): the providers' budget
+    plus the margin. Enrichment works within what is left of it, so the budgets never add up."""
+    return http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
+
+
+def without_retracted(items: list[RankedPaper]) -> tuple[list[RankedPaper], int]:
+    """(the items no source marks retracted, how many were left out)."""
+    kept = [item for item in items if not item.paper.retracted]
+    return kept, len(items) - len(kept)
+
+
 async def _bounded(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
     """A provider that overruns its budget (plus margin) is cut off and reported."""
     limit = http.settings.provider_budget + BUDGET_MARGIN_SECONDS
@@ -246,9 +258,7 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
         choice = detect_providers(queries)
         providers, reason = choice.providers, choice.reason
     plans = plan_requests(providers, queries)
-    # One deadline for the whole search: the providers' budget plus the margin. Enrichment
-    # works within what is left of it, so the budgets never add up.
-    deadline = http.clock() + http.settings.provider_budget + BUDGET_MARGIN_SECONDS
+    deadline = search_deadline(http)
     progress.started([plan.provider for plan in plans])
     tasks = [asyncio.ensure_future(_reported(_bounded(http, plan, options), progress)) for plan in plans]
     # The merge engine loads while the slower providers are still answering: after the first
@@ -274,8 +284,7 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
     filtered_out = len(ranked) - len(kept)
     excluded = 0
     if options.exclude_retracted:  # what OpenAlex and PubMed already said, before choosing the rows
-        excluded = sum(1 for item in kept if item.paper.retracted)
-        kept = [item for item in kept if not item.paper.retracted]
+        kept, excluded = without_retracted(kept)
     shown, rest = kept[: options.limit], kept[options.limit:]
     if shown and (options.find_open_access or options.verify):
         progress.enriching(len(shown))
@@ -283,8 +292,8 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
                                verify=options.verify, deadline=deadline)
     progress.enriched(enrichment)
     if options.exclude_retracted:  # and what Crossref's notices said about the shown rows
-        excluded += sum(1 for item in shown if item.paper.retracted)
-        shown = [item for item in shown if not item.paper.retracted]
+        shown, dropped = without_retracted(shown)
+        excluded += dropped
     kept = shown + rest
     return SearchResult(
         query=options.topic,

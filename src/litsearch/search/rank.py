@@ -18,7 +18,7 @@ from typing import Any
 
 from ..core.records import Paper
 from ..core.text import fold_title
-from ..core.updates import combined_retracted, merged_updates
+from ..core.updates import with_notices
 
 AGREEMENT_BONUS = 0.1
 
@@ -49,9 +49,7 @@ class RankedPaper:
         correction) Crossref knows about the work."""
         paper = self.paper
         if "updates" in verdict:
-            updates = merged_updates(paper.updates, verdict["updates"])
-            paper = replace(paper, updates=updates,
-                            retracted=combined_retracted([paper.retracted, verdict.get("retracted")], updates))
+            paper = with_notices(paper, verdict.get("retracted"), verdict["updates"])
         return replace(self, paper=paper, doi_verified=verdict.get("verified"), doi_check=verdict)
 
     def with_open_access(self, url: str | None, is_pdf: bool | None, source: str) -> "RankedPaper":
