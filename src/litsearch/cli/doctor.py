@@ -77,8 +77,9 @@ def diagnose(settings: Settings) -> dict[str, Any]:
     for name in ALL_PROVIDERS:
         provider = get_provider(name)
         pace = provider.pace_policy(settings)
+        key_set = bool(provider.key_variable and settings.has_secret(provider.key_variable))
         missing = []
-        if provider.key_variable and not settings.has_secret(provider.key_variable):
+        if provider.key_variable and not key_set:
             missing.append({"variable": provider.key_variable, "costs": provider.key_benefit})
         if provider.email_benefit and not settings.email:
             missing.append({"variable": EMAIL_VARIABLE, "costs": provider.email_benefit})
@@ -88,7 +89,7 @@ def diagnose(settings: Settings) -> dict[str, Any]:
             "optional": not provider.used_by_default,
             "base_url": _shown_url(settings.base_urls.get(name, "")),
             "key_variable": provider.key_variable,
-            "key_set": bool(provider.key_variable and settings.has_secret(provider.key_variable)),
+            "key_set": key_set,
             "pace": _pace_words(pace.min_interval, pace.max_in_flight),
             "limits": provider.limits,
             "missing": missing,
