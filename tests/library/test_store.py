@@ -290,6 +290,58 @@ def test_new_store_uses_wal_and_a_busy_timeout(store, db_path):
     assert store._db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1"
 
 
+class _BusyAtFirst:
+    """A connection whose WAL switch answers SQLITE_BUSY at once, as SQLite does when
+    another process opens a new file at the same moment (its busy handler never runs)."""
+
+    def __init__(self, db: sqlite3.Connection, busy_answers: int):
+        self._db, self.busy_answers, self.tries = db, busy_answers, 0
+
+    def execute(self, sql: str, *args):
+        if sql.startswith("PRAGMA journal_mode"):
+            self.tries += 1
+            if self.tries <= self.busy_answers:
+                raise sqlite3.OperationalError("database is locked")
+        return self._db.execute(sql, *args)
+
+    def __getattr__(self, name: str):
+        return getattr(self._db, name)
+
+
+class _FakeClock:
+    def __init__(self):
+        self.now, self.slept = 0.0, []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def test_an_immediate_busy_answer_while_opening_is_retried(db_path):
+    db_path.parent.mkdir(parents=True)
+    db = _BusyAtFirst(sqlite3.connect(db_path, isolation_level=None), busy_answers=3)
+    clock = _FakeClock()
+    schema_module.prepare(db, db_path, clock=clock, sleep=clock.sleep)
+    assert db.tries == 4 and len(clock.slept) == 3
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] == "1"
+    db.close()
+
+
+def test_a_file_busy_for_longer_than_the_timeout_is_reported(db_path):
+    db_path.parent.mkdir(parents=True)
+    db = _BusyAtFirst(sqlite3.connect(db_path, isolation_level=None), busy_answers=10**6)
+    clock = _FakeClock()
+    with pytest.raises(sqlite3.OperationalError):
+        schema_module.prepare(db, db_path, clock=clock, sleep=clock.sleep)
+    assert schema_module.BUSY_TIMEOUT_SECONDS - 0.2 <= clock.now <= schema_module.BUSY_TIMEOUT_SECONDS
+    assert "busy" in str(schema_module.translate(sqlite3.OperationalError("database is locked"), db_path))
+    db.close()
+
+
 def _set_version(path: Path, version: int) -> None:
     db = sqlite3.connect(path)
     with db:

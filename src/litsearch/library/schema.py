@@ -19,6 +19,7 @@ Schema (version 1)::
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -86,9 +87,31 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_versio
 
 # ---------------------------------------------------------------- opening, in steps
 
-def prepare(db: sqlite3.Connection, path: Path) -> None:
-    """Check the file before writing anything, then switch to WAL and bring the schema up to date."""
+def prepare(db: sqlite3.Connection, path: Path, clock: Callable[[], float] = time.monotonic,
+            sleep: Callable[[float], None] = time.sleep) -> None:
+    """Check the file before writing anything, then switch to WAL and bring the schema up to date.
+
+    SQLite answers some lock conflicts while a file is being opened with SQLITE_BUSY at
+    once, without waiting in its busy handler: switching a new file to WAL while another
+    process opens it is one (seen with 8 processes starting together on a loaded
+    machine). Every step here can be repeated, so a busy answer is retried until the
+    same busy timeout has passed that SQLite would have waited.
+    """
     db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    deadline = clock() + BUSY_TIMEOUT_SECONDS
+    pause = 0.005
+    while True:
+        try:
+            _prepare_once(db, path)
+            return
+        except sqlite3.Error as error:
+            if not _is_busy(error) or clock() + pause > deadline:
+                raise
+        sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _prepare_once(db: sqlite3.Connection, path: Path) -> None:
     # Reading first means a damaged or newer file is reported untouched: even switching
     # the journal mode would rewrite its header.
     version = _read_version(db, path)
@@ -156,6 +179,12 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
 
 # ---------------------------------------------------------------- errors
 
+def _is_busy(error: sqlite3.Error) -> bool:
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    return (isinstance(code, int) and code & 0xFF == _SQLITE_BUSY) or \
+        " ".join(str(error).split()).startswith("database is locked")
+
+
 def damaged(path: Path, reason: str) -> StoreError:
     return StoreError(f"the lit-search database at {path} is damaged ({reason}); "
                       "move it away to start fresh — it was not modified")
@@ -174,7 +203,7 @@ def translate(error: sqlite3.Error, path: Path) -> StoreError:
     if primary in (_SQLITE_CORRUPT, _SQLITE_NOTADB) or message in (
             "file is not a database", "database disk image is malformed"):
         return damaged(path, message)
-    if primary == _SQLITE_BUSY or message.startswith("database is locked"):
+    if _is_busy(error):
         return StoreError(f"the lit-search database at {path} is busy: another lit-search held it "
                           f"for more than {BUSY_TIMEOUT_SECONDS:g} s; try again")
     return StoreError(f"the lit-search database at {path} could not be used ({message})")
