@@ -11,6 +11,9 @@ Crossref 500 ms, Unpaywall 200 ms. One search: 5 variants, 4 providers, default 
   chain of requests (its latencies and its pace) + one enrichment round trip;
 - the ratio wall / floor, and any pacing violation seen by the server (two requests to one
   API closer than its declared interval);
+- the floor of the HTTP stack itself: the time to the first request of a program that does
+  nothing but import asyncio and httpx and send one GET (and, for scale, the same with
+  asyncio's own streams), so the start-up above can be read as stack + lit-search's own part;
 - merge + rank + render time for 1,400 real records (4 x 100 plus a 1,000-record bulk
   answer, from ../shared/fixtures) and the peak memory of that step.
 
@@ -133,6 +136,46 @@ def search_figures(runs: int) -> None:
     print(f"  pacing violations         {len(violations)}" + (f": {violations}" if violations else ""))
 
 
+# The least any program on this stack does before its first request: one GET, nothing else.
+HTTPX_ONE_GET = """
+import asyncio, sys
+import httpx
+async def main():
+    async with httpx.AsyncClient(transport=httpx.AsyncHTTPTransport(verify=False)) as client:
+        await client.get(sys.argv[1])
+asyncio.run(main())
+"""
+STREAMS_ONE_GET = """
+import asyncio, sys
+from urllib.parse import urlsplit
+async def main():
+    url = urlsplit(sys.argv[1])
+    reader, writer = await asyncio.open_connection(url.hostname, url.port)
+    writer.write(f"GET {url.path} HTTP/1.1\\r\\nHost: {url.netloc}\\r\\nConnection: close\\r\\n\\r\\n".encode())
+    await writer.drain()
+    await reader.read()
+    writer.close()
+asyncio.run(main())
+"""
+
+
+def stack_floor_figures(runs: int) -> None:
+    """Time to the first request of the two one-GET programs, run alternately."""
+    with FakeServer() as server:
+        server.route("/floor", lambda request: fake_apis.Answer(200, b"{}"))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        firsts: dict[str, list[float]] = {"httpx on asyncio": [], "asyncio streams": []}
+        for _ in range(runs):
+            for name, program in (("httpx on asyncio", HTTPX_ONE_GET), ("asyncio streams", STREAMS_ONE_GET)):
+                server.requests.clear()
+                started = time.monotonic()
+                subprocess.run([sys.executable, "-c", program, server.url + "/floor"], env=env,
+                               capture_output=True, check=True, timeout=60)
+                firsts[name].append(min(request.time for request in server.requests) - started)
+    for name, times in firsts.items():
+        print(f"  one GET, {name:<17} {statistics.median(times):.3f} s   (time to first request, median of {runs})")
+
+
 def start_up_figure(runs: int) -> None:
     times = []
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -182,6 +225,7 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     search_figures(args.runs)
+    stack_floor_figures(args.runs)
     start_up_figure(args.runs)
     pipeline_figures()
     return 0
