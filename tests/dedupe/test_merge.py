@@ -273,6 +273,16 @@ def test_different_abstracts_keep_same_titled_records_apart():
     assert apart(records)
 
 
+def test_a_semantic_scholar_id_matches_in_any_case_or_as_its_page_url():
+    sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
+    # Titles too short to merge on their own, different years: only the id can join them.
+    records = [paper("Cas9 specificity", paper_id=sha, year=2013, authors=[]),
+               paper("Cas9 specificity.", paper_id=sha.upper(), year=2014, authors=[]),
+               paper("CAS9 SPECIFICITY", paper_id=f"https://www.semanticscholar.org/paper/x/{sha}", authors=[])]
+    assert together(records)
+    assert apart([records[0], paper("Cas9 specificity", paper_id="b" * 40, year=2014, authors=[])])
+
+
 def test_record_without_title_joins_only_through_an_identifier():
     records = [paper(""), paper(""), paper("", doi="10.1000/x"),
                paper("Some real title about something", doi="10.1000/x")]

@@ -206,6 +206,40 @@ def test_papers_with_different_dois_are_never_merged(store):
     assert store.get_paper("s2-shared")["library_id"] == first  # the id stays with its first owner
 
 
+# Two abstracts of one congress supplement: one DOI, volume and page, different works.
+SUPPLEMENT_A = {"doi": "10.1016/S0168-8278(12)60001-0", "title": "Hepatitis C treatment outcomes in a cohort "
+                "of 500 patients", "year": 2012, "authors": ["Smith A"], "journal": "J Hepatol", "volume": "56",
+                "pages": "S1"}
+SUPPLEMENT_B = {"doi": "10.1016/s0168-8278(12)60001-0", "title": "Liver transplantation and renal failure: a "
+                "registry study", "year": 2012, "authors": ["Jones B"], "journal": "J Hepatol", "volume": "56",
+                "pages": "S1"}
+
+
+def test_a_doi_shared_by_different_works_keeps_both_papers(store):
+    # Search keeps such records apart (the dedupe engine's rule); saving them must not merge
+    # the second into the first and lose it.
+    first, second = store.save_papers([SUPPLEMENT_A, SUPPLEMENT_B])
+    assert first != second
+    assert store.get_paper(second)["title"] == SUPPLEMENT_B["title"]
+    assert store.get_paper(first)["title"] == SUPPLEMENT_A["title"]
+    assert store.get_paper(SUPPLEMENT_A["doi"])["library_id"] == first  # the DOI names the first saved
+    # Saved again (in either order, with more detail), each updates its own paper.
+    assert store.save_papers([{**SUPPLEMENT_B, "pmid": "22000002", "abstract": "Registry data."},
+                              {**SUPPLEMENT_A, "citation_count": 4}]) == [second, first]
+    assert len(store.list_papers()) == 2
+    assert store.get_paper("PMID:22000002")["library_id"] == second
+    assert store.get_paper(second)["abstract"] == "Registry data."
+    assert store.get_paper(first)["citation_count"] == 4
+
+
+def test_a_shared_identifier_with_the_same_title_is_one_paper(store):
+    # The same abstract saved from PubMed (PMID) and from Crossref (DOI), then both ids at once.
+    by_pmid = store.save_papers([{**SUPPLEMENT_A, "doi": None, "pmid": "22000001"}])
+    assert store.save_papers([{**SUPPLEMENT_A, "title": SUPPLEMENT_A["title"].upper() + "."}]) == by_pmid
+    assert store.save_papers([{**SUPPLEMENT_A, "pmid": "22000001"}]) == by_pmid
+    assert len(store.list_papers()) == 1
+
+
 def test_papers_without_identifiers_match_by_title_and_year(store):
     first = store.save_papers([{"title": "On <i>Things</i>!", "year": 1999}])
     assert store.save_papers([{"title": "on things", "year": 1999, "abstract": "x"}]) == first

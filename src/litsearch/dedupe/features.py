@@ -16,6 +16,7 @@ from ..core.identifiers import (
     normalize_doi,
     normalize_openalex_id,
     normalize_pmid,
+    normalize_s2_id,
 )
 from ..core.records import Paper
 from ..core.text import plain_text
@@ -170,7 +171,7 @@ def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozens
     others = (
         f"{kind} id {value}"
         for kind, value in (("OpenAlex", normalize_openalex_id(record.openalex_id or extra.get("openalex_id"))),
-                            ("Semantic Scholar", record.paper_id), ("PMC", _pmc_number(extra.get("pmcid"))),
+                            ("Semantic Scholar", normalize_s2_id(record.paper_id)), ("PMC", _pmc_number(extra.get("pmcid"))),
                             ("DBLP", extra.get("dblp")))
         if value
     )

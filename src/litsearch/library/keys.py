@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from ..core.errors import UnknownIdError, UsageError
 from ..core.identifiers import normalize_pmid, normalize_s2_id, parse_paper_ref
@@ -31,14 +31,20 @@ def reference_identities(ref: str) -> list[tuple[str, str]]:
         return [("paper_id", value)] if value else []
 
 
-def match(db: sqlite3.Connection, identities: list[tuple[str, str]], title: str | None) -> int | None:
+def match(db: sqlite3.Connection, identities: list[tuple[str, str]], title: str | None,
+          accept: Callable[[int], bool] | None = None) -> int | None:
     """The library paper these identities name, strongest kind first.
 
     As in search merging, two papers with different (non-arXiv) DOIs are never the same,
-    whatever else they share. The title key is used only for records with no identifier.
+    whatever else they share. A record with no identifier matches by folded title and
+    year. ``accept`` (saving: is the paper found really the same work?) judges every paper
+    found through an identifier; when it refuses them all, the title key is tried too, so
+    a paper whose identifier belongs to another work (one DOI for a whole supplement) is
+    found again by its title and year, and judged the same way.
     """
     dois = {value for kind, value in identities if kind == "doi"}
-    lookups = identities or ([(TITLE_KIND, title)] if title else [])
+    by_title = [(TITLE_KIND, title)] if title and (accept is not None or not identities) else []
+    lookups = identities + by_title
     for kind, value in lookups:
         row = db.execute("SELECT paper_id FROM paper_ids WHERE kind = ? AND value = ?", (kind, value)).fetchone()
         if row is None:
@@ -46,6 +52,8 @@ def match(db: sqlite3.Connection, identities: list[tuple[str, str]], title: str 
         theirs = {v for (v,) in db.execute("SELECT value FROM paper_ids WHERE paper_id = ? AND kind = 'doi'",
                                            (row[0],))}
         if dois and theirs and not (dois & theirs):
+            continue
+        if accept is not None and identities and not accept(row[0]):
             continue
         return row[0]
     return None

@@ -51,6 +51,16 @@ def paper_from_record(record: Mapping[str, Any]) -> Paper:
     values["title"] = values["title"] or ""
     return Paper(provider="library", **values)
 
+
+def same_work(saved: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    """Whether a saved record and a new one that share an identifier are one work, judged
+    by the engine that merges search results. A DOI shared by clearly different titles
+    (one DOI for a whole congress supplement's abstracts) does not make them one paper."""
+    from ..dedupe.clusters import find_clusters  # only saving needs the engine
+
+    return len(find_clusters([paper_from_record(saved), paper_from_record(new)])) == 1
+
+
 _LONGER_TEXT = ("abstract", "tldr")
 _HIGHER_COUNT = ("citation_count", "influential_citation_count")
 

@@ -30,7 +30,7 @@ from ..core.sanitize import json_text
 from ..net.cache_keys import strip_identity_params
 from ..net.http import FetchedResponse
 from .keys import TITLE_KIND, claim, match, resolve, title_key
-from .record import merge_records
+from .record import merge_records, same_work
 from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, translate
 
 DAY = 86_400
@@ -315,16 +315,22 @@ class Store:
 # ---------------------------------------------------------------- saving, in steps
 
 def _save_one(db: sqlite3.Connection, paper: dict[str, Any], now: float) -> int:
-    identities = record_identities(paper)
-    paper_id = match(db, identities, title_key(paper))
+    """Update the library paper this record names, or add it. A paper found by a shared
+    identifier is updated only when it is the same work (see same_work); otherwise the
+    record becomes a paper of its own, and the identifier stays with the paper saved first."""
+    def saved(paper_id: int) -> dict[str, Any]:
+        (text,) = db.execute("SELECT record FROM papers WHERE id = ?", (paper_id,)).fetchone()
+        return json.loads(text)
+
+    paper_id = match(db, record_identities(paper), title_key(paper),
+                     accept=lambda candidate: same_work(saved(candidate), paper))
     if paper_id is None:
         record = paper
         paper_id = db.execute(
             "INSERT INTO papers (title, year, first_author, doi, record, saved_at, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)", (*_columns(record), _dump(record), now, now)).lastrowid
     else:
-        (old,) = db.execute("SELECT record FROM papers WHERE id = ?", (paper_id,)).fetchone()
-        record = merge_records(json.loads(old), paper)
+        record = merge_records(saved(paper_id), paper)
         db.execute("UPDATE papers SET title = ?, year = ?, first_author = ?, doi = ?, record = ?, "
                    "updated_at = ? WHERE id = ?", (*_columns(record), _dump(record), now, paper_id))
     claim(db, paper_id, record_identities(record), title_key(record))
