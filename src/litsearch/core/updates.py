@@ -10,7 +10,7 @@ the notice. Each parser maps its own words here; merging and rendering use only 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 RETRACTION, CORRECTION, CONCERN, ERRATUM = "retraction", "correction", "expression_of_concern", "erratum"
 UPDATE_TYPES = (RETRACTION, CORRECTION, CONCERN, ERRATUM)
@@ -56,7 +56,10 @@ def merged_updates(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     seen: dict[tuple, dict[str, Any]] = {}
     for group in groups:
         for item in group or []:
-            key = (item.get("type"), item.get("notice_doi") or item.get("notice_pmid") or item.get("source"))
+            if not isinstance(item, Mapping):  # a stored record may hold anything
+                continue
+            key = tuple(str(value) for value in (
+                item.get("type"), item.get("notice_doi") or item.get("notice_pmid") or item.get("source")))
             if key not in seen:
                 seen[key] = dict(item)
             else:  # the same notice from another source fills what the first lacked
@@ -64,10 +67,11 @@ def merged_updates(*groups: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
                 for name, value in item.items():
                     if kept.get(name) is None:
                         kept[name] = value
-                sources = [s for s in (kept.get("source"), item.get("source")) if s]
+                sources = [str(s) for s in (kept.get("source"), item.get("source")) if s]
                 kept["source"] = ", ".join(dict.fromkeys(", ".join(sources).split(", "))) or None
     return sorted(seen.values(), key=lambda item: (UPDATE_TYPES.index(item["type"])
-                                                    if item.get("type") in UPDATE_TYPES else 9, item.get("date") or ""))
+                                                    if item.get("type") in UPDATE_TYPES else 9,
+                                                    str(item.get("date") or "")))
 
 
 def combined_retracted(values: Iterable[bool | None], updates: Iterable[dict[str, Any]] = ()) -> bool | None:

@@ -34,11 +34,19 @@ def saved_record(paper: Paper, *, found_by: Iterable[str] = (), doi_verified: bo
 
 
 def paper_from_record(record: Mapping[str, Any]) -> Paper:
-    """A saved record (any version) as a Paper, for exports and display."""
+    """A saved record (any version) as a Paper, for exports, display and the dedupe engine.
+
+    Each field is read as its type or not at all: a value of another type (a number where
+    text belongs, text where a count belongs, from an older version or another program's
+    write) costs only that field, never the reading of the record."""
     values: dict[str, Any] = {}
     for name in PAPER_FIELDS:
         value = record.get(name)
-        if name in _LIST_FIELDS:
+        if name in _TEXT_FIELDS:
+            value = _as_text(value)
+        elif name in _NUMBER_FIELDS:
+            value = _as_int(value)
+        elif name in _LIST_FIELDS:
             value = [str(item) for item in value] if isinstance(value, list) else []
         elif name == "external_ids":
             value = {str(k): str(v) for k, v in value.items() if v is not None} if isinstance(value, Mapping) else {}
@@ -50,6 +58,23 @@ def paper_from_record(record: Mapping[str, Any]) -> Paper:
         values[name] = value
     values["title"] = values["title"] or ""
     return Paper(provider="library", **values)
+
+
+_NUMBER_FIELDS = ("year", "citation_count", "influential_citation_count")
+_TEXT_FIELDS = tuple(name for name in PAPER_FIELDS if name not in _NUMBER_FIELDS + _LIST_FIELDS
+                     + ("external_ids", "updates", "retracted"))
+
+
+def _as_text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    return str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return int(value.strip()) if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() else None
 
 
 def same_work(saved: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
@@ -91,7 +116,7 @@ def _richer(key: str, old: Any, new: Any) -> Any:
     if key in _HIGHER_COUNT:
         return max(old, new, key=lambda v: v if isinstance(v, (int, float)) else -1)
     if key in _LONGER_TEXT or key == "authors":
-        return new if len(new) > len(old) else old
+        return new if type(new) is type(old) and isinstance(new, (str, list)) and len(new) > len(old) else old
     return old
 
 

@@ -30,7 +30,7 @@ from ..core.sanitize import json_text
 from ..net.cache_keys import strip_identity_params
 from ..net.http import FetchedResponse
 from .keys import TITLE_KIND, claim, match, resolve, title_key
-from .record import merge_records, same_work
+from .record import merge_records, paper_from_record, same_work
 from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, translate
 
 DAY = 86_400
@@ -339,11 +339,9 @@ def _save_one(db: sqlite3.Connection, paper: dict[str, Any], now: float) -> int:
 
 def _columns(record: Mapping[str, Any]) -> tuple[Any, ...]:
     """The listing columns copied out of the record, so list_papers needs no JSON."""
-    authors = record.get("authors") or []
-    year = record.get("year")
-    doi = record.get("doi")
-    return (record.get("title"), year if isinstance(year, int) else None,
-            str(authors[0]) if authors else None, normalize_doi(doi) or doi)
+    paper = paper_from_record(record)  # each field as its type, or none
+    return (paper.title or None, paper.year, paper.authors[0] if paper.authors else None,
+            normalize_doi(paper.doi) or paper.doi)
 
 
 def _dump(record: Mapping[str, Any]) -> str:
