@@ -96,6 +96,23 @@ def test_rerun_of_an_unchanged_world_shows_nothing_new_then_exactly_the_new_pape
     assert run(["rerun", "after.json"]).count("Nothing new since") == 1
 
 
+def test_a_paper_found_below_the_limit_that_rises_later_is_not_new(world):
+    run, folder, monkeypatch = world
+    run([TOPIC, "--providers", "semantic_scholar,openalex", "--sort", "citations", "--limit", "3",
+         "--record", "before.json"])
+    record = json.loads((folder / "before.json").read_text(encoding="utf-8"))
+    found = record["found"]
+    assert len(record["results"]) == 3 and len(found) == record["counts"]["after_duplicates_removed"] > 3
+    assert [entry["doi"] for entry in found[:3]] == [entry["doi"] for entry in record["results"]]
+    below = found[3]  # found, ranked fourth, not shown
+    assert below["doi"] and set(below) <= {"doi", "pmid", "arxiv_id", "paper_id", "openalex_id", "title", "year"}
+    risen = [{**paper, "citations": 10**6} if paper.get("doi") == below["doi"] else paper for paper in fake_apis.CORPUS]
+    monkeypatch.setattr(fake_apis, "CORPUS", risen)  # now first by citations
+    today = json.loads(run(["rerun", "before.json", "--format", "json", "--record", "today.json"]))
+    assert today["results"] == []
+    assert json.loads((folder / "today.json").read_text(encoding="utf-8"))["results"][0]["doi"] == below["doi"]
+
+
 def test_snowball_record_report_and_rerun(tmp_path):
     with FakeServer() as server:
         env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}

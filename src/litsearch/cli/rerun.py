@@ -33,7 +33,8 @@ DESCRIPTION = """\
 Repeat a recorded search today (the same requests: topic, variants, providers, filters,
 limit; not from the cache) and show only the papers that were not in the record, in the
 same table. A paper counts as known when it shares any id (DOI, PMID, arXiv, Semantic
-Scholar, OpenAlex) with a recorded result, or its title and year."""
+Scholar, OpenAlex), or its title and year, with any paper the recorded search found, shown
+or ranked below the limit."""
 
 EPILOG = f"""\
 {EXIT_CODES_HELP}
@@ -68,7 +69,10 @@ def rerun_command(argv: Sequence[str]) -> int:
         result, new_record, limit, failed = _rerun_snowball(record, settings, console)
     else:
         result, new_record, limit, failed = _rerun_search(record, settings, console)
-    known = set().union(*(_identities(entry) for entry in record.get("results", [])))
+    # Known: every paper the recorded search found, shown or not (records written before
+    # "found" existed list only the shown ones).
+    found = [entry for entry in record.get("found", []) if isinstance(entry, dict)]
+    known = set().union(*(_identities(entry) for entry in record.get("results", []) + found))
     shown = result.results[:limit]
     fresh = [item for item in shown if not _identities(item.paper.to_dict()) & known]
     result = dataclasses.replace(result, results=fresh, empty_message=(
@@ -76,7 +80,8 @@ def rerun_command(argv: Sequence[str]) -> int:
         f"all {len(shown)} papers shown today were in it."))
     result.enrichment.notes.insert(0, f"rerun of the search recorded {record.get('searched_at', '?')}: "
                                       f"{len(fresh)} new of the {len(shown)} shown today "
-                                      f"(the record listed {len(record.get('results', []))})")
+                                      f"(the record showed {len(record.get('results', []))} and found "
+                                      f"{max(len(found), len(record.get('results', [])))})")
     if args.new_record:
         write_output(json_text(new_record), settings, args.new_record)
     write_output(render_result(result, limit, fmt, include_abstracts=True), settings, args.output)

@@ -4,7 +4,9 @@ One JSON document per search or snowball: the tool and its version, the UTC time
 and variants, for every provider each request as sent (URL, parameters, JSON body; keys and
 contact emails replaced by "[redacted]") with its status and the number of records it gave,
 the filters and where each was applied, the counts of a PRISMA 2020 identification box
-(identified per source, duplicates removed, filtered out, shown) and the ids of every result.
+(identified per source, duplicates removed, filtered out, shown), the shown results with their
+ranks and ids, and the ids (with title and year) of every paper found after duplicates were
+removed, shown or not, so that a re-run can tell what is new since.
 ``lit-search report`` turns it into methods text; ``lit-search rerun`` repeats it.
 """
 
@@ -35,6 +37,16 @@ def _result_entries(items) -> list[dict[str, Any]]:
              **{name: getattr(item.paper, name) for name in RESULT_IDS},
              **({"retracted": True} if item.paper.retracted else {})}
             for rank, item in enumerate(items, start=1)]
+
+
+def _found_entries(items) -> list[dict[str, Any]]:
+    """Every paper found after duplicates were removed, shown or not: its ids, title and year
+    (what ``rerun`` compares with), nothing else."""
+    entries = []
+    for item in items:
+        ids = {name: value for name in RESULT_IDS if (value := getattr(item.paper, name))}
+        entries.append({**ids, "title": item.paper.title, "year": item.paper.year})
+    return entries
 
 
 def _requests_by_provider(sent: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -93,6 +105,7 @@ def search_record(options, result) -> dict[str, Any]:
         "counts": _counts(result.record_count, {p["name"]: p["count"] for p in providers},
                           result.after_dedupe, result.filtered_out, result.excluded_retracted, len(shown)),
         "results": _result_entries(shown),
+        "found": _found_entries(result.results),
     }
 
 
@@ -115,6 +128,7 @@ def snowball_record(found, result, args) -> dict[str, Any]:
                           len(found.results) + found.seed_records, 0, 0, len(shown),
                           removed_as_seeds=found.seed_records),
         "results": _result_entries(shown),
+        "found": _found_entries(result.results),
     }
 
 
