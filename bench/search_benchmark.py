@@ -173,7 +173,7 @@ def stack_floor_figures(runs: int) -> None:
                                capture_output=True, check=True, timeout=60)
                 firsts[name].append(min(request.time for request in server.requests) - started)
     for name, times in firsts.items():
-        print(f"  one GET, {name:<17} {statistics.median(times):.3f} s   (time to first request, median of {runs})")
+        print(f"  one GET, {name:<16} {statistics.median(times):.3f} s   (time to first request, median of {runs})")
 
 
 def start_up_figure(runs: int) -> None:
