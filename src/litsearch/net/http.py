@@ -141,18 +141,14 @@ class HttpClient:
             write=self.settings.read_timeout,
             pool=self.settings.connect_timeout,
         )
-        if self._transport is not None:  # a test's transport serves every request
-            transports: dict[str, Any] = {"transport": self._transport}
-        else:
-            # Plain http never uses TLS, so its transport loads no certificates; the https one
-            # (verified, with its certificate bundle) is built on the first https request.
-            transports = {"transport": httpx.AsyncHTTPTransport(verify=False),
-                          "mounts": {"https://": _OnFirstUse(httpx.AsyncHTTPTransport)}}
+        # httpx's own transports unless a test gives one: they honour the environment as
+        # curl and pip do (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, SSL_CERT_FILE/DIR),
+        # which an explicit transport would switch off.
         self._client = httpx.AsyncClient(
             timeout=timeout,
             headers={"User-Agent": self.user_agent},
             follow_redirects=True,
-            **transports,
+            transport=self._transport,
         )
         return self
 
@@ -199,24 +195,6 @@ class HttpClient:
             yield
         finally:
             SharedPace.release(held)
-
-
-class _OnFirstUse(httpx.AsyncBaseTransport):
-    """A transport built when its first request comes (so a run that never uses it never
-    pays for it)."""
-
-    def __init__(self, build: Callable[[], httpx.AsyncBaseTransport]):
-        self._build = build
-        self._transport: httpx.AsyncBaseTransport | None = None
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self._transport is None:
-            self._transport = self._build()
-        return await self._transport.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        if self._transport is not None:
-            await self._transport.aclose()
 
 
 class ProviderSession:
