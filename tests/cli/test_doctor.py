@@ -21,7 +21,8 @@ CANARY = "Canary+Key/With=Specials 42"
 
 def doctor(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
     clean = {k: v for k, v in os.environ.items()
-             if k not in KEY_VARIABLES and not k.startswith("LITSEARCH_") and k not in ("OPENALEX_EMAIL", "UNPAYWALL_EMAIL")}
+             if k not in KEY_VARIABLES and not k.startswith("LITSEARCH_") and k not in ("OPENALEX_EMAIL", "UNPAYWALL_EMAIL")
+             and not k.upper().endswith("_PROXY")}
     return subprocess.run([*lit_search_command(), "doctor", *args], env={**clean, **env},
                           capture_output=True, text=True, timeout=60)
 
@@ -137,3 +138,14 @@ def test_bad_arguments_are_a_usage_error(tmp_path, args):
     run = doctor({"LITSEARCH_CACHE_DIR": str(tmp_path)}, *args)
     assert run.returncode == 2
     assert "Traceback" not in run.stderr and run.stderr.count("\n") <= 3
+
+
+def test_the_proxy_in_use_is_shown_without_its_password(tmp_path):
+    env = {"LITSEARCH_CACHE_DIR": str(tmp_path / "data")}
+    assert "- proxy: none (direct connections)" in doctor(env).stdout
+    env.update(https_proxy="http://alice:s3cret-pass@proxy.uni.example:3128", NO_PROXY="localhost,.uni.example")
+    text = doctor(env).stdout
+    assert "- proxy: HTTPS_PROXY `http://proxy.uni.example:3128`; NO_PROXY `localhost,.uni.example`" in text
+    report = json.loads(doctor(env, "--format", "json").stdout)
+    assert report["proxies"] == {"HTTPS_PROXY": "http://proxy.uni.example:3128", "NO_PROXY": "localhost,.uni.example"}
+    assert "s3cret" not in text and "alice" not in text

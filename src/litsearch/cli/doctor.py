@@ -100,6 +100,7 @@ def diagnose(settings: Settings) -> dict[str, Any]:
         "python": platform.python_version(),
         "executable": sys.executable,
         "contact_email_set": bool(settings.email),
+        "proxies": environment_proxies(),
         "data_folder": {"path": str(folder), "exists": folder.is_dir(), "bytes": _size(folder),
                         "database": str(folder / DB_FILENAME),
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
@@ -152,6 +153,19 @@ def _pace_words(interval: float, in_flight: int) -> str:
     else:
         rate = f"{1 / interval:.3g} requests/s"
     return f"{rate}, {in_flight} at a time"
+
+
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+def environment_proxies() -> dict[str, str]:
+    """The proxy variables httpx reads (either case), proxy passwords left out."""
+    found = {}
+    for name in PROXY_VARIABLES:
+        value = os.environ.get(name) or os.environ.get(name.lower())
+        if value:
+            found[name] = value if name == "NO_PROXY" else _shown_url(value)
+    return found
 
 
 def _shown_url(url: str) -> str:
