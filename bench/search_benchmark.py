@@ -12,8 +12,9 @@ Crossref 500 ms, Unpaywall 200 ms. One search: 5 variants, 4 providers, default 
 - the ratio wall / floor, and any pacing violation seen by the server (two requests to one
   API closer than its declared interval);
 - the floor of the HTTP stack itself: the time to the first request of a program that does
-  nothing but import asyncio and httpx and send one GET (and, for scale, the same with
-  asyncio's own streams), so the start-up above can be read as stack + lit-search's own part;
+  nothing but import asyncio and httpx and send one GET with httpx's default client (and, for
+  scale, the same with asyncio's own streams), run right before each search so that both see
+  the same machine; the start-up above reads as that floor + lit-search's own part;
 - merge + rank + render time for 1,400 real records (4 x 100 plus a 1,000-record bulk
   answer, from ../shared/fixtures) and the peak memory of that step.
 
@@ -101,41 +102,6 @@ def pacing_violations(server: FakeServer) -> list[str]:
     return found
 
 
-def search_figures(runs: int) -> None:
-    with FakeServer() as server:
-        env = fake_apis.install(server)
-        for path, responder in list(server._routes.items()):
-            prefix = next((p for p in LATENCY if path.startswith(p)), None)
-            if prefix:
-                server.route(path, with_latency(responder, LATENCY[prefix]))
-        # As a user runs it: compiled modules cached (PYTHONDONTWRITEBYTECODE off), and the
-        # data file there, with the response cache on but holding no answer for this search
-        # (emptied between runs, so every answer is fetched).
-        folder = tempfile.mkdtemp()
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI",
-                                                                            "SEMANTIC", "PYTHONDONTWRITEBYTECODE"))},
-               **env, "LITSEARCH_EMAIL": "bench@example.org", "LITSEARCH_CACHE_DIR": folder}
-        one_run(server, env)  # warm file and bytecode caches, create the data file
-        results, violations = [], []
-        for _ in range(runs):
-            # arXiv's pace holds across processes (3 s between requests, the warm-up run's too):
-            # start each run on a fresh slot, as a researcher's next search would be.
-            time.sleep(3.1)
-            empty_the_cache(Path(folder) / "lit-search.sqlite3")
-            results.append(one_run(server, env))
-            violations += pacing_violations(server)
-    walls, firsts = [wall for wall, _ in results], [first for _, first in results]
-    wall, first = statistics.median(walls), statistics.median(firsts)
-    floor = first + CHAIN + ENRICHMENT_ROUND
-    print(f"search: {runs} runs, 5 variants, 4 providers, default options")
-    print(f"  median wall time          {wall:.3f} s   (runs: {', '.join(f'{w:.2f}' for w in walls)})")
-    print(f"  time to first request     {first:.3f} s   (median; runs: {', '.join(f'{f:.3f}' for f in firsts)})")
-    print(f"  floor                     {floor:.3f} s   (start-up {first:.3f} + slowest chain {CHAIN:.3f} "
-          f"+ enrichment round {ENRICHMENT_ROUND:.3f})")
-    print(f"  ratio wall / floor        {wall / floor:.2f}")
-    print(f"  pacing violations         {len(violations)}" + (f": {violations}" if violations else ""))
-
-
 # The least any program on this stack does before its first request: one GET, nothing else,
 # with the client lit-search uses (httpx's defaults build the verified TLS context up front,
 # about 20 ms of loading the certificate bundle, as every real https request needs).
@@ -161,21 +127,59 @@ asyncio.run(main())
 """
 
 
-def stack_floor_figures(runs: int) -> None:
-    """Time to the first request of the two one-GET programs, run alternately."""
+STACK_PROGRAMS = {"httpx on asyncio": HTTPX_ONE_GET, "asyncio streams": STREAMS_ONE_GET}
+
+
+def first_request_of(server: FakeServer, command_line: list[str], env: dict[str, str]) -> float:
+    """Seconds from starting ``command_line`` to the server's first request from it."""
+    server.requests.clear()
+    started = time.monotonic()
+    subprocess.run(command_line, env=env, capture_output=True, check=True, timeout=60)
+    return min(request.time for request in server.requests) - started
+
+
+def search_figures(runs: int) -> None:
     with FakeServer() as server:
+        env = fake_apis.install(server)
+        for path, responder in list(server._routes.items()):
+            prefix = next((p for p in LATENCY if path.startswith(p)), None)
+            if prefix:
+                server.route(path, with_latency(responder, LATENCY[prefix]))
+        # As a user runs it: compiled modules cached (PYTHONDONTWRITEBYTECODE off), and the
+        # data file there, with the response cache on but holding no answer for this search
+        # (emptied between runs, so every answer is fetched).
+        folder = tempfile.mkdtemp()
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI",
+                                                                            "SEMANTIC", "PYTHONDONTWRITEBYTECODE"))},
+               **env, "LITSEARCH_EMAIL": "bench@example.org", "LITSEARCH_CACHE_DIR": folder}
         server.route("/floor", lambda request: fake_apis.Answer(200, b"{}"))
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        firsts: dict[str, list[float]] = {"httpx on asyncio": [], "asyncio streams": []}
+        one_run(server, env)  # warm file and bytecode caches, create the data file
+        results, violations = [], []
+        stack: dict[str, list[float]] = {name: [] for name in STACK_PROGRAMS}
         for _ in range(runs):
-            for name, program in (("httpx on asyncio", HTTPX_ONE_GET), ("asyncio streams", STREAMS_ONE_GET)):
-                server.requests.clear()
-                started = time.monotonic()
-                subprocess.run([sys.executable, "-c", program, server.url + "/floor"], env=env,
-                               capture_output=True, check=True, timeout=60)
-                firsts[name].append(min(request.time for request in server.requests) - started)
-    for name, times in firsts.items():
-        print(f"  one GET, {name:<16} {statistics.median(times):.3f} s   (time to first request, median of {runs})")
+            # arXiv's pace holds across processes (3 s between requests, the warm-up run's too):
+            # start each run on a fresh slot, as a researcher's next search would be.
+            time.sleep(3.1)
+            # The stack's floor, measured right before each search so both see the same machine.
+            for name, program in STACK_PROGRAMS.items():
+                stack[name].append(first_request_of(server, [sys.executable, "-c", program, server.url + "/floor"],
+                                                    env))
+            empty_the_cache(Path(folder) / "lit-search.sqlite3")
+            results.append(one_run(server, env))
+            violations += pacing_violations(server)
+    walls, firsts = [wall for wall, _ in results], [first for _, first in results]
+    wall, first = statistics.median(walls), statistics.median(firsts)
+    floor = first + CHAIN + ENRICHMENT_ROUND
+    print(f"search: {runs} runs, 5 variants, 4 providers, default options")
+    print(f"  median wall time          {wall:.3f} s   (runs: {', '.join(f'{w:.2f}' for w in walls)})")
+    print(f"  time to first request     {first:.3f} s   (median; runs: {', '.join(f'{f:.3f}' for f in firsts)})")
+    print(f"  floor                     {floor:.3f} s   (start-up {first:.3f} + slowest chain {CHAIN:.3f} "
+          f"+ enrichment round {ENRICHMENT_ROUND:.3f})")
+    print(f"  ratio wall / floor        {wall / floor:.2f}")
+    print(f"  pacing violations         {len(violations)}" + (f": {violations}" if violations else ""))
+    for name, times in stack.items():
+        print(f"  one GET, {name:<16} {statistics.median(times):.3f} s   (time to first request, median; "
+              f"run before each search)")
 
 
 def start_up_figure(runs: int) -> None:
@@ -227,7 +231,6 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     search_figures(args.runs)
-    stack_floor_figures(args.runs)
     start_up_figure(args.runs)
     pipeline_figures()
     return 0
