@@ -85,3 +85,19 @@ def test_a_skill_folder_copied_alone_says_how_to_install(tmp_path):
                          text=True, env=clean_env(), timeout=60)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "pipx install" in run.stderr and "claude plugin install lit-search@lit-search" in run.stderr
+
+
+def test_the_launcher_checks_for_every_dependency_the_package_declares():
+    # The launcher looks for the dependencies without importing them (an import of httpx
+    # alone costs ~40 ms on every run); a dependency added to pyproject must be looked for too.
+    import re
+    import runpy
+
+    from conftest import REPO
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower() for requirement in declared}
+    launcher = runpy.run_path(str(REPO / SKILL / "scripts" / "lit_search.py"))
+    assert set(launcher["DEPENDENCIES"]) == names

@@ -18,8 +18,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -90,6 +88,8 @@ def _python_in(folder: Path) -> Path:
 
 
 def _build(folder: Path, root: Path, wanted: dict) -> None:
+    import shutil  # building is rare: a run that finds its environment does not load these
+
     print(f"lit-search: first run: installing lit-search {wanted['version']} and its pinned dependencies "
           f"into {folder} (once, about a minute)…", file=sys.stderr, flush=True)
     building = folder.with_name(f"{folder.name}.building-{os.getpid()}")
@@ -111,6 +111,8 @@ def _build(folder: Path, root: Path, wanted: dict) -> None:
 
 
 def _run(command: list[str], failure: str) -> None:
+    import subprocess
+
     try:
         proc = subprocess.run(command, capture_output=True, text=True, timeout=900)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -18,10 +18,17 @@ SKILL_DIR = Path(__file__).resolve().parent.parent
 MIN_PYTHON = (3, 10)
 
 
+# What every command may need; found (not imported: a command imports what it uses).
+DEPENDENCIES = ("httpx", "feedparser", "rapidfuzz", "jinja2", "defusedxml")
+
+
 def _importable() -> bool:
+    from importlib.util import find_spec
+
+    if not all(find_spec(name) is not None for name in DEPENDENCIES):
+        return False
     try:
-        import litsearch.cli  # noqa: F401  (loads the dependencies a command needs first)
-        import httpx  # noqa: F401
+        import litsearch.cli  # noqa: F401
         return True
     except ImportError:
         for name in [m for m in sys.modules if m == "litsearch" or m.startswith("litsearch.")]:
@@ -35,14 +42,16 @@ def _fail(message: str) -> "None":
 
 
 def main() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    import environment
-
     if sys.version_info < MIN_PYTHON:
         _fail(f"needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer, but {sys.executable} is "
               f"{sys.version_info[0]}.{sys.version_info[1]}; install a newer Python and run the skill with it")
-    root = environment.plugin_root(SKILL_DIR)
     if not _importable():
+        # Only a Python without the package reads the set-up code (the private environment's
+        # run, the common case, goes straight to the command).
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import environment
+
+        root = environment.plugin_root(SKILL_DIR)
         if root is not None:
             sys.path.insert(0, str(root / "src"))
         if root is None or not _importable():
