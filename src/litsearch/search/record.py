@@ -5,8 +5,8 @@ and variants, for every provider each request as sent (URL, parameters, JSON bod
 contact emails replaced by "[redacted]") with its status and the number of records it gave,
 the filters and where each was applied, the counts of a PRISMA 2020 identification box
 (identified per source, duplicates removed, filtered out, shown), the shown results with their
-ranks and ids, and the ids (with title and year) of every paper found after duplicates were
-removed, shown or not, so that a re-run can tell what is new since.
+ranks and ids, and the ids (with title and year) of every paper found, once duplicates were
+merged and the filters applied, shown or not, so that a re-run can tell what is new since.
 ``lit-search report`` turns it into methods text; ``lit-search rerun`` repeats it.
 """
 
@@ -40,8 +40,8 @@ def _result_entries(items) -> list[dict[str, Any]]:
 
 
 def _found_entries(items) -> list[dict[str, Any]]:
-    """Every paper found after duplicates were removed, shown or not: its ids, title and year
-    (what ``rerun`` compares with), nothing else."""
+    """Every paper found (duplicates merged, filters applied), shown or not: its ids, title
+    and year (what ``rerun`` compares with), nothing else."""
     entries = []
     for item in items:
         ids = {name: value for name in RESULT_IDS if (value := getattr(item.paper, name))}
