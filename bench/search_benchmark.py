@@ -151,7 +151,8 @@ def search_figures(runs: int) -> None:
         folder = tempfile.mkdtemp()
         env = {**{k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI",
                                                                             "SEMANTIC", "PYTHONDONTWRITEBYTECODE"))},
-               **env, "LITSEARCH_EMAIL": "bench@example.org", "LITSEARCH_CACHE_DIR": folder}
+               **env, "LITSEARCH_EMAIL": "bench@example.org", "LITSEARCH_CACHE_DIR": folder,
+               "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}  # the fakes are local
         server.route("/floor", lambda request: fake_apis.Answer(200, b"{}"))
         one_run(server, env)  # warm file and bytecode caches, create the data file
         results, violations = [], []

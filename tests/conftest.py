@@ -19,6 +19,11 @@ FIXTURES = SHARED / "fixtures"
 # platform data folder) points into a throwaway folder for this test process and its children.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litsearch-tests-")
 os.environ.pop("LITSEARCH_CACHE_DIR", None)
+# The fake APIs are on loopback: a proxy set on the machine running the tests (lit-search
+# honours HTTP_PROXY & co.) must not be asked for them. Proxy tests set their own variables.
+LOOPBACK = "127.0.0.1,localhost,::1"
+for _name in ("NO_PROXY", "no_proxy"):
+    os.environ[_name] = ",".join(filter(None, (os.environ.get(_name), LOOPBACK)))
 
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
