@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
-import subprocess
 
 import pytest
 
 import fake_apis
-from command import lit_search_command
+from command import command_env, command_runner
 from fake_server import Answer, FakeServer, SeenRequest
 from render.test_output_properties import FORBIDDEN, MARKDOWN_FORBIDDEN
 
@@ -63,17 +61,9 @@ def world(tmp_path):
     def start(routes: dict | None = None, **env_extra: str):
         server = FakeServer().__enter__()
         servers.append(server)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server, routes or {}))
-        env.update({"LITSEARCH_CACHE_DIR": str(tmp_path / "data"), **env_extra})
-
-        def run(args: list, check: bool = True) -> subprocess.CompletedProcess:
-            proc = subprocess.run(lit_search_command() + args, capture_output=True, env=env, timeout=90, cwd=tmp_path)
-            proc.stdout, proc.stderr = proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
-            assert "Traceback" not in proc.stderr, proc.stderr
-            if check:
-                assert proc.returncode == 0, proc.stderr
-            return proc
+        env = command_env(fake_apis.install(server, routes or {}), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                          **env_extra)
+        run = command_runner(env, tmp_path, timeout=90)
         run.server = server
         return run
 
@@ -270,7 +260,7 @@ def test_17_and_18_abstracts_stay_quoted_plain_and_short(world):
 ])
 def test_output_paths_are_checked_before_any_request(world, tmp_path, args, message):
     run = world()
-    proc = run([TOPIC, *BOTH, *args], check=False)
+    proc = run([TOPIC, *BOTH, *args], code=None)
     assert proc.returncode == 2 and message in proc.stderr.lower(), proc.stderr
     assert proc.stderr.count("\n") <= 2
     assert run.server.requests == []
@@ -280,10 +270,10 @@ def test_output_paths_are_checked_before_any_request(world, tmp_path, args, mess
 def test_nothing_searched_is_not_reported_as_no_papers_found(world):
     down = [Answer(503, "down")]
     run = world({"/s2/graph/v1/paper/search": down, "/openalex/works": down}, LITSEARCH_BACKOFF="0.01")
-    proc = run([TOPIC, *BOTH], check=False)
+    proc = run([TOPIC, *BOTH], code=None)
     assert proc.returncode == 3
     assert "No papers found" not in proc.stdout
-    offline = world()([f"{TOPIC} never searched", *BOTH, "--offline"], check=False)
+    offline = world()([f"{TOPIC} never searched", *BOTH, "--offline"], code=None)
     assert "No papers found" not in offline.stdout
 
 

@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from cli.test_paper_network_cli import CitationGraphAPI, make
-from command import lit_search_command
+from command import command_env, command_runner, lit_search_command
 from fake_server import FakeServer
 
 # Two seeds, and around them:
@@ -37,16 +37,8 @@ GRAPH = [
 @pytest.fixture
 def run(tmp_path):
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(CitationGraphAPI(GRAPH).install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"))
-
-        def run(args: list[str], code: int = 0) -> subprocess.CompletedProcess:
-            proc = subprocess.run(lit_search_command() + ["snowball", *args], capture_output=True, text=True,
-                                  env=env, timeout=120, cwd=tmp_path)
-            assert proc.returncode == code, proc.stderr
-            assert "Traceback" not in proc.stderr
-            return proc
-        yield run
+        env = command_env(CitationGraphAPI(GRAPH).install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"))
+        yield command_runner(env, tmp_path, prefix=["snowball"])
 
 
 def results(proc) -> list[dict]:

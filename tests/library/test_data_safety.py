@@ -20,31 +20,19 @@ import bibtexparser
 import pytest
 
 import fake_apis
-from command import lit_search_command
+from command import command_env, command_runner, lit_search_command
 from fake_server import Answer, FakeServer, SeenRequest
 
 TOPIC = "CRISPR off-target effects"
 DNA = "DNA targeting specificity of RNA-guided Cas9 nucleases"
 
 
-def make_run(env: dict[str, str], cwd: Path, preexec=None):
-    def run(args: list[str], check: bool = True) -> subprocess.CompletedProcess:
-        proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env, timeout=90,
-                              cwd=cwd, preexec_fn=preexec)
-        assert "Traceback" not in proc.stderr, proc.stderr
-        if check:
-            assert proc.returncode == 0, proc.stderr
-        return proc
-    return run
-
-
 @pytest.fixture
 def world(tmp_path):
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server))
-        env.update(LITSEARCH_CACHE_DIR=str(tmp_path / "data"), LITSEARCH_EMAIL="lib@example.org")
-        yield env, make_run(env, tmp_path), tmp_path
+        env = command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                          LITSEARCH_EMAIL="lib@example.org")
+        yield env, command_runner(env, tmp_path, timeout=90), tmp_path
 
 
 # ---------------------------------------------------------------- 1: save -> export round trip
@@ -148,13 +136,12 @@ def test_5_a_full_disk_costs_neither_the_answers_nor_the_old_file(full_disk, tmp
         except OSError:  # No space left on device: the disk is full
             pass
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(disk / "data"))
-        run = make_run(env, tmp_path, preexec)
+        env = command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(disk / "data"))
+        run = command_runner(env, tmp_path, timeout=90, preexec=preexec)
         search = run([TOPIC, "--providers", "openalex,semantic_scholar", "--no-verify"])
         assert DNA in search.stdout  # the cache could not write: the answers are still shown
         assert search.stderr.count("cache") <= 2
-        export = run([TOPIC, "--providers", "openalex", "--no-verify", "-o", str(old)], check=False)
+        export = run([TOPIC, "--providers", "openalex", "--no-verify", "-o", str(old)], code=None)
         errors = [line for line in export.stderr.splitlines() if "error: " in line]
         assert export.returncode == 2 and len(errors) == 1, export.stderr
         assert f"cannot write {old}:" in errors[0]
@@ -162,7 +149,7 @@ def test_5_a_full_disk_costs_neither_the_answers_nor_the_old_file(full_disk, tmp
         assert not list(disk.glob(".refs.bib.*"))  # no temporary file left behind
         # --save needs the library: when it cannot be written the search says so (exit 4, one
         # line naming the file), either before asking anyone or after showing the answers.
-        saved = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], check=False)
+        saved = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], code=None)
         assert saved.returncode == 4 and "lit-search.sqlite3" in saved.stderr, saved.stderr
         assert saved.stdout == "" or DNA in saved.stdout
         assert saved.stderr.count("\n") <= 2
@@ -186,10 +173,10 @@ def test_6_a_damaged_page_in_the_middle_is_found_and_never_written(world):
 
     search = run([f"{TOPIC} again", "--providers", "openalex", "--no-verify"])
     assert DNA in search.stdout and "damaged" in search.stderr
-    saved = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], check=False)
+    saved = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], code=None)
     assert saved.returncode == 4 and "damaged" in saved.stderr
     assert "not modified" not in saved.stderr or path.read_bytes() == before
-    listing = run(["library", "list"], check=False)
+    listing = run(["library", "list"], code=None)
     assert listing.returncode == 4
     assert path.read_bytes() == before  # nothing wrote into the damaged file
     assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
@@ -231,10 +218,9 @@ def test_20_21_no_key_in_any_spelling_reaches_any_file(tmp_path):
               "/openalex/works": echo_everything(fake_apis.openalex_works),
               "/eutils/efetch.fcgi": echo_everything(fake_apis.pubmed_efetch)}
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server, routes), **KEYS, LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
-                   LITSEARCH_EMAIL="keys@example.org")
-        run = make_run(env, tmp_path)
+        env = command_env(fake_apis.install(server, routes), KEYS, LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                          LITSEARCH_EMAIL="keys@example.org")
+        run = command_runner(env, tmp_path, timeout=90)
         outputs = [run([TOPIC, "--providers", "semantic_scholar,openalex,pubmed", "--save"])]
         for name in ("out.bib", "out.ris", "out.csl.json", "out.json", "out.md"):
             outputs.append(run([TOPIC, "--providers", "semantic_scholar,openalex,pubmed", "-o", name]))

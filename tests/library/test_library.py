@@ -5,9 +5,7 @@ a damaged database reported rather than dropped. Everything runs the real comman
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import bibtexparser
@@ -16,7 +14,7 @@ import pytest
 import fake_apis
 from fake_server import FakeServer
 from litsearch.biblio.readers import read_records
-from command import lit_search_command
+from command import command_env, command_runner
 
 FOUR = "semantic_scholar,openalex,pubmed,arxiv"
 TOPIC = "CRISPR off-target effects"
@@ -26,19 +24,9 @@ TOPIC = "CRISPR off-target effects"
 def world(tmp_path):
     """Fake APIs plus a private cache/library folder; ``run(args)`` runs lit-search in it."""
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server))
-        env.update({"LITSEARCH_CACHE_DIR": str(tmp_path / "data"), "LITSEARCH_EMAIL": "lib@example.org"})
-
-        def run(args: list[str], check: bool = True) -> subprocess.CompletedProcess:
-            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env, timeout=90,
-                                  cwd=tmp_path)
-            assert "Traceback" not in proc.stderr
-            if check:
-                assert proc.returncode == 0, proc.stderr
-            return proc
-
-        yield server, run, tmp_path
+        env = command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                          LITSEARCH_EMAIL="lib@example.org")
+        yield server, command_runner(env, tmp_path, timeout=90), tmp_path
 
 
 def search_requests(server: FakeServer) -> int:
@@ -84,7 +72,7 @@ def test_offline_answers_from_the_cache_only_and_says_so(world):
 
 def test_offline_without_a_cached_answer_fails_cleanly(world):
     server, run, _ = world
-    proc = run(["never searched before", "--providers", "openalex,pubmed", "--offline", "--no-verify"], check=False)
+    proc = run(["never searched before", "--providers", "openalex,pubmed", "--offline", "--no-verify"], code=None)
     assert proc.returncode == 3
     assert "offline: no cached search for 'never searched before'" in proc.stdout
     assert server.requests == []
@@ -133,9 +121,9 @@ def test_library_remove_and_missing_ids(world):
     assert run(["library", "remove", "10.1038/nbt.2647"]).stdout.startswith("Removed")
     papers = json.loads(run(["library", "list", "--format", "json"]).stdout)
     assert len(papers) == 8 and all(p["cited_by"] == 0 for p in papers if "Cas9 nucleases" in p["title"])
-    missing = run(["library", "show", "10.9999/none"], check=False)
+    missing = run(["library", "show", "10.9999/none"], code=None)
     assert missing.returncode == 5 and "no saved paper" in missing.stderr
-    assert run(["library", "frobnicate"], check=False).returncode == 2
+    assert run(["library", "frobnicate"], code=None).returncode == 2
 
 
 def test_search_exports_to_files_and_stdout(world):
@@ -154,7 +142,7 @@ def test_concurrent_processes_share_one_library(world):
     server, run, tmp_path = world
     topics = [TOPIC, "CRISPR specificity", "off-target detection", "Cas9 guide design"]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda t: run([t, "--providers", FOUR, "--save", "--no-verify"], check=False),
+        results = list(pool.map(lambda t: run([t, "--providers", FOUR, "--save", "--no-verify"], code=None),
                                 topics * 2))
     assert [r.returncode for r in results] == [0] * 8, [r.stderr for r in results]
     papers = json.loads(run(["library", "list", "--format", "json"]).stdout)
@@ -170,11 +158,11 @@ def test_a_damaged_database_is_reported_and_left_alone(world):
     path.parent.mkdir(parents=True)
     garbage = b"this is not a database, but it is somebody's file\n" * 100
     path.write_bytes(garbage)
-    listing = run(["library", "list"], check=False)
+    listing = run(["library", "list"], code=None)
     assert listing.returncode == 4 and "damaged" in listing.stderr
     search = run([TOPIC, "--providers", "openalex", "--no-verify"])  # the cache just switches off
     assert "cache disabled" in search.stderr and "DNA targeting specificity" in search.stdout
-    save = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], check=False)
+    save = run([TOPIC, "--providers", "openalex", "--no-verify", "--save"], code=None)
     assert save.returncode == 4 and "damaged" in save.stderr
     assert path.read_bytes() == garbage
 
@@ -185,7 +173,7 @@ def test_a_database_from_a_newer_version_is_refused(world):
     path = tmp_path / "data" / "lit-search.sqlite3"
     with sqlite3.connect(path) as db:
         db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    proc = run(["library", "list"], check=False)
+    proc = run(["library", "list"], code=None)
     assert proc.returncode == 4 and "newer lit-search" in proc.stderr
 
 
@@ -197,7 +185,7 @@ def test_answers_a_provider_could_not_use_are_never_served_from_the_cache(world)
     env_routes = {"/openalex/works": [fake_apis.Answer(200, '{"results": [{"id": "W1", "title": "Half'), None],
                   "/arxiv/query": [fake_apis.Answer(200, error_feed, content_type="application/atom+xml"), None]}
     fake_apis.install(server, env_routes)
-    failing = run([TOPIC, "--providers", "openalex,arxiv", "--format", "json", "--no-verify"], check=False)
+    failing = run([TOPIC, "--providers", "openalex,arxiv", "--format", "json", "--no-verify"], code=None)
     assert failing.returncode == 3  # both providers failed
     first = json.loads(failing.stdout)
     assert {e["provider"] for e in first["errors"]} == {"openalex", "arxiv"}

@@ -6,15 +6,13 @@ a notice). The fictional papers appear only for queries about gastric organoids.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import bibtexparser
 import pytest
 import rispy
 
 import fake_apis
-from command import lit_search_command
+from command import command_env, command_runner
 from conftest import shared_file
 from fake_server import Answer, FakeServer, SeenRequest
 from litsearch.core.updates import combined_retracted, merged_updates, notice_words
@@ -29,16 +27,11 @@ MARK = "⚠ RETRACTED — "
 @pytest.fixture
 def run(tmp_path):
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
-                   LITSEARCH_EMAIL="notices@example.org")
+        command = command_runner(command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                                             LITSEARCH_EMAIL="notices@example.org"), tmp_path, timeout=90)
 
         def run(args: list[str], code: int = 0) -> str:
-            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
-                                  timeout=90, cwd=tmp_path)
-            assert proc.returncode == code, proc.stderr
-            assert "Traceback" not in proc.stderr
-            return proc.stdout
+            return command(args, code).stdout
         run.server = server
         yield run
 
@@ -139,10 +132,9 @@ def test_a_notice_among_the_checked_dois_marks_the_paper_it_retracts(tmp_path):
                                                            "updated": {"date-parts": [[2024, 1, 2]]}}]})
         return Answer(200, json.dumps(payload))
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server, {"/crossref/works": works}), LITSEARCH_CACHE_DIR=str(tmp_path))
-        proc = subprocess.run(lit_search_command() + ["CRISPR off-target effects", "--providers", "semantic_scholar",
-                                                      "--format", "json"], capture_output=True, text=True, env=env)
+        run = command_runner(command_env(fake_apis.install(server, {"/crossref/works": works}),
+                                         LITSEARCH_CACHE_DIR=str(tmp_path)), tmp_path)
+        proc = run(["CRISPR off-target effects", "--providers", "semantic_scholar", "--format", "json"])
     result = by_title(json.loads(proc.stdout))["DNA targeting specificity of RNA-guided Cas9 nucleases"]
     assert result["retracted"] is True
     assert result["updates"][0] == {"type": "retraction", "notice_doi": "10.1038/nbt.9999", "notice_pmid": None,

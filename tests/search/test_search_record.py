@@ -5,13 +5,11 @@ and `lit-search rerun` (nothing new in an unchanged world; exactly the paper the
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 
 import pytest
 
 import fake_apis
-from command import lit_search_command
+from command import command_env, command_runner
 from fake_server import FakeServer
 from graph.test_snowball import GRAPH
 from cli.test_paper_network_cli import CitationGraphAPI
@@ -29,15 +27,11 @@ NEW_PAPER = {
 @pytest.fixture
 def world(tmp_path, monkeypatch):
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
-                   LITSEARCH_EMAIL="review@example.org", OPENALEX_API_KEY=KEY)
+        command = command_runner(command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
+                                             LITSEARCH_EMAIL="review@example.org", OPENALEX_API_KEY=KEY), tmp_path)
 
         def run(args: list[str], code: int = 0) -> str:
-            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
-                                  timeout=120, cwd=tmp_path)
-            assert proc.returncode == code, proc.stderr
-            assert "Traceback" not in proc.stderr
+            proc = command(args, code)
             return proc.stdout if code == 0 else proc.stderr
         yield run, tmp_path, monkeypatch
 
@@ -115,14 +109,11 @@ def test_a_paper_found_below_the_limit_that_rises_later_is_not_new(world):
 
 def test_snowball_record_report_and_rerun(tmp_path):
     with FakeServer() as server:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_")}
-        env.update(CitationGraphAPI(GRAPH).install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"))
+        command = command_runner(command_env(CitationGraphAPI(GRAPH).install(server),
+                                             LITSEARCH_CACHE_DIR=str(tmp_path / "data")), tmp_path)
 
         def run(args):
-            proc = subprocess.run(lit_search_command() + args, capture_output=True, text=True, env=env,
-                                  cwd=tmp_path, timeout=120)
-            assert proc.returncode == 0, proc.stderr
-            return proc.stdout
+            return command(args).stdout
         run(["snowball", "10.5555/seed.a", "10.5555/seed.b", "--no-verify", "--record", "chase.json"])
         record = json.loads((tmp_path / "chase.json").read_text(encoding="utf-8"))
         assert record["kind"] == "snowball" and [s["id"] for s in record["seeds"]] == ["10.5555/seed.a",
