@@ -21,11 +21,10 @@ from .common import (
     fetch,
     load_settings,
     new_parser,
-    output_format,
     run_command,
     write_output,
 )
-from .search import EXPORT_FORMATS, render_result
+from .search import RESULT_FORMATS, render_result, result_format
 
 PROG = "lit-search rerun"
 
@@ -44,7 +43,7 @@ EPILOG = f"""\
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
-    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
                         help="markdown table (default), JSON, or an export format, of the new papers")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
     parser.add_argument("--record", dest="new_record", metavar="FILE", help="write today's search record")
@@ -61,7 +60,7 @@ def rerun_command(argv: Sequence[str]) -> int:
     from ..search.record import read_record
 
     record = read_record(args.record)
-    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    fmt = result_format(args)
     check_file_target(args.new_record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)

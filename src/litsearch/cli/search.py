@@ -35,6 +35,7 @@ from .progress import LiveStatus
 
 PROG = "lit-search"
 MAX_LIMIT = 100
+RESULT_FORMATS = ("markdown", "json") + EXPORT_FORMATS  # what render_result writes
 
 DESCRIPTION = """\
 Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
                         help="order of the table (default relevance, i.e. the score above)")
-    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
                         help="markdown table (default), the full JSON record, or an export for reference "
                              "managers (bibtex, ris, csl-json); with -o, taken from the file's extension")
     parser.add_argument("-o", "--output", metavar="FILE",
@@ -159,7 +160,7 @@ def search_command(argv: Sequence[str]) -> int:
     options = options_from_args(args)
     settings = load_settings()
     redact_logs(settings)
-    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    fmt = result_format(args)
     check_file_target(args.record, "--record", example="search.json")
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
@@ -226,6 +227,12 @@ async def save_shown(http, store, shown) -> tuple[str, Any]:
     if problems:
         note += " (" + "; ".join(problems) + ")"
     return note, None
+
+
+def result_format(args) -> str:
+    """The output format of a command that prints results (search, snowball, rerun):
+    --format, or -o's extension, else markdown."""
+    return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
 
 
 def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:

@@ -20,11 +20,10 @@ from .common import (
     fetch,
     load_settings,
     new_parser,
-    output_format,
     run_command,
     write_output,
 )
-from .search import EXPORT_FORMATS, render_result, save_shown
+from .search import RESULT_FORMATS, render_result, result_format, save_shown
 
 PROG = "lit-search snowball"
 MAX_LIMIT = 100
@@ -53,7 +52,7 @@ def build_parser():
                         help="backward = their references, forward = papers citing them, both (default)")
     parser.add_argument("--topic", metavar="TEXT", help="rank papers about this topic first among equals")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
-    parser.add_argument("--format", choices=("markdown", "json") + EXPORT_FORMATS, default=None,
+    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
                         help="markdown table (default), JSON, or an export format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
     parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")
@@ -78,7 +77,7 @@ def snowball_command(argv: Sequence[str]) -> int:
     seeds = [(text, parse_paper_ref(text)) for text in dict.fromkeys(args.seeds)]
     if len(seeds) > MAX_SEEDS:
         raise UsageError(f"{len(seeds)} seed papers given; the limit is {MAX_SEEDS}")
-    fmt = output_format(args.output, args.format, ("markdown", "json") + EXPORT_FORMATS, "markdown")
+    fmt = result_format(args)
     check_file_target(args.record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)
