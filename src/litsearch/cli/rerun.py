@@ -24,7 +24,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, render_result, result_format
+from .search import RESULT_FORMATS, result_format, write_result
 
 PROG = "lit-search rerun"
 
@@ -83,7 +83,7 @@ def rerun_command(argv: Sequence[str]) -> int:
                                       f"{max(len(found), len(record.get('results', [])))})")
     if args.new_record:
         write_output(json_text(new_record), settings, args.new_record)
-    write_output(render_result(result, limit, fmt, include_abstracts=True), settings, args.output)
+    write_result(result, limit, fmt, settings, args.output, include_abstracts=True)
     return ExitCode.ALL_FAILED if failed else ExitCode.OK
 
 

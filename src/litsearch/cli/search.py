@@ -184,15 +184,7 @@ def search_command(argv: Sequence[str]) -> int:
         from ..search.record import search_record
 
         write_output(json_text(search_record(options, result)), settings, args.record)
-    output = render_result(result, options.limit, fmt, include_abstracts=not args.no_abstracts)
-    if fmt == "markdown" and not args.output and sys.stdout.isatty():
-        from ..render.markup import for_terminal
-
-        output = for_terminal(output)
-    write_output(output, settings, args.output)
-    if args.output:
-        shown = min(options.limit, result.total_count)
-        write_output(f"Wrote {shown} papers to {args.output} ({fmt}).\n", settings)
+    write_result(result, options.limit, fmt, settings, args.output, include_abstracts=not args.no_abstracts)
     if save_error is not None:
         console.warn(str(save_error))
         return save_error.exit_code
@@ -233,6 +225,19 @@ def result_format(args) -> str:
     """The output format of a command that prints results (search, snowball, rerun):
     --format, or -o's extension, else markdown."""
     return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
+
+
+def write_result(result, limit: int, fmt: str, settings, path: str | None, include_abstracts: bool) -> None:
+    """A search's (or a snowball's, or a rerun's) result to stdout, formatted for a terminal
+    when it is one, or to ``path`` with one line saying so."""
+    output = render_result(result, limit, fmt, include_abstracts)
+    if fmt == "markdown" and not path and sys.stdout.isatty():
+        from ..render.markup import for_terminal
+
+        output = for_terminal(output)
+    write_output(output, settings, path)
+    if path:
+        write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
 
 
 def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:

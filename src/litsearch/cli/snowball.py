@@ -23,7 +23,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, render_result, result_format, save_shown
+from .search import RESULT_FORMATS, result_format, save_shown, write_result
 
 PROG = "lit-search snowball"
 MAX_LIMIT = 100
@@ -105,8 +105,7 @@ def snowball_command(argv: Sequence[str]) -> int:
         from ..search.record import snowball_record
 
         write_output(json_text(snowball_record(found, result, args)), settings, args.record)
-    write_output(render_result(result, args.limit, fmt, include_abstracts=not args.no_abstracts), settings,
-                 args.output)
+    write_result(result, args.limit, fmt, settings, args.output, include_abstracts=not args.no_abstracts)
     if save_error is not None:
         console.warn(str(save_error))
         return save_error.exit_code
