@@ -70,7 +70,7 @@ def rerun_command(argv: Sequence[str]) -> int:
         result, new_record, limit, failed = _rerun_search(record, settings, console)
     # Known: every paper the recorded search found, shown or not (records written before
     # "found" existed list only the shown ones).
-    found = [entry for entry in record.get("found", []) if isinstance(entry, dict)]
+    found = record.get("found", [])
     known = set().union(*(_identities(entry) for entry in record.get("results", []) + found))
     shown = result.results[:limit]
     fresh = [item for item in shown if not _identities(item.paper.to_dict()) & known]

@@ -174,8 +174,10 @@ def _shape_problem(record: dict[str, Any]) -> str | None:
     if not isinstance(counts.get("per_source"), dict) or not all(
             type(value) is int for value in counts["per_source"].values()):
         return "'counts.per_source' is not a table of numbers"
-    if not isinstance(record.get("results"), list) or not all(isinstance(e, dict) for e in record["results"]):
-        return "'results' is not a list of papers"
+    for name in ("results", "found"):  # "found" is absent from records written before it existed
+        entries = record.get(name, [])
+        if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+            return f"'{name}' is not a list of papers"
     if not isinstance(record.get("providers"), list) or not isinstance(record.get("options"), dict):
         return "no 'providers' or 'options'"
     if record["kind"] == "search" and not (isinstance(record.get("topic"), str) and record["topic"].strip()):
