@@ -148,3 +148,15 @@ def test_record_path_is_checked_before_any_request(world):
     run, _, _ = world
     error = run([TOPIC, "--record", "/nonexistent/folder/r.json"], code=2)
     assert "does not exist" in error
+
+
+@pytest.mark.parametrize("direction", ["sideways", None, ["both"]])
+def test_a_hand_edited_snowball_direction_is_reported_without_a_guess(direction):
+    from litsearch.render.report import report_markdown
+
+    record = {"kind": "snowball", "record_version": 1, "searched_at": "2026-11-25T10:00:00Z",
+              "options": {} if direction is None else {"direction": direction}, "seeds": [{"id": "10.5555/seed.a"}],
+              "providers": [], "results": [], "counts": {"identified": 3, "duplicates_removed": 1,
+                                                          "after_duplicates_removed": 2, "shown": 2, "per_source": {}}}
+    text = report_markdown(record)
+    assert "collected the reference lists of, or the papers citing, 1 seed paper (10.5555/seed.a)" in text

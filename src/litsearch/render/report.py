@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from ..providers.base import provider_label
-from .markup import markdown_text
+from .markup import markdown_text, plural
 
 # The parameter that carries the search string at each API (what a methods section quotes).
 SEARCH_PARAMETERS = ("query", "search", "term", "search_query", "filter")
@@ -17,10 +17,14 @@ DEDUPLICATION = ("Duplicates were merged with lit-search's merge engine: records
                  "authors; records with different DOIs, volumes or issues are never merged.")
 
 
+CHASED = {"backward": "the reference lists of", "forward": "the papers citing",
+          "both": "the reference lists of, and the papers citing,"}
+
+
 def report_payload(record: dict[str, Any]) -> dict[str, Any]:
     """The report as data: the methods paragraph, the identification rows and their check."""
     counts = record["counts"]
-    rows = [(f"Records identified from {_source_name(name)}", count) for name, count in counts["per_source"].items()]
+    rows = [(f"Records identified from {provider_label(name)}", count) for name, count in counts["per_source"].items()]
     rows.append(("Records identified, total", counts["identified"]))
     rows.append(("Duplicate records removed", counts["duplicates_removed"]))
     if counts.get("seeds_removed"):
@@ -44,7 +48,7 @@ def report_markdown(record: dict[str, Any]) -> str:
     lines += ["", "## Search strings as sent", ""]
     for provider in record.get("providers", []):
         for request in provider.get("requests", []):
-            lines.append(f"- {_source_name(provider['name'])}: `{_code(request.get('method', 'GET'))} "
+            lines.append(f"- {provider_label(provider['name'])}: `{_code(request.get('method', 'GET'))} "
                          f"{_code(request.get('url', ''))}` with "
                          + ", ".join(f"`{_code(name)}={_code(value)}`" for name, value in request.get("params", {}).items()))
     return "\n".join(lines) + "\n"
@@ -57,15 +61,13 @@ def methods_paragraph(record: dict[str, Any]) -> str:
     sentences = []
     if record["kind"] == "snowball":
         seeds = ", ".join(seed["id"] for seed in record.get("seeds", []))
-        direction = record["options"]["direction"]
-        what = {"backward": "the reference lists of", "forward": "the papers citing",
-                "both": "the reference lists of, and the papers citing,"}[direction]
-        count = len(record.get("seeds", []))
+        # A hand-edited direction is not guessed at (rerun falls back to "both" for it).
+        what = CHASED.get(str(record["options"].get("direction")), "the reference lists of, or the papers citing,")
         sentences.append(f"On {when}, citation chasing with lit-search {tool.get('version', '')} collected "
-                         f"{what} {count} seed {'paper' if count == 1 else 'papers'} ({seeds}) from Semantic "
+                         f"{what} {plural(len(record.get('seeds', [])), 'seed paper')} ({seeds}) from Semantic "
                          f"Scholar, with OpenAlex where Semantic Scholar lacked a paper.")
     else:
-        sources = [_source_name(p["name"]) for p in record.get("providers", [])]
+        sources = [provider_label(p["name"]) for p in record.get("providers", [])]
         sentences.append(f"We searched {_joined(sources)} on {when} with lit-search {tool.get('version', '')}.")
         variants = record.get("variants") or []
         if variants:
@@ -80,7 +82,7 @@ def methods_paragraph(record: dict[str, Any]) -> str:
             if request is not None:
                 sent = "; ".join(f"{name}={value}" for name, value in request.get("params", {}).items()
                                  if name in SEARCH_PARAMETERS)
-                strings.append(f"{_source_name(provider['name'])} ({_path(request.get('url', ''))}): {sent}")
+                strings.append(f"{provider_label(provider['name'])} ({_path(request.get('url', ''))}): {sent}")
         sentences[-1] += " " + "; ".join(strings) + "."
     applied = record.get("filters_applied") or []
     if applied:
@@ -102,11 +104,6 @@ def _search_request(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
                 "search" in params and _path(request.get("url", "")).endswith("/works")):
             return request
     return None
-
-
-def _source_name(name: str) -> str:
-    return provider_label(name) if name in ("semantic_scholar", "openalex", "pubmed", "arxiv", "crossref",
-                                            "unpaywall", "web") else name
 
 
 def _joined(items: list[str]) -> str:
