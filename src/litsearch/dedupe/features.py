@@ -171,8 +171,8 @@ def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozens
     others = (
         f"{kind} id {value}"
         for kind, value in (("OpenAlex", normalize_openalex_id(record.openalex_id or extra.get("openalex_id"))),
-                            ("Semantic Scholar", normalize_s2_id(record.paper_id)), ("PMC", _pmc_number(extra.get("pmcid"))),
-                            ("DBLP", extra.get("dblp")))
+                            ("Semantic Scholar", normalize_s2_id(record.paper_id)),
+                            ("PMC", _pmc_number(extra.get("pmcid"))), ("DBLP", extra.get("dblp")))
         if value
     )
     return publisher_dois, frozenset(p for p in pmids if p), frozenset(a for a in arxiv_ids if a), frozenset(others)

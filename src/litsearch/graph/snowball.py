@@ -6,7 +6,8 @@ fails), with its reference list and one page of citing papers. Every candidate t
 through the search's merge engine with the seeds themselves, so a paper reached from several
 seeds, or from both providers, is one row; a cluster holding a seed is the seed, not a find.
 Rank: how many seeds a paper connects to, then relevance to ``topic`` (the search's lexical
-relevance: its words in the title, counted double, or the abstract), then citations. Each result says ``via``: which seeds, in which direction.
+relevance: its words in the title, counted double, or the abstract), then citations. Each
+result says ``via``: which seeds, in which direction.
 """
 
 from __future__ import annotations

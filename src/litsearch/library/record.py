@@ -74,7 +74,8 @@ def _as_text(value: Any) -> str | None:
 def _as_int(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    return int(value.strip()) if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() else None
+    text = value.strip() if isinstance(value, str) else ""
+    return int(text) if text.isascii() and text.isdigit() else None
 
 
 def same_work(saved: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
