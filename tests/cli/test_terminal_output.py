@@ -60,3 +60,19 @@ def test_a_terminal_gets_the_footer_without_markdown_escapes(env):
 def test_json_keeps_the_provider_choice_on_stderr(env):
     _, errors = run_on(False, ["CRISPR off-target effects", "--format", "json"], env)
     assert "providers: semantic_scholar and openalex cover every field" in errors
+
+
+@pytest.mark.parametrize("args,code,lines", [(["doctor"], 2, 1), (["--help"], 0, 0)])
+def test_a_reader_that_goes_away_costs_one_line_and_the_documented_exit_code(args, code, lines):
+    # `lit-search … | head`, or `| dot` where dot is missing. With stdout buffered (as in any
+    # shell; the test environment may set PYTHONUNBUFFERED), Python's last flush used to add
+    # "Exception ignored … BrokenPipeError" and exit 120.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_") and k != "PYTHONUNBUFFERED"}
+    proc = subprocess.Popen(lit_search_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    proc.stdout.close()  # before the command has started writing
+    stderr = proc.stderr.read().decode("utf-8")
+    assert proc.wait(timeout=60) == code, stderr
+    assert "Exception ignored" not in stderr and "Traceback" not in stderr
+    assert stderr.count("\n") == lines, stderr
+    if lines:
+        assert stderr == "lit-search doctor: error: cannot write the output: Broken pipe\n"

@@ -267,6 +267,8 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: {exc}")
         return exc.exit_code
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError) and exc.filename is None:
+            _drop_stdout()
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
     except KeyboardInterrupt:
@@ -275,6 +277,18 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL
+
+
+def _drop_stdout() -> None:
+    """The reader of stdout has gone (``| head``, a command that failed): what is still
+    buffered can never be written, and Python's last flush at exit would print "Exception
+    ignored … BrokenPipeError" and exit 120. Point stdout at the null device instead."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # stdout is not a file (replaced, closed): nothing will flush it
+        pass
 
 
 def _error_line(message: str) -> None:
