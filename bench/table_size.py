@@ -30,7 +30,7 @@ ANSWERS = [
 def table_for(provider: str, path: Path, parse, rows: int = 20) -> str:
     records = parse(path.read_bytes())[:50]
     outcome = ProviderOutcome(provider, "query", "search", records=records, requests=1, seconds=0.5)
-    ranked = merge_and_rank([outcome], "relevance")
+    ranked = merge_and_rank([outcome], "relevance", ["query"])
     result = SearchResult(query="query", variants=[], outcomes=[outcome], results=ranked, provider_reason=None,
                           search_time_ms=500)
     return render_markdown(result, rows)

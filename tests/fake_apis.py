@@ -360,11 +360,14 @@ def _pubmed_name(name: str) -> str:
 
 def pubmed_efetch(request: SeenRequest) -> Answer:
     corpus = _pubmed_corpus()
+    return pubmed_articles([corpus[pmid] for pmid in _requested_ids(request) if pmid in corpus])
+
+
+def pubmed_articles(papers: list[dict]) -> Answer:
+    """An efetch answer (a PubmedArticleSet) holding ``papers``."""
     articles = []
-    for pmid in _requested_ids(request):
-        p = corpus.get(pmid)
-        if not p:
-            continue
+    for p in papers:
+        pmid = p["pmid"]
         sentences = (p.get("abstract") or "").split(". ")
         abstract = ""
         if sentences and sentences[0]:
@@ -421,7 +424,11 @@ def arxiv_entry(p: dict) -> str:
 
 
 def arxiv_query(request: SeenRequest) -> Answer:
-    papers = _papers_for("arxiv", _query_of(request, "search_query"))
+    return arxiv_feed(_papers_for("arxiv", _query_of(request, "search_query")))
+
+
+def arxiv_feed(papers: list[dict]) -> Answer:
+    """An arXiv API answer (an Atom feed) holding ``papers``."""
     entries = "".join(arxiv_entry(p) for p in papers)
     body = ('<?xml version="1.0" encoding="UTF-8"?>\n'
             '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '

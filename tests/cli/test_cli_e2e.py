@@ -102,12 +102,17 @@ def test_hard_negatives_stay_apart(apis):
     assert payload["total_count"] == 9
 
 
-def test_ranking_is_deterministic_and_uses_citations(apis):
+def test_ranking_is_deterministic_and_puts_the_topic_first(apis):
     _, env = apis
     first = search_json(env)
     second = search_json(env)
     assert [r["title"] for r in first["results"]] == [r["title"] for r in second["results"]]
-    assert first["results"][0]["title"] == "Attention Is All You Need"
+    # The fake APIs answer every query with their whole corpus, the much-cited transformer
+    # papers (off topic) first: the papers about the topic now come first.
+    titles = [r["title"] for r in first["results"]]
+    assert titles[:3] == ["Off-target effects in CRISPR/Cas9 gene editing", "Fast off-target search for CRISPR guides",
+                          "Fast off-target search for CRISPR guides"]
+    assert titles.index("Attention Is All You Need") > 3 and titles.index("Language Models are Few-Shot Learners") > 3
     by_citations = search_json(env, "--sort", "citations")
     counts = [r["citation_count"] or 0 for r in by_citations["results"]]
     assert counts == sorted(counts, reverse=True)
@@ -116,18 +121,70 @@ def test_ranking_is_deterministic_and_uses_citations(apis):
     assert years == sorted(years, reverse=True)
 
 
+@pytest.mark.parametrize("topic", ["CRISPR off-target effects", "gastric organoid stem cells"])
+def test_sort_impact_is_the_first_designs_order(apis, topic):
+    """tests/data/ranking/old_impact_order_cli.json: what the command printed, in this JSON, at
+    commit 1d35fb5, before relevance came first."""
+    _, env = apis
+    golden = json.loads((REPO / "tests" / "data" / "ranking" / "old_impact_order_cli.json").read_text())
+    proc = run([topic, "--providers", ALL, "--format", "json", "--limit", "100", "--no-verify", "--sort", "impact"],
+               env)
+    assert proc.returncode == 0, proc.stderr
+    assert [r["title"] for r in json.loads(proc.stdout)["results"]] == golden[topic]
+
+
+def test_an_exact_title_search_finds_its_paper_first(apis):
+    """The fake APIs send every paper for every query, the transformer paper (120,345 citations)
+    first at OpenAlex and Semantic Scholar: a known-item search still finds its paper first."""
+    _, env = apis
+    for title in ("Language Models are Few-Shot Learners", "dna targeting specificity of rna-guided cas9 nucleases",
+                  "Fast off-target search for CRISPR guides."):
+        proc = run([title, "--providers", ALL, "--format", "json", "--no-verify"], env)
+        top = json.loads(proc.stdout)["results"][0]
+        assert top["title"].lower().rstrip(".") == title.lower().rstrip("."), title
+        assert top["score_terms"]["title_match"] == 1.0
+
+
+def test_the_json_explains_each_score(apis):
+    _, env = apis
+    payload = search_json(env, "--variant", "Cas9 specificity")
+    for result in payload["results"]:
+        terms = result["score_terms"]
+        assert set(terms) == {"lexical", "agreement", "title_match", "citation_prior"}
+        assert result["relevance"] == pytest.approx(0.8 * terms["lexical"] + 0.2 * terms["agreement"]
+                                                    + 0.5 * terms["title_match"], abs=1e-3)
+        assert result["score"] == pytest.approx(result["relevance"] + 0.05 * terms["citation_prior"], abs=1e-3)
+        assert result["why"].startswith(("text match", "title")) and "found by" in result["why"]
+        assert result["provider_scores"] and result["best_provider"] in result["provider_scores"]
+        assert result["best_score"] == result["provider_scores"][result["best_provider"]]
+
+
 def test_variants_are_combined_into_one_request_per_provider(apis):
     server, env = apis
     payload = search_json(env, "--variant", "Cas9 specificity", "--variant", "guide RNA mismatch")
-    # Search requests: S2 bulk 1 + OpenAlex 1 + PubMed 2 (esearch, efetch) + arXiv 1, however many variants.
+    # Search requests: S2 1 + OpenAlex 1 + PubMed 2 (esearch, efetch) + arXiv 1, however many variants.
     assert sum(p["requests"] for p in payload["providers"]) == 5
     assert payload["requests"] > 5  # plus the Crossref checks and Unpaywall lookups of the shown rows
     term = server.requests_to("/eutils/esearch.fcgi")[0].param("term")
     assert "OR" in term and "Cas9 specificity" in term
-    assert len(server.requests_to("/s2/graph/v1/paper/search/bulk")) == 1
-    assert "|" in server.requests_to("/s2/graph/v1/paper/search/bulk")[0].param("query")
+    # Semantic Scholar: its relevance search for the topic (TLDRs; the pool is not cut by citations).
+    s2 = server.requests_to("/s2/graph/v1/paper/search")
+    assert len(s2) == 1 and s2[0].path.endswith("/paper/search") and s2[0].param("query") == "CRISPR off target effects"
+    assert s2[0].param("limit") == "100" and "tldr" in s2[0].param("fields")
+    assert not [r for r in server.requests if "cit" in (r.param("sort") or "").lower()]
     assert len(server.requests_to("/openalex/works")) == 1
+    assert server.requests_to("/openalex/works")[0].param("per_page") == "100"
     assert len(server.requests_to("/arxiv/query")) == 1
+
+
+@pytest.mark.parametrize("sort,order", [("citations", "citationCount:desc"), ("year", "publicationDate:desc")])
+def test_the_most_cited_or_newest_pool_comes_from_the_bulk_endpoint_in_that_order(apis, sort, order):
+    server, env = apis
+    payload = search_json(env, "--variant", "Cas9 specificity", "--sort", sort)
+    assert sum(p["requests"] for p in payload["providers"]) == 5
+    bulk = server.requests_to("/s2/graph/v1/paper/search/bulk")
+    assert len(bulk) == 1 and bulk[0].param("sort") == order and "|" in bulk[0].param("query")
+    assert len(server.requests_to("/s2/graph/v1/paper/search")) == 1
 
 
 def test_markdown_table_header_footer_and_snippets(apis):

@@ -11,6 +11,7 @@ import pytest
 import fake_apis
 from fake_server import Answer, FakeServer
 from fault_support import run_cli
+from litsearch.search.options import SearchOptions
 
 FOUR = "semantic_scholar,openalex,pubmed,arxiv"
 TOPIC = "CRISPR off-target effects"
@@ -67,7 +68,9 @@ def test_a_filter_the_cached_search_did_not_carry_is_applied_to_the_cached_recor
 
 
 def test_a_larger_limit_than_was_fetched_is_answered_and_the_shortfall_named(tmp_path, monkeypatch, capsys):
-    """A fake OpenAlex that honours per_page (the shared fake returns its whole corpus)."""
+    """A fake OpenAlex that honours per_page (the shared fake returns its whole corpus). The
+    online search asks 40 records, as earlier versions did for --limit 20 (now every search
+    asks a full page of 100): the cache of an older version, read offline."""
     def paged(request):
         size = int(request.param("per_page") or 25)
         works = [fake_apis.openalex_work({**paper, "title": f"Paged work number {n} on off-target effects", "pmid": None, "openalex": f"W9{n:08d}", "doi": f"10.9999/paged.{n}", "openalex_doi": f"https://doi.org/10.9999/paged.{n}"}, n)
@@ -78,7 +81,9 @@ def test_a_larger_limit_than_was_fetched_is_answered_and_the_shortfall_named(tmp
         env = {**fake_apis.install(server, {"/openalex/works": paged}),
                "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}
         args = [TOPIC, "--providers", "openalex", "--no-verify", "--format", "json"]
-        assert run_cli(monkeypatch, capsys, env, args + ["--limit", "20"]).exit_code == 0  # asks 40
+        with monkeypatch.context() as older:
+            older.setattr(SearchOptions, "fetch_per_provider", property(lambda self: 40))
+            assert run_cli(monkeypatch, capsys, env, args + ["--limit", "20"]).exit_code == 0  # asks 40
         sent = len(server.requests)
         run = run_cli(monkeypatch, capsys, env, args + ["--limit", "50", "--offline"])  # asks 100
         assert run.exit_code == 0, run.stderr

@@ -89,7 +89,7 @@ def rerun_command(argv: Sequence[str]) -> int:
 
 def _rerun_search(record: dict[str, Any], settings, console):
     from ..providers.base import ALL_PROVIDERS
-    from ..search.options import MAX_VARIANTS, SearchOptions
+    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions
     from ..search.pipeline import run_search
     from ..search.record import filters_from_dict, search_record
 
@@ -98,7 +98,7 @@ def _rerun_search(record: dict[str, Any], settings, console):
     variants = [text for text in record.get("variants") or [] if isinstance(text, str) and text.strip()]
     options = SearchOptions(topic=record["topic"], variants=variants[:MAX_VARIANTS], providers=providers or None,
                             limit=_limit(recorded.get("limit")),
-                            sort=recorded.get("sort") if recorded.get("sort") in ("relevance", "citations", "year")
+                            sort=recorded.get("sort") if recorded.get("sort") in SORT_KEYS
                             else "relevance",
                             filters=filters_from_dict(recorded.get("filters") or {}),
                             verify=bool(recorded.get("verify", True)), find_open_access=bool(recorded.get("verify", True)),

@@ -15,7 +15,7 @@ from ..core.errors import ExitCode, StoreError, UsageError
 from ..core.filters import build_filters
 from ..core.text import plain_text
 from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
-from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SearchOptions
+from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
 from ..search.plan import parse_provider_list
 from .common import (
     Console,
@@ -50,8 +50,10 @@ providers (--providers): auto (default: semantic_scholar and openalex always, pu
 filters: each is translated to the provider's own parameters where it has one, and checked
   on the merged list otherwise; the footer says which. Shown DOIs are checked at Crossref
   (marked ✓ or ⚠) and Unpaywall fills missing open-access links (needs LITSEARCH_EMAIL).
-ranking: score = relevance x ln(citations + 1); relevance is each provider's rank or score
-  normalised to 0-1, plus 0.1 per additional provider that found the paper (max 1).
+ranking: each paper is scored against the topic and its variants on its own title and abstract
+  (BM25F over the merged pool), fused with the providers' agreement; a title equal to the query
+  comes first; citations per year only order papers of about equal relevance. --format json
+  shows each paper's relevance and the terms of its score.
 limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
 environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
   OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
@@ -83,8 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="auto, or a comma list of: " + ", ".join(PAPER_PROVIDERS + OPTIONAL_PROVIDERS))
     parser.add_argument("--limit", type=int, default=20, metavar="N",
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
-    parser.add_argument("--sort", choices=("relevance", "citations", "year"), default="relevance",
-                        help="order of the table (default relevance, i.e. the score above)")
+    parser.add_argument("--sort", choices=SORT_KEYS, default="relevance",
+                        help="order of the table: relevance to the topic (default; see 'ranking' below), "
+                             "impact (relevance x ln(citations + 1), the first versions' order), citations "
+                             "(most cited first) or year (newest first)")
     parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
                         help="markdown table (default), the full JSON record, or an export for reference "
                              "managers (bibtex, ris, csl-json); with -o, taken from the file's extension")

@@ -48,11 +48,28 @@ def one_line(value: object) -> str | None:
     return text or None
 
 
+_NON_WORD = re.compile(r"[^\w\s]|_")
+
+
+def fold_plain(text: str) -> str:
+    """`fold_title` for text that is already plain (no markup): accents off, lower-case, no
+    punctuation. Parsed records hold plain text, so the ranking folds them with this."""
+    if not text.isascii():
+        text = _without_accents(text)
+    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
+
+
+def _without_accents(text: str) -> str:
+    """NFKD, then every combining mark removed: the few distinct characters are tested once
+    each, not every character of a long abstract."""
+    text = unicodedata.normalize("NFKD", text)
+    marks = {ord(ch): None for ch in set(text) if unicodedata.combining(ch)}
+    return text.translate(marks) if marks else text
+
+
 def fold_title(value: str | None) -> str:
     """Comparison key for titles: plain text, accents removed, lower-case, punctuation as spaces."""
-    text = plain_text(value) or ""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = _without_accents(plain_text(value) or "")
     text = text.lower()
     text = re.sub(r"[^\w\s]|_", " ", text)
     return _SPACE.sub(" ", text).strip()

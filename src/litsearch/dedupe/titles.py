@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from ..core.text import plain_text
+from ..core.text import fold_plain, plain_text
 
 # ---- titles
 
@@ -40,15 +40,6 @@ _BILINGUAL_HINT = re.compile(r"\s=\s|;\s|^\[[^\]]+\]\.?\s*\S")
 
 
 _ORIGINAL_BOUNDARY = "\ue000"  # private-use character: survives plain_text, never in real titles
-_NON_WORD = re.compile(r"[^\w\s]|_")
-
-
-def fold_plain(text: str) -> str:
-    """`fold_title` for text that is already plain (no markup): accents off, lower-case, no punctuation."""
-    if not text.isascii():
-        text = unicodedata.normalize("NFKD", text)
-        text = "".join(ch for ch in text if not unicodedata.combining(ch))
-    return " ".join(_NON_WORD.sub(" ", text.lower()).split())
 
 
 def plain_title(value: str | None) -> str:

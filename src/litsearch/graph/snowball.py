@@ -22,7 +22,7 @@ from ..core.records import Paper
 from ..core.text import fold_title
 from ..net.http import HttpClient
 from ..providers import openalex, semantic_scholar
-from ..search.rank import RankedPaper, lexical_relevance, query_terms
+from ..search.rank import RankedPaper, relevance_of, score_terms
 from .bundle import PaperBundle, fetch_paper_bundle
 from .limits import PARALLEL_FETCHES
 
@@ -96,9 +96,8 @@ def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str
     from ..dedupe.merge import merge_cluster
 
     seed_papers = [seed.paper for seed in seeds if seed.paper is not None]
-    terms = query_terms([topic]) if topic else set()
     records = seed_papers + [paper for paper, _, _ in candidates]
-    ranked, seed_records = [], 0
+    finds, seed_records = [], 0
     for cluster in find_clusters(records):
         if any(member < len(seed_papers) for member in cluster.members):
             seed_records += sum(1 for member in cluster.members if member >= len(seed_papers))
@@ -106,12 +105,17 @@ def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str
         members = [candidates[member - len(seed_papers)] for member in cluster.members]
         papers = [paper for paper, _, _ in members]
         paper = papers[0] if len(papers) == 1 else merge_cluster(papers)
-        via = _via(seeds, members)
+        finds.append((paper, papers, list(cluster.reasons), _via(seeds, members)))
+    # Within the same number of seeds reached, the papers closest to the topic first: the
+    # search's own relevance model over these finds (no topic: every paper 0, citations decide).
+    found_by = [{p.provider: 1.0 for p in papers} for _, papers, _, _ in finds]
+    terms = score_terms([paper for paper, *_ in finds], found_by, [topic] if topic else [], 1)
+    ranked = []
+    for (paper, papers, reasons, via), paper_found_by, paper_terms in zip(finds, found_by, terms):
         connected = len({entry["seed"] for entry in via})
-        relevance = lexical_relevance(terms, paper)
-        ranked.append(RankedPaper(paper, papers, merge_reasons=list(cluster.reasons),
-                                  provider_scores={p.provider: 1.0 for p in papers}, relevance=relevance,
-                                  score=float(connected), via=via))
+        ranked.append(RankedPaper(paper, papers, merge_reasons=reasons, provider_scores=paper_found_by,
+                                  relevance=relevance_of(paper_terms) if topic else 0.0, score=float(connected),
+                                  score_terms=paper_terms if topic else {}, via=via))
     ranked.sort(key=lambda item: (-item.score, -item.relevance, -(item.paper.citation_count or 0),
                                   fold_title(item.paper.title)))
     return ranked, seed_records

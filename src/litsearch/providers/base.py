@@ -56,6 +56,7 @@ class SearchRequest:
     filters: Filters | None = None
     combined: bool = False
     variants: tuple[str, ...] = ()
+    sort: str = "relevance"  # the order the user asked for (relevance, impact, citations, year)
 
 
 @dataclass
@@ -125,6 +126,13 @@ class Provider:
         if self.pace is None:
             raise NotImplementedError(f"{self.name} declares no pace")
         return self.pace
+
+    def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
+        """(the query to send, the mode): the variants combined into one query (``"combined"``)
+        where the API can, else the topic alone, cut to what the API accepts (``"search"``)."""
+        if len(queries) > 1 and self.capabilities.combines_variants:
+            return self.combine_queries(queries), "combined"
+        return queries[0][: self.max_query_chars], "search"
 
     def combine_queries(self, variants: list[str]) -> str:
         """One query matching any of the variants (``capabilities.combines_variants``)."""

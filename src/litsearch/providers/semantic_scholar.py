@@ -263,15 +263,21 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     return ProviderAnswer(records[: params["limit"]], frozenset(native), skipped_notes(records))
 
 
+# The bulk endpoint's order for the sorts that want a pool chosen by that order (the API's
+# sort values, S2-spec "/paper/search/bulk"); every other sort uses the relevance search.
+BULK_SORTS = {"citations": "citationCount:desc", "year": "publicationDate:desc"}
+
+
 async def search_bulk(session: ProviderSession, boolean_query: str, limit: int,
-                      filters: Filters | None = None) -> ProviderAnswer:
-    """/paper/search/bulk with boolean syntax; one call, at most ``limit`` records.
+                      filters: Filters | None = None, sort: str = "citations") -> ProviderAnswer:
+    """/paper/search/bulk with boolean syntax, sorted as ``BULK_SORTS[sort]``; one call, at
+    most ``limit`` records.
 
     The bulk endpoint has no relevance order (the answer is marked unranked) and no
     page-size parameter (it always answers up to 1,000), so the answer is cut here.
     """
     extra, native = filter_params(filters)
-    params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": "citationCount:desc", **extra}
+    params = {"query": boolean_query, "fields": BULK_FIELDS, "sort": BULK_SORTS[sort], **extra}
     response = await session.get(session.url(BULK_PATH), params=params, headers=_auth_headers(session.settings))
     records = parse_bulk(response.content)
     return ProviderAnswer(records[: _clamp(limit, BULK_MAX_RESULTS)], frozenset(native), skipped_notes(records),
@@ -439,11 +445,20 @@ class SemanticScholar(Provider):
     limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"
     combine = staticmethod(combine_queries)
 
+    def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
+        # The pool follows the order asked for, in one call either way: for relevance (and
+        # impact) the relevance-ranked /paper/search for the topic, which alone gives TLDRs;
+        # for the most cited or the newest, the bulk endpoint sorted that way, every variant
+        # OR'ed. A pool cut by citation count is never used to rank by relevance.
+        if sort in BULK_SORTS:
+            return combine_queries(queries), "combined"
+        return queries[0], "search"
+
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
         if request.combined:
-            # Only the bulk endpoint understands OR; it has no relevance order, so all its
-            # (up to 1,000) records come back for local ranking.
-            return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters)
+            # Up to 1,000 records in the asked order: the local ranking scores all of them.
+            return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters,
+                                     sort=request.sort if request.sort in BULK_SORTS else "citations")
         return await search(session, request.query, request.limit, request.filters)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:

@@ -21,7 +21,7 @@ AUTHORS_LISTED = 25  # the record lists this many authors, then "and N more"
 
 
 # result_dict's fields that only mean something for a search (ranking, Crossref checks).
-_SEARCH_ONLY_FIELDS = ("provider_scores", "best_provider", "best_score", "score", "relevance",
+_SEARCH_ONLY_FIELDS = ("provider_scores", "best_provider", "best_score", "score", "relevance", "score_terms", "why",
                        "doi_verified", "doi_mismatch", "oa_is_pdf", "oa_source")
 
 

@@ -8,7 +8,7 @@ from ..core.identifiers import IDENTITY_FIELDS, field_label, id_label, is_arxiv_
 from ..core.sanitize import json_text
 from ..core.text import plain_text
 from ..core.urls import citation_uri, http_url
-from ..search.rank import RankedPaper
+from ..search.rank import RankedPaper, why
 
 JSON_AUTHORS = 5
 
@@ -26,7 +26,8 @@ def canonical_external_ids(paper) -> dict[str, str]:
     return dict(sorted(ids.items()))
 
 
-def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, Any]:
+def result_dict(item: RankedPaper, include_abstract: bool = True,
+                providers_answered: int | None = None) -> dict[str, Any]:
     """One result in the JSON schema (see README, "JSON output")."""
     paper = item.paper
     external_ids = canonical_external_ids(paper)
@@ -52,6 +53,8 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
         "best_score": round(item.best_score, 4) if item.best_score is not None else None,
         "score": round(item.score, 4),
         "relevance": round(item.relevance, 4),
+        "score_terms": dict(item.score_terms),
+        "why": why(item, providers_answered),
         "found_by": [
             {"provider": hit.provider, "rank": hit.rank, "score": hit.score} for hit in item.hits
         ],
@@ -65,6 +68,11 @@ def result_dict(item: RankedPaper, include_abstract: bool = True) -> dict[str, A
         "updates": [dict(item) for item in paper.updates],
         **({"via": [dict(entry) for entry in item.via]} if item.via is not None else {}),
     }
+
+
+def _answered(result) -> int:
+    """How many paper providers answered (the denominator of each paper's agreement)."""
+    return sum(1 for outcome in getattr(result, "paper_outcomes", result.outcomes) if not outcome.error)
 
 
 def _mismatch(item: RankedPaper) -> dict[str, Any] | None:
@@ -86,7 +94,7 @@ def result_payload(result, limit: int, include_abstracts: bool = True) -> dict[s
         "query": result.query,
         "variants": result.variants,
         "total_count": result.total_count,
-        "results": [result_dict(item, include_abstracts) for item in result.results[:limit]],
+        "results": [result_dict(item, include_abstracts, _answered(result)) for item in result.results[:limit]],
         "providers_searched": [o.provider for o in result.outcomes],
         "errors": [{"provider": o.provider, "message": o.error} for o in result.outcomes if o.error],
         "filters": result.filter_report,

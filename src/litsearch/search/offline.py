@@ -8,7 +8,10 @@ the way it would be sent) with the other sizes the pipeline asks for and with fe
 provider-applied filters: a cached answer with at least as many records is cut to size; a
 filter the cached request did not carry is applied to the cached records like any filter a
 provider cannot apply (see ``core/filters``); a smaller cached answer is used, and when it
-was cut at its size the shortfall is named. ``--sort`` needs nothing: ranking never changes a request.
+was cut at its size the shortfall is named. A provider whose request depends on the sort
+(Semantic Scholar: relevance search, or the bulk endpoint for the most cited or newest) is
+also replayed as the other sorts would have asked it, so a search run online with one sort
+answers offline with another.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from itertools import combinations
 
 from ..core.errors import NotCached
 from ..providers.base import Provider, ProviderAnswer, SearchRequest
-from .options import MAX_FETCH, MIN_FETCH
+from .options import MAX_FETCH, MIN_FETCH, SORT_KEYS
 
 
 async def answer_from_cache(provider: Provider, session, request: SearchRequest,
@@ -28,7 +31,8 @@ async def answer_from_cache(provider: Provider, session, request: SearchRequest,
     wanted = request.limit
     first_hits = session.cache_hits
     for complete in (True, False):
-        for candidate in _candidates(request, complete):
+        for candidate in (c for form in _sort_forms(provider, request)
+                          for c in _candidates(form, complete, skip_exact=form is request)):
             before = session.cache_hits
             try:
                 answer = await provider.search(session, candidate)
@@ -48,7 +52,20 @@ async def answer_from_cache(provider: Provider, session, request: SearchRequest,
                     "a search run online)", provider=missed.provider)
 
 
-def _candidates(request: SearchRequest, complete: bool):
+def _sort_forms(provider: Provider, request: SearchRequest):
+    """``request`` itself, then as each other sort would have asked it (when that differs)."""
+    yield request
+    seen = {(request.query, request.combined)}
+    for sort in SORT_KEYS:
+        if sort == request.sort or not request.variants:
+            continue
+        query, mode = provider.plan_query(list(request.variants), sort)
+        if (query, mode == "combined") not in seen:
+            seen.add((query, mode == "combined"))
+            yield replace(request, query=query, combined=mode == "combined", sort=sort)
+
+
+def _candidates(request: SearchRequest, complete: bool, skip_exact: bool = True):
     """Other forms of ``request`` the cache may hold: with as many records or more
     (``complete``) or with fewer; with the filters, then with ever fewer of them."""
     filters = request.filters
@@ -60,6 +77,6 @@ def _candidates(request: SearchRequest, complete: bool):
         for kept in combinations(active, keep):
             narrowed = filters.only(frozenset(kept)) if filters else None
             for size in sizes:
-                if keep == len(active) and size == wanted:
+                if skip_exact and keep == len(active) and size == wanted:
                     continue  # the request that missed
                 yield replace(request, limit=size, filters=narrowed)

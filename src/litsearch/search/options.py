@@ -7,8 +7,12 @@ from dataclasses import dataclass, field
 from ..core.filters import Filters
 
 MAX_QUERY_CHARS = 1000
+# The orders a search can be asked for (search/rank.py sorts by them).
+SORT_KEYS = ("relevance", "impact", "citations", "year")
 MAX_VARIANTS = 8
-# Records asked of each provider: more than shown, so merging and ranking have choice.
+# Records asked of each provider: a full page of 100, which costs every API the same one request
+# as a short page, so the ranking has a pool to choose from (it scores every paper itself).
+# Earlier versions asked twice the rows shown (25-100): --offline still finds those answers.
 MIN_FETCH, MAX_FETCH = 25, 100
 
 
@@ -36,6 +40,6 @@ class SearchOptions:
 
     @property
     def fetch_per_provider(self) -> int:
-        return max(MIN_FETCH, min(MAX_FETCH, 2 * self.limit))
+        return MAX_FETCH
 
 

@@ -23,13 +23,7 @@ from .enrich import EnrichmentReport, enrich_shown, find_open_access
 from .offline import answer_from_cache
 from .options import SearchOptions
 from .plan import ProviderRequest, detect_providers, plan_requests
-from .rank import (
-    RankedPaper,
-    provider_relevance,
-    rank_by_lexical_relevance,
-    score_paper,
-    sort_ranked,
-)
+from .rank import RankedPaper, provider_relevance, relevance_of, score_of, score_terms, sort_ranked
 
 log = logging.getLogger("litsearch")
 
@@ -49,6 +43,7 @@ class ProviderOutcome:
     cached: int = 0  # answers served from the local cache
     native_filters: frozenset[str] = frozenset()
     returns: str = "papers"  # what the provider gives: "papers" or "web" hits
+    in_relevance_order: bool = True  # False: the answer came newest or most cited first (S2 bulk)
 
 
 @dataclass
@@ -104,18 +99,17 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
     started = time.monotonic()
     limit = options.fetch_per_provider
     request = SearchRequest(plan.query, limit, options.filters, combined=plan.mode == "combined",
-                            variants=tuple(options.queries))
+                            variants=tuple(options.queries), sort=options.sort)
     try:
         try:
             answer = await provider.search(session, request)
         except NotCached as missed:
             answer = await answer_from_cache(provider, session, request, missed)
-        records = answer.records
-        if not answer.ranked:
-            # An answer without relevance order (Semantic Scholar's bulk search, up to 1,000
-            # papers): rank all of it by the query words, then keep the best.
-            records = rank_by_lexical_relevance(records, options.queries)
-        outcome.records = records[:limit]
+        # An answer in another order than relevance (Semantic Scholar's bulk search, sorted by
+        # citations or date as the user asked, up to 1,000 papers) is kept whole: the ranking
+        # scores every paper of the pool itself.
+        outcome.records = answer.records if not answer.ranked else answer.records[:limit]
+        outcome.in_relevance_order = answer.ranked
         outcome.native_filters = answer.native_filters
         outcome.notes = [http.settings.redact(" ".join(note.split())) for note in answer.notes]
     except ProviderError as exc:
@@ -163,7 +157,9 @@ def import_merge_engine() -> None:
     importlib.import_module("litsearch.dedupe.clusters")
 
 
-def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPaper]:
+def merge_and_rank(outcomes: list[ProviderOutcome], sort: str, queries: list[str]) -> list[RankedPaper]:
+    """Merge the providers' records into papers and rank them against ``queries`` (the topic
+    and its variants); the parsed records are left as they were."""
     from ..dedupe.clusters import find_clusters
     from ..dedupe.merge import merge_cluster
 
@@ -171,17 +167,20 @@ def merge_and_rank(outcomes: list[ProviderOutcome], sort: str) -> list[RankedPap
     relevance: list[float] = []
     for outcome in outcomes:
         records.extend(outcome.records)
-        relevance.extend(provider_relevance(outcome.records))
-    ranked = []
+        relevance.extend(provider_relevance(outcome.records, outcome.in_relevance_order))
+    merged = []
     for cluster in find_clusters(records):
         hits = [records[i] for i in cluster.members]
         scores: dict[str, float] = {}
         for i in cluster.members:
             name = records[i].provider
             scores[name] = max(scores.get(name, 0.0), relevance[i])
-        item = RankedPaper(merge_cluster(hits), hits, list(cluster.reasons), scores)
-        score_paper(item)
-        ranked.append(item)
+        merged.append((merge_cluster(hits), hits, list(cluster.reasons), scores))
+    answered = sum(1 for outcome in outcomes if not outcome.error)
+    terms = score_terms([paper for paper, *_ in merged], [scores for *_, scores in merged], queries, answered)
+    ranked = [RankedPaper(paper, hits, reasons, scores, relevance=relevance_of(paper_terms),
+                          score=score_of(paper_terms), score_terms=paper_terms)
+              for (paper, hits, reasons, scores), paper_terms in zip(merged, terms)]
     return sort_ranked(ranked, sort)
 
 
@@ -257,7 +256,7 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
     if providers is None:
         choice = detect_providers(queries)
         providers, reason = choice.providers, choice.reason
-    plans = plan_requests(providers, queries)
+    plans = plan_requests(providers, queries, options.sort)
     deadline = search_deadline(http)
     progress.started([plan.provider for plan in plans])
     tasks = [asyncio.ensure_future(_reported(_bounded(http, plan, options), progress)) for plan in plans]
@@ -267,7 +266,7 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
     import_merge_engine()
     outcomes = [await task for task in tasks]
     paper_outcomes = [o for o in outcomes if o.returns == "papers"]
-    ranked = merge_and_rank(paper_outcomes, options.sort)
+    ranked = merge_and_rank(paper_outcomes, options.sort, options.queries)
     filters = options.filters
     enrichment = EnrichmentReport()
     kept, filter_report = apply_filters(ranked, paper_outcomes, filters)

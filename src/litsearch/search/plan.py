@@ -128,18 +128,15 @@ class ProviderRequest:
 
     provider: str
     query: str
-    mode: str  # "search" (one relevance search) or "combined" (variants in one query)
+    mode: str  # "search" (one query) or "combined" (the variants in one boolean query)
 
 
-def plan_requests(providers: list[str], queries: list[str]) -> list[ProviderRequest]:
-    """One request plan per provider. A provider that can combine variants gets them all
-    in one query (boolean OR, or a bag of words), so variants never multiply the number of
-    calls; any other provider gets the topic alone, cut to what it accepts."""
+def plan_requests(providers: list[str], queries: list[str], sort: str = "relevance") -> list[ProviderRequest]:
+    """One request plan per provider, as each provider chooses for these queries and this sort
+    (``Provider.plan_query``): variants fold into one boolean query where the API has OR, so
+    they never multiply the number of calls; elsewhere the topic alone, cut to what it accepts."""
     plans = []
     for name in providers:
-        provider = get_provider(name)
-        if len(queries) > 1 and provider.capabilities.combines_variants:
-            plans.append(ProviderRequest(name, provider.combine_queries(queries), "combined"))
-        else:
-            plans.append(ProviderRequest(name, queries[0][: provider.max_query_chars], "search"))
+        query, mode = get_provider(name).plan_query(queries, sort)
+        plans.append(ProviderRequest(name, query, mode))
     return plans

@@ -1,32 +1,42 @@
-"""Rank merged papers: score = relevance × ln(citations + 1).
+"""Rank merged papers: relevance to the topic first, citations a gentle prior.
 
-relevance (0–1) comes from each provider's own ordering:
-- a provider that returns a relevance score (OpenAlex ``relevance_score``; our lexical
-  score for Semantic Scholar's bulk search, which has none): score / best score in that answer;
-- otherwise from the rank: 1 − (rank − 1) / n for an answer of n records.
-These per-provider values are kept as ``provider_scores``. A paper's relevance is its best
-provider value plus 0.1 for every further provider that found it, capped at 1.
-Ties are broken by relevance, citations, year, then title and id, so the order is stable.
+Each paper's score is the sum of four terms, all computed over the merged pool (JSON
+``score_terms``, so a reader can see why a paper ranks where it does):
+
+- ``lexical`` (0–1): BM25F of its title and abstract against the topic and each variant
+  (``relevance.py``), weight 0.8;
+- ``agreement`` (0–1): the providers' evidence, the mean over the providers that answered of
+  each one's normalised position or score for the paper (0 where it did not find it), weight 0.2;
+- ``title_match`` (0–1): the query is the paper's title, weight 0.5, so a known-item search
+  finds its paper first whatever its citations;
+- ``citation_prior`` (0–1): log(1 + citations per year) over the pool's best, weight 0.05: it
+  orders papers of about equal relevance and can never lift a paper past one whose relevance
+  is more than 0.05 higher, so an uncited paper is never buried by its count.
+
+``relevance`` is the first three terms; ``score`` adds the prior. ``--sort impact`` keeps the
+first design's order: ``impact = provider relevance × ln(citations + 1)``, where provider
+relevance is the best provider's normalised position plus 0.1 per further provider (max 1).
 """
 
 from __future__ import annotations
 
+import datetime
 import math
-import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Sequence
 
 from ..core.records import Paper
 from ..core.text import fold_title
 from ..core.updates import with_notices
+from .options import SORT_KEYS
+from .relevance import PoolIndex, lexical_scores, title_matches
 
-AGREEMENT_BONUS = 0.1
-
-_STOPWORDS = frozenset(
-    "a an and are as at be by for from in into is it of on or the to with via using based its their "
-    "we our this that these those vs versus".split()
-)
-
+LEXICAL_WEIGHT = 0.8
+AGREEMENT_WEIGHT = 0.2
+TITLE_MATCH_WEIGHT = 0.5
+CITATION_PRIOR_WEIGHT = 0.05
+UNKNOWN_AGE_YEARS = 5  # a paper without a year counts as this old for citations per year
+IMPACT_AGREEMENT_BONUS = 0.1  # --sort impact: the first design's bonus per further provider
 
 @dataclass
 class RankedPaper:
@@ -36,6 +46,7 @@ class RankedPaper:
     provider_scores: dict[str, float] = field(default_factory=dict)
     relevance: float = 0.0
     score: float = 0.0
+    score_terms: dict[str, float] = field(default_factory=dict)
     # Enrichment: Crossref's verdict on the DOI (True/False, None = not checked) and its details.
     doi_verified: bool | None = None
     doi_check: dict | None = None
@@ -69,9 +80,31 @@ class RankedPaper:
         best = self.best_provider
         return self.provider_scores[best] if best else None
 
+    @property
+    def provider_relevance(self) -> float:
+        """The first design's relevance: the best provider's value + 0.1 per further provider, max 1."""
+        if not self.provider_scores:
+            return 0.0
+        best = max(self.provider_scores.values())
+        return min(1.0, best + IMPACT_AGREEMENT_BONUS * (len(self.provider_scores) - 1))
 
-def provider_relevance(records: list[Paper]) -> list[float]:
-    """0–1 relevance for each record of one provider's answer, in the given order."""
+    @property
+    def impact(self) -> float:
+        """``--sort impact``: provider relevance × ln(citations + 1)."""
+        return self.provider_relevance * math.log(citations_of(self.paper) + 1)
+
+
+def citations_of(paper: Paper) -> int:
+    count = paper.citation_count
+    return max(0, count) if isinstance(count, int) and not isinstance(count, bool) else 0
+
+
+def provider_relevance(records: Sequence[Paper], in_relevance_order: bool = True) -> list[float]:
+    """0–1 for each record of one provider's answer, in the given order: the provider's own
+    score over its best when it gives scores (OpenAlex), else 1 − (rank − 1) / n. An answer in
+    another order (newest or most cited first) says only that the provider found each: 1.0."""
+    if not in_relevance_order:
+        return [1.0] * len(records)
     scores = [r.score for r in records]
     if records and all(s is not None for s in scores):
         top = max(scores)  # type: ignore[type-var]
@@ -81,64 +114,79 @@ def provider_relevance(records: list[Paper]) -> list[float]:
     return [1.0 - ((r.rank or i + 1) - 1) / count for i, r in enumerate(records)]
 
 
-def query_terms(queries: list[str]) -> set[str]:
-    words = set()
-    for query in queries:
-        words.update(w for w in fold_title(query).split() if w not in _STOPWORDS and len(w) > 1)
-    return words
+def citation_priors(papers: Sequence[Paper], this_year: int | None = None) -> list[float]:
+    """0–1 per paper: log(1 + citations per year since publication) over the pool's best."""
+    this_year = this_year or datetime.date.today().year
+    rates = []
+    for paper in papers:
+        year = paper.year if isinstance(paper.year, int) and not isinstance(paper.year, bool) else None
+        age = max(1, this_year - year + 1) if year else UNKNOWN_AGE_YEARS
+        rates.append(math.log1p(citations_of(paper) / age))
+    best = max(rates, default=0.0)
+    return [rate / best if best > 0 else 0.0 for rate in rates]
 
 
-def lexical_relevance(terms: set[str], paper: Paper) -> float:
-    """Share of the query's words found in the paper (title words count double)."""
+def score_terms(papers: Sequence[Paper], provider_scores: Sequence[dict[str, float]], queries: Sequence[str],
+                providers_answered: int, this_year: int | None = None) -> list[dict[str, float]]:
+    """The four terms of each paper's score (see the module's docstring), computed over the pool."""
+    index = PoolIndex(papers)
+    lexical = lexical_scores(index, queries)
+    titles = title_matches(index, queries)
+    priors = citation_priors(papers, this_year)
+    answered = max(1, providers_answered)
+    terms = []
+    for position, scores in enumerate(provider_scores):
+        agreement = min(1.0, sum(scores.values()) / answered)
+        terms.append({"lexical": round(lexical[position], 4), "agreement": round(agreement, 4),
+                      "title_match": round(titles[position], 4), "citation_prior": round(priors[position], 4)})
+    return terms
+
+
+def relevance_of(terms: dict[str, float]) -> float:
+    return (LEXICAL_WEIGHT * terms.get("lexical", 0.0) + AGREEMENT_WEIGHT * terms.get("agreement", 0.0)
+            + TITLE_MATCH_WEIGHT * terms.get("title_match", 0.0))
+
+
+def score_of(terms: dict[str, float]) -> float:
+    return relevance_of(terms) + CITATION_PRIOR_WEIGHT * terms.get("citation_prior", 0.0)
+
+
+def why(item: RankedPaper, providers_answered: int | None = None) -> str:
+    """One line saying why the paper ranks where it does, from its score terms."""
+    terms = item.score_terms
     if not terms:
-        return 0.0
-    title = set(fold_title(paper.title).split())
-    body = set(fold_title(paper.abstract or paper.tldr or "").split())
-    hits = sum(2.0 if _present(t, title) else 1.0 if _present(t, body) else 0.0 for t in terms)
-    return hits / (2.0 * len(terms))
-
-
-def _present(term: str, words: set[str]) -> bool:
-    # A light stemmer: "network" matches "networks", "learning" matches "learn".
-    if term in words:
-        return True
-    stem = re.sub(r"(ing|ed|es|s)$", "", term) if len(term) > 4 else term
-    return any(w.startswith(stem) for w in words)
-
-
-def rank_by_lexical_relevance(records: list[Paper], queries: list[str]) -> list[Paper]:
-    """Give records from an unranked answer (S2 bulk) a lexical score and rank by it."""
-    terms = query_terms(queries)
-    for record in records:
-        record.score = round(lexical_relevance(terms, record), 4)
-    ordered = sorted(records, key=lambda r: (-(r.score or 0), -(r.citation_count or 0), fold_title(r.title)))
-    for position, record in enumerate(ordered, start=1):
-        record.rank = position
-    return ordered
-
-
-def score_paper(item: RankedPaper) -> None:
-    if item.provider_scores:
-        best = max(item.provider_scores.values())
-        item.relevance = min(1.0, best + AGREEMENT_BONUS * (len(item.provider_scores) - 1))
-    citations = item.paper.citation_count if isinstance(item.paper.citation_count, int) else 0
-    item.score = item.relevance * math.log(max(0, citations) + 1)
-
-
-SORT_KEYS = ("relevance", "citations", "year")
+        return ""
+    parts = []
+    if terms.get("title_match", 0) >= 1.0:
+        parts.append("title is the query")
+    elif terms.get("title_match", 0) > 0:
+        parts.append("title nearly the query")
+    parts.append(f"text match {terms.get('lexical', 0):.2f}")
+    found = len(item.provider_scores)
+    parts.append(f"found by {found} of {providers_answered} sources" if providers_answered
+                 else f"found by {found} source{'s' if found != 1 else ''}")
+    citations = item.paper.citation_count
+    if isinstance(citations, int) and citations > 0:
+        parts.append(f"{citations:,} citations")
+    return "; ".join(parts)
 
 
 def sort_ranked(items: list[RankedPaper], sort: str = "relevance") -> list[RankedPaper]:
     if sort not in SORT_KEYS:
         raise ValueError(f"unknown sort {sort!r}")
 
-    def tie_break(item: RankedPaper) -> tuple:
+    def identity(item: RankedPaper) -> tuple:
         paper = item.paper
-        return (-item.relevance, -(paper.citation_count or 0), -(paper.year or 0),
-                fold_title(paper.title), paper.doi or paper.paper_id or paper.openalex_id or "")
+        return (fold_title(paper.title), paper.doi or paper.paper_id or paper.openalex_id or "")
 
+    def by_relevance(item: RankedPaper) -> tuple:
+        return (-item.score, -item.relevance, -citations_of(item.paper), -(item.paper.year or 0)) + identity(item)
+
+    if sort == "impact":  # the first design's order, tie-breaks included
+        return sorted(items, key=lambda i: (-i.impact, -i.provider_relevance, -citations_of(i.paper),
+                                            -(i.paper.year or 0)) + identity(i))
     if sort == "citations":
-        return sorted(items, key=lambda i: (-(i.paper.citation_count or 0), -i.score) + tie_break(i))
+        return sorted(items, key=lambda i: (-citations_of(i.paper),) + by_relevance(i))
     if sort == "year":
-        return sorted(items, key=lambda i: (i.paper.year is None, -(i.paper.year or 0), -i.score) + tie_break(i))
-    return sorted(items, key=lambda i: (-i.score,) + tie_break(i))
+        return sorted(items, key=lambda i: (i.paper.year is None, -(i.paper.year or 0)) + by_relevance(i))
+    return sorted(items, key=by_relevance)

@@ -18,14 +18,16 @@ SKILL_DIR = Path(__file__).resolve().parent.parent
 MIN_PYTHON = (3, 10)
 
 
-# What every command may need; found (not imported: a command imports what it uses).
-DEPENDENCIES = ("httpx", "feedparser", "rapidfuzz", "jinja2", "defusedxml")
+# What every command may need, by distribution name -> the module it installs; found (not
+# imported: a command imports what it uses).
+DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
+                "defusedxml": "defusedxml", "pystemmer": "Stemmer"}
 
 
 def _importable() -> bool:
     from importlib.util import find_spec
 
-    if not all(find_spec(name) is not None for name in DEPENDENCIES):
+    if not all(find_spec(module) is not None for module in DEPENDENCIES.values()):
         return False
     try:
         import litsearch.cli  # noqa: F401

@@ -1,0 +1,200 @@
+"""Does lit-search put the relevant papers first? Judged test collections, end to end.
+
+For each collection in ../shared/benchmarks/ranking (CACM, CISI, Cranfield, ADI, SciFact's
+training claims: documents with titles and abstracts, queries, graded relevance judgements),
+fake Semantic Scholar, OpenAlex, PubMed and arXiv serve the documents in their real formats
+(tests/fake_collection.py: each provider holds an independent 80% share and answers in its own
+order; citation counts are drawn independently of relevance). The real `lit-search` command runs
+every judged query (`--format json --limit 100 --no-verify`, providers chosen automatically as
+for a user; a query longer than the command accepts is passed as the topic and variants, split
+at sentence ends), and the returned DOIs are mapped back to the collection's documents.
+
+Beside it, the anchor: BM25 over title + abstract over the whole collection (Lucene's variant:
+k1 1.2, b 0.75, Lucene's English stop words, Snowball stemming), computed here.
+
+Printed per collection: nDCG@10, nDCG@20 (linear gain from the grade, log2 discount, ideal
+from all judged documents of the query), recall@20 and MRR (first relevant in the top 100),
+over the queries with at least one relevant document; and lit-search / anchor for nDCG@10.
+
+    .venv/bin/python bench/relevance_benchmark.py                  # every collection (~5 min)
+    .venv/bin/python bench/relevance_benchmark.py adi cran --sort impact --queries 50
+    .venv/bin/python bench/relevance_benchmark.py --command /other/checkout/.venv/bin/lit-search
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "src"), str(REPO / "tests")]
+
+from fake_collection import Collection, CollectionApis  # noqa: E402
+from fake_server import FakeServer  # noqa: E402
+
+RANKING = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared")) / "benchmarks" / "ranking"
+COLLECTIONS = ("cacm", "cisi", "cran", "adi", "scifact_train")
+MAX_QUERY_CHARS, MAX_VARIANTS = 1000, 8  # what the command accepts (search/options.py)
+
+# Lucene's default English stop set (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET).
+LUCENE_STOP = frozenset("a an and are as at be but by for if in into is it no not of on or such that the their "
+                        "then there these they this to was will with".split())
+
+
+# ---------------------------------------------------------------- the anchor: BM25 over the whole collection
+
+class Bm25:
+    def __init__(self, texts: list[str], k1: float = 1.2, b: float = 0.75):
+        import Stemmer
+
+        self.stem = Stemmer.Stemmer("english").stemWords
+        self.k1, self.b = k1, b
+        self.docs = [Counter(self.terms(text)) for text in texts]
+        self.lengths = [sum(doc.values()) for doc in self.docs]
+        self.average = sum(self.lengths) / len(self.lengths)
+        self.df = Counter(term for doc in self.docs for term in doc)
+
+    def terms(self, text: str) -> list[str]:
+        return self.stem([w for w in re.findall(r"\w+", text.lower()) if w not in LUCENE_STOP])
+
+    def rank(self, query: str, depth: int = 100) -> list[int]:
+        n = len(self.docs)
+        scores = []
+        for position, (doc, length) in enumerate(zip(self.docs, self.lengths)):
+            total = 0.0
+            for term in self.terms(query):
+                tf = doc.get(term, 0)
+                if tf:
+                    idf = math.log(1 + (n - self.df[term] + 0.5) / (self.df[term] + 0.5))
+                    total += idf * tf / (tf + self.k1 * (1 - self.b + self.b * length / self.average))
+            if total > 0:
+                scores.append((-total, position))
+        return [position for _, position in sorted(scores)[:depth]]
+
+
+# ---------------------------------------------------------------- metrics
+
+def ndcg(ranked: list[str], judged: dict[str, int], k: int) -> float:
+    gain = sum(judged.get(doc, 0) / math.log2(i + 2) for i, doc in enumerate(ranked[:k]))
+    ideal = sum(grade / math.log2(i + 2) for i, grade in enumerate(sorted(judged.values(), reverse=True)[:k]))
+    return gain / ideal if ideal else 0.0
+
+
+def recall(ranked: list[str], judged: dict[str, int], k: int) -> float:
+    return sum(1 for doc in ranked[:k] if doc in judged) / len(judged)
+
+
+def reciprocal_rank(ranked: list[str], judged: dict[str, int]) -> float:
+    return next((1.0 / (i + 1) for i, doc in enumerate(ranked) if doc in judged), 0.0)
+
+
+def metrics(runs: dict[str, list[str]], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
+    queries = [qid for qid in runs if qrels.get(qid)]
+    mean = lambda values: sum(values) / len(values) if values else 0.0  # noqa: E731
+    return {"ndcg10": mean([ndcg(runs[q], qrels[q], 10) for q in queries]),
+            "ndcg20": mean([ndcg(runs[q], qrels[q], 20) for q in queries]),
+            "recall20": mean([recall(runs[q], qrels[q], 20) for q in queries]),
+            "mrr": mean([reciprocal_rank(runs[q], qrels[q]) for q in queries])}
+
+
+# ---------------------------------------------------------------- lit-search through the real command
+
+def topic_and_variants(text: str) -> list[str]:
+    """The query as the command takes it: whole, or split at sentence ends into a topic and
+    variants of at most 1,000 characters each when it is longer."""
+    text = " ".join(text.split())
+    if len(text) <= MAX_QUERY_CHARS:
+        return [text]
+    parts: list[str] = []
+    for sentence in re.split(r"(?<=[.?!])\s+", text):
+        while len(sentence) > MAX_QUERY_CHARS:  # a sentence too long on its own: cut at a space
+            cut = sentence.rfind(" ", 0, MAX_QUERY_CHARS)
+            parts.append(sentence[:cut])
+            sentence = sentence[cut + 1:]
+        if parts and len(parts[-1]) + 1 + len(sentence) <= MAX_QUERY_CHARS:
+            parts[-1] += " " + sentence
+        else:
+            parts.append(sentence)
+    while len(parts) > MAX_VARIANTS + 1:  # fold the tail into the last allowed part
+        parts[-2] = (parts[-2] + " " + parts.pop())[:MAX_QUERY_CHARS]
+    return parts
+
+
+def run_query(command: list[str], env: dict[str, str], text: str, sort: str) -> list[str]:
+    queries = topic_and_variants(text)
+    args = [*command, queries[0], *[a for v in queries[1:] for a in ("--variant", v)], "--format", "json",
+            "--limit", "100", "--no-verify", "--no-cache", "-q", "--sort", sort]
+    with tempfile.TemporaryDirectory() as folder:  # its own data folder: no pace shared with other queries
+        proc = subprocess.run(args, env={**env, "LITSEARCH_CACHE_DIR": folder}, capture_output=True, text=True,
+                              timeout=300)
+    if proc.returncode != 0:
+        raise SystemExit(f"lit-search failed ({proc.returncode}) on {text[:60]!r}: {proc.stderr.strip()[-400:]}")
+    return [str(result.get("doi") or "") for result in json.loads(proc.stdout)["results"]]
+
+
+def lit_search_runs(collection: Collection, queries: dict[str, str], command: list[str], sort: str,
+                    workers: int) -> tuple[dict[str, list[str]], float]:
+    apis = CollectionApis(collection)
+    doc_of = {paper["doi"]: paper["doc_id"] for paper in apis.papers}
+    with FakeServer() as server:
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI",
+                                                                            "SEMANTIC"))},
+               **apis.install(server), "LITSEARCH_EMAIL": "bench@example.org",
+               "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+        started = time.monotonic()
+        with ThreadPoolExecutor(workers) as pool:
+            answers = dict(zip(queries, pool.map(lambda text: run_query(command, env, text, sort), queries.values())))
+        seconds = time.monotonic() - started
+    return {qid: [doc_of.get(doi, "") for doi in dois] for qid, dois in answers.items()}, seconds
+
+
+def default_command() -> list[str]:
+    script = Path(sys.executable).parent / "lit-search"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("collections", nargs="*", default=list(COLLECTIONS), help="which (default: all)")
+    parser.add_argument("--sort", default="relevance", help="the --sort lit-search runs with (default relevance)")
+    parser.add_argument("--queries", type=int, default=0, help="only the first N judged queries of each")
+    parser.add_argument("--workers", type=int, default=4, help="queries run at once (default 4)")
+    parser.add_argument("--command", help="another lit-search executable to measure (e.g. an older checkout's)")
+    args = parser.parse_args()
+    if not RANKING.is_dir():
+        print(f"needs the judged collections in {RANKING}")
+        return 1
+    command = [args.command] if args.command else default_command()
+    print(f"relevance: lit-search --sort {args.sort} vs BM25 over the whole collection (anchor)")
+    header = (f"{'collection':<14}{'queries':>8}  {'nDCG@10':>17}  {'ratio':>5}  {'nDCG@20':>17}  "
+              f"{'recall@20':>17}  {'MRR':>17}   time")
+    print(header)
+    print(f"{'':<14}{'':>8}  {'lit-search anchor':>17}  {'':>5}  {'lit-search anchor':>17}  "
+          f"{'lit-search anchor':>17}  {'lit-search anchor':>17}")
+    for name in args.collections:
+        collection = Collection.load(RANKING / name)
+        queries = dict(list(collection.queries.items())[: args.queries or None])
+        bm25 = Bm25([f"{doc['title']} {doc.get('abstract') or ''}" for doc in collection.docs])
+        ids = [str(doc["id"]) for doc in collection.docs]
+        anchor = metrics({qid: [ids[p] for p in bm25.rank(text)] for qid, text in queries.items()}, collection.qrels)
+        runs, seconds = lit_search_runs(collection, queries, command, args.sort, args.workers)
+        ours = metrics(runs, collection.qrels)
+        ratio = ours["ndcg10"] / anchor["ndcg10"] if anchor["ndcg10"] else float("nan")
+        cells = "  ".join(f"{ours[m]:>8.3f} {anchor[m]:>8.3f}" + ("  " + f"{ratio:>5.2f}" if m == "ndcg10" else "")
+                          for m in ("ndcg10", "ndcg20", "recall20", "mrr"))
+        print(f"{name:<14}{len(queries):>8}  {cells}   {seconds:.0f} s", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
