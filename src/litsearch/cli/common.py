@@ -207,8 +207,8 @@ def write_output(text: str, settings: Settings | None, path: str | os.PathLike |
         write_file_atomically(Path(path), text)
 
 
-def write_file_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` or leave it as it was: the text goes to a temporary
+def write_file_atomically(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (or bytes) or leave it as it was: the text goes to a temporary
     file in the same folder, is flushed to disk, then renamed over the target. A failure
     (a full disk, a kill, an encoding error) never leaves a partial file. OSError names
     the file the user asked for."""
@@ -216,7 +216,8 @@ def write_file_atomically(path: Path, text: str) -> None:
     handle, temporary = None, None
     try:
         descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        handle = (os.fdopen(descriptor, "wb") if isinstance(text, bytes)
+                  else os.fdopen(descriptor, "w", encoding="utf-8", newline=""))
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())
