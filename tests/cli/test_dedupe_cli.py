@@ -146,9 +146,24 @@ def test_bad_input_is_one_line_and_exit_2(name, message, tmp_path):
     assert not out.exists()
 
 
+def test_without_o_the_clusters_go_to_stdout(tmp_path):
+    # Issue 21: `lit-search dedupe FILE` as a newcomer types it printed a usage error.
+    result = run(DATA / "small.csv", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    rows = list(csv.reader(result.stdout.splitlines()))
+    assert rows[0] == ["ID", "cluster_id"] and dict(rows[1:]) == EXPECTED_CLUSTERS
+    assert SUMMARY in result.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_report_without_o_has_stdout_and_says_the_list_was_not_written(tmp_path):
+    result = run(DATA / "small.csv", "--report", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "ID,cluster_id" not in result.stdout and "r1" in result.stdout
+    assert "add -o clusters.csv" in result.stderr and list(tmp_path.iterdir()) == []
+
+
 def test_usage_errors_exit_2(tmp_path):
     source = DATA / "small.csv"
-    assert_one_error_line(run(source), "required: -o")
     assert_one_error_line(run(source, "-o", tmp_path / "out.csv", "--merged", tmp_path / "m.docx"),
                           "unknown extension")
     assert_one_error_line(run(source, "-o", tmp_path / "no" / "such" / "out.csv"), "does not exist")

@@ -90,3 +90,21 @@ def test_works_inside_a_running_event_loop(apis):
 def test_bad_arguments_raise_value_error(kwargs):
     with pytest.raises(ValueError):
         literature_search(**kwargs)
+
+
+def test_without_an_email_everything_works_and_unpaywall_is_skipped_said_once(apis, monkeypatch):
+    # Issue 21: the documented example raised ProviderError at the Unpaywall call.
+    import warnings
+
+    from litsearch.api import unpaywall as api_unpaywall
+
+    monkeypatch.delenv("LITSEARCH_EMAIL")
+    monkeypatch.setattr(api_unpaywall, "_said", [])
+    result = literature_search("CRISPR off-target effects", max_results=3)
+    assert result["results"] and result["notes"].count(api_unpaywall.NO_EMAIL) == 1
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert unpaywall.get_open_access_url("10.1038/nbt.2647") is None
+        assert unpaywall.get_open_access_url("10.3389/fbioe.2023.1143157") is None
+    assert [str(w.message) for w in caught] == [api_unpaywall.NO_EMAIL]
+    assert not [r for r in apis.requests if "/unpaywall" in r.path]  # nothing sent without an email

@@ -1,99 +1,69 @@
-"""Every command the README shows runs as written (issue 13, item 4).
+"""Every command the README and the docs/ pages show runs as written (issues 13 and 21), in a
+shell where the checkout's venv is active: the set-up a developer has. tests/cli/
+test_fresh_shell.py runs the same commands in a fresh shell after the installer.
 
-The README says: after the set-up command, in a shell where the venv is active, from the
-checkout's folder, every command runs verbatim. This test takes each command line from the
-README's shell blocks (and each Python block) and runs it in a fresh non-interactive bash with
-only what activation gives (the venv's bin first on PATH), a fresh HOME, the contact email the
-Configuration section asks for, and the base URLs pointed at the fake APIs. The set-up, test
-and install commands themselves (venv, pip, pipx, uv, claude plugin, pytest) are run by CI and
-the Claude Code test instead.
-"""
+Each page runs in a fresh non-interactive bash with only what activation gives (the venv's
+bin first on PATH), its own HOME and scratch folder, the contact email the README asks for,
+and the base URLs pointed at the fake APIs (tests/docs_commands.py)."""
 
 from __future__ import annotations
 
 import os
-import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
 import fake_apis
-from conftest import REPO
+from docs_commands import INSTALLER, PAGES, all_commands, blocks, page_folder, python_blocks, run_page, shell_commands
 from fake_server import FakeServer
 
-README = REPO / "README.md"
-RUN_ELSEWHERE = ("python3 -m venv", "pip ", "pipx ", "uv ", "claude ", ". .venv", ".venv/bin/python -m pytest")
+README = PAGES[0]
+FIRST_LINES = 80  # what a newcomer reads before giving up
 
 
-def readme_blocks() -> list[tuple[str, str]]:
-    """(language, text) of every fenced block."""
-    text = README.read_text(encoding="utf-8")
-    return [(lang, body) for lang, body in re.findall(r"^```(\w*)\n(.*?)^```", text, re.S | re.M)]
-
-
-def shell_commands() -> list[str]:
-    commands = []
-    for lang, body in readme_blocks():
-        if lang not in ("bash", ""):
-            continue
-        for line in body.splitlines():
-            command = re.sub(r"\s{2,}#.*$", "", line).strip()
-            if command.startswith(("lit-search ", "python3 ")) and not command.startswith(RUN_ELSEWHERE):
-                commands.append(command)
-    return commands
-
-
-def test_the_readme_shows_the_commands_this_test_runs():
-    commands = shell_commands()
-    assert len(commands) >= 20
+def test_the_pages_show_the_commands_this_test_runs():
+    commands = [command for page in PAGES for command in shell_commands(page)]
+    assert len(commands) >= 30
     assert any(c.startswith("lit-search doctor") for c in commands)
     assert any(c.startswith("python3 scripts/") for c in commands)
-    assert [lang for lang, _ in readme_blocks()].count("python") == 1
-    assert all(not c.startswith("python ") for lang, body in readme_blocks() if lang in ("bash", "")
-               for c in body.splitlines()), "the README says python3 throughout"
+    assert sum(len(python_blocks(page)) for page in PAGES) >= 1
+    for page in PAGES:
+        for lang, body in blocks(page):
+            assert lang in ("bash", "text", "python", "markdown", ""), f"{page.name}: a ```{lang} block"
+            if lang == "bash":
+                assert not any(line.startswith("python ") for line in body.splitlines()), "python3 throughout"
+                assert "| dot" not in body, f"{page.name}: a pipe into dot leaves an empty file without Graphviz"
+
+
+def test_the_readme_says_install_keys_and_doctor_in_its_first_80_lines():
+    head = "\n".join(README.read_text(encoding="utf-8").splitlines()[:FIRST_LINES])
+    for needed in ("## Install", "claude plugin install", "pipx install", INSTALLER, "LITSEARCH_EMAIL",
+                   "OPENALEX_API_KEY", "SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "lit-search doctor"):
+        assert needed in head, f"{needed!r} is not in the README's first {FIRST_LINES} lines"
+    assert INSTALLER in all_commands(README)
+
+
+def test_the_readme_links_every_docs_page():
+    text = README.read_text(encoding="utf-8")
+    for page in PAGES[1:]:
+        assert f"(docs/{page.name})" in text, f"README does not link docs/{page.name}"
 
 
 @pytest.fixture(scope="module")
-def activated_shell(tmp_path_factory):
-    """What `. .venv/bin/activate` gives a fresh shell, in a scratch folder with the checkout's
-    scripts/ (the README's commands run from the checkout's folder)."""
-    folder = tmp_path_factory.mktemp("readme")
-    (folder / "scripts").symlink_to(REPO / "scripts")
-    home = folder / "home"
-    home.mkdir()
+def activated_env():
+    """What `. .venv/bin/activate` gives a fresh shell."""
     venv_bin = Path(sys.executable).parent
     base_path = os.environ.get("PATH", "/usr/bin:/bin")
-    env = {"HOME": str(home), "PATH": f"{venv_bin}{os.pathsep}{base_path}", "VIRTUAL_ENV": str(venv_bin.parent),
+    env = {"PATH": f"{venv_bin}{os.pathsep}{base_path}", "VIRTUAL_ENV": str(venv_bin.parent),
            "LANG": "C.UTF-8", "LITSEARCH_EMAIL": "researcher@example.org"}
     with FakeServer() as server:
         env.update(fake_apis.install(server))
-        yield folder, env
+        yield env
 
 
-def run_in_shell(command: str, folder: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "--noprofile", "--norc", "-c", command], cwd=folder, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
-def test_every_readme_command_runs_as_written(activated_shell):
-    folder, env = activated_shell
-    failures = []
-    for command in shell_commands():
-        if "| dot " in command and shutil.which("dot") is None:
-            command = command.split("|")[0].strip()  # Graphviz is not installed here: the DOT itself
-        run = run_in_shell(command, folder, env)
-        if run.returncode != 0 or "Traceback" in run.stderr:
-            failures.append(f"{command}\n  exit {run.returncode}: {run.stderr.strip()[-300:]}")
-    assert not failures, "\n".join(failures)
-    assert (folder / "refs.bib").read_text(encoding="utf-8").startswith("@")
-    assert (folder / "library.bib").stat().st_size > 0
-
-
-def test_the_python_api_example_runs_as_written(activated_shell):
-    folder, env = activated_shell
-    [code] = [body for lang, body in readme_blocks() if lang == "python"]
-    run = subprocess.run(["python3", "-c", code], cwd=folder, env=env, capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr[-2000:]
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.name)
+def test_every_command_on_the_page_runs_as_written(page, activated_env, tmp_path):
+    folder = page_folder(tmp_path, page)
+    failures = run_page(page, folder, activated_env, python=sys.executable)
+    assert not failures, "\n".join(map(str, failures))

@@ -101,3 +101,5 @@ def test_the_launcher_checks_for_every_dependency_the_package_declares():
     names = {re.match(r"[A-Za-z0-9_.-]+", requirement).group(0).lower() for requirement in declared}
     launcher = runpy.run_path(str(REPO / SKILL / "scripts" / "lit_search.py"))
     assert set(launcher["DEPENDENCIES"]) == names
+    provider_scripts = runpy.run_path(str(REPO / "scripts" / "_bootstrap.py"))  # the same check, issue 21
+    assert set(provider_scripts["DEPENDENCIES"]) == names

@@ -31,8 +31,9 @@ from ..core.errors import (
 )
 from ..core.sanitize import safe_text
 
-__all__ = ["EXIT_CODES_HELP", "Console", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode",
-           "fetch", "load_settings", "opened_cache", "run_command", "write_file_atomically", "write_output"]
+__all__ = ["EXIT_CODES_HELP", "TERMINAL_VIEW", "Console", "StrictParser", "add_cache_options", "add_quiet_option",
+           "cache_mode", "fetch", "load_settings", "opened_cache", "run_command", "view_format",
+           "write_file_atomically", "write_output"]
 
 T = TypeVar("T")
 
@@ -109,6 +110,22 @@ def output_format(path: str | None, option: str | None, allowed: Sequence[str], 
         raise UsageError(f"-o {path} names {FORMAT_LABELS[named]} but --format asks for {FORMAT_LABELS[option]}; "
                          f"use one, or make them agree")
     return named
+
+
+TERMINAL_VIEW = "table"  # --format table: the view for a person at a terminal (render/terminal*.py)
+
+
+def view_format(option: str | None, path: str | None = None, default: str = "markdown") -> str:
+    """The format of a command whose default output is read by a person or a program:
+    ``--format`` when given; else the terminal view when stdout is a terminal (and no -o),
+    else ``default`` (Markdown: a pipe, a file, Claude Code's Bash tool get it unchanged).
+    The terminal view is for reading: with -o it is a usage error."""
+    if option == TERMINAL_VIEW and path:
+        raise UsageError(f"--format {TERMINAL_VIEW} is the view for reading in a terminal; -o {path} writes a file: "
+                         f"leave out --format (the extension decides) or use --format markdown")
+    if option is None and path is None and sys.stdout.isatty():
+        return TERMINAL_VIEW
+    return option or default
 
 
 # ---------------------------------------------------------------- the response cache and its store
@@ -190,8 +207,8 @@ def write_output(text: str, settings: Settings | None, path: str | os.PathLike |
         write_file_atomically(Path(path), text)
 
 
-def write_file_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` or leave it as it was: the text goes to a temporary
+def write_file_atomically(path: Path, text: str | bytes) -> None:
+    """Replace ``path`` with ``text`` (or bytes) or leave it as it was: the text goes to a temporary
     file in the same folder, is flushed to disk, then renamed over the target. A failure
     (a full disk, a kill, an encoding error) never leaves a partial file. OSError names
     the file the user asked for."""
@@ -199,7 +216,8 @@ def write_file_atomically(path: Path, text: str) -> None:
     handle, temporary = None, None
     try:
         descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="")
+        handle = (os.fdopen(descriptor, "wb") if isinstance(text, bytes)
+                  else os.fdopen(descriptor, "w", encoding="utf-8", newline=""))
         handle.write(text)
         handle.flush()
         os.fsync(handle.fileno())

@@ -1,6 +1,6 @@
-"""`lit-search dedupe IN -o OUT.csv`: find the duplicate records of a bibliographic export.
+"""`lit-search dedupe IN [-o OUT.csv]`: find the duplicate records of a bibliographic export.
 
-OUT lists ``ID,cluster_id`` for every input record, in input order. A cluster's id is the
+OUT (stdout without -o) lists ``ID,cluster_id`` for every input record, in input order. A cluster's id is the
 ID of its first member in the input, so a record that is unique keeps its own ID as its
 cluster_id, and the ids do not change when unrelated records are added or removed.
 Pairs that look alike but fail a safety check are never merged: ``--report`` lists them
@@ -46,10 +46,12 @@ input formats: CSV (.csv; columns such as ID,title,author,year,journal,booktitle
   tag, BibTeX key, CSV ID column) get rec_000001, rec_000002, ... by position; a repeated
   ID is renamed ID_2, ID_3, ... (with a warning).
 output: OUT is a UTF-8 CSV with the columns ID,cluster_id, one row per input record in
-  input order. cluster_id is the ID of the cluster's first record in the input.
+  input order. cluster_id is the ID of the cluster's first record in the input. Without -o
+  the CSV goes to stdout; with --report and without -o, only the report does.
 exit codes: 0 done; 1 internal error; 2 usage or input error (missing, empty, unreadable
   or unparseable file; unknown format), reported in one line on stderr.
 examples:
+  lit-search dedupe records.csv
   lit-search dedupe records.csv -o clusters.csv
   lit-search dedupe export.ris -o clusters.csv --merged deduplicated.ris --report
 """
@@ -58,8 +60,9 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("input", metavar="IN", help="the records to deduplicate: a .csv, .ris, .txt (RIS) or .bib file")
-    parser.add_argument("-o", "--output", metavar="OUT.csv", required=True,
-                        help="where to write ID,cluster_id for every input record (CSV, UTF-8)")
+    parser.add_argument("-o", "--output", metavar="OUT.csv",
+                        help="where to write ID,cluster_id for every input record (CSV, UTF-8); "
+                             "default: stdout (not written with --report, which then has stdout)")
     parser.add_argument("--merged", metavar="FILE",
                         help="also write one record per cluster, its ID being the cluster_id: a record "
                              "without duplicates exactly as read, a merged one with every field of its "
@@ -97,12 +100,17 @@ def dedupe_command(argv: Sequence[str]) -> int:
     ids = [record.external_ids["ID"] for record in records]
     result = dedupe(records)
     cluster_ids = cluster_id_of_each_record(result.clusters, ids)
-    write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
+    if args.output:
+        write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
+    elif not args.report:
+        write_output(assignments_csv(ids, cluster_ids), None)
     if args.merged:
         write_file_atomically(Path(args.merged), merged_file_text(args.merged, loaded, result.clusters, ids))
 
     if args.report:
         write_output(render_report(records, ids, result), None)
+        if not args.output:
+            console.say("the ID,cluster_id list was not written: add -o clusters.csv to keep it")
     else:
         console.say(summary_line(len(records), result))
     return ExitCode.OK
@@ -120,7 +128,7 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} {target}: the folder {folder} does not exist")
     if args.merged and Path(args.merged).suffix.lower() not in MERGED_EXTENSIONS:
         raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
-    if args.merged and Path(args.merged).resolve() == Path(args.output).resolve():
+    if args.merged and args.output and Path(args.merged).resolve() == Path(args.output).resolve():
         raise UsageError("-o and --merged name the same file")
 
 

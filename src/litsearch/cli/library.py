@@ -11,12 +11,14 @@ from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
 from ..core.sanitize import json_text
 from .common import (
+    TERMINAL_VIEW,
     Console,
     fetch,
     load_settings,
     new_parser,
     output_format,
     run_command,
+    view_format,
     write_output,
 )
 
@@ -36,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="action", metavar="ACTION")
     commands.required = True
     listing = commands.add_parser("list", help="every saved paper with its citation links")
-    listing.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    listing.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
+                         help="table: a view sized to the terminal (the default when stdout is one); markdown "
+                              "(the default otherwise); json")
     show = commands.add_parser("show", help="one saved paper, with the library papers it cites and that cite it")
     show.add_argument("id")
     show.add_argument("--format", choices=("markdown", "json"), default="markdown")
@@ -64,7 +68,7 @@ def library_command(argv: Sequence[str]) -> int:
 
     with Store.open(redact=settings.redact) as store:
         if args.action == "list":
-            out = _list(store, args.format)
+            out = _list(store, view_format(args.format))
         elif args.action == "show":
             out = _show(store, args.id, args.format)
         elif args.action == "export":
@@ -83,6 +87,11 @@ def _list(store, fmt: str) -> str:
     papers = store.list_papers()
     if fmt == "json":
         return json_text([paper.__dict__ for paper in papers])
+    if fmt == TERMINAL_VIEW:
+        from ..render.terminal import terminal_width
+        from ..render.terminal_pages import library_view
+
+        return library_view(papers, len(store.citations_among()), terminal_width())
     from ..render.library import library_listing
 
     return library_listing(papers, len(store.citations_among()))

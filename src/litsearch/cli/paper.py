@@ -11,6 +11,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.identifiers import ID_HELP, parse_paper_ref
 from ..core.sanitize import json_text
 from .common import (
+    TERMINAL_VIEW,
     Console,
     add_cache_options,
     add_quiet_option,
@@ -19,6 +20,7 @@ from .common import (
     load_settings,
     new_parser,
     run_command,
+    view_format,
     write_output,
 )
 
@@ -42,8 +44,9 @@ sources: Semantic Scholar first for references and citing papers (one page of 10
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, ID_EPILOG)
     parser.add_argument("id", metavar="ID", help="the paper: DOI, PMID, arXiv id, Semantic Scholar or OpenAlex id")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
-                        help="markdown record and tables (default), or JSON with every fetched paper")
+    parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
+                        help="table: a view sized to the terminal (the default when stdout is one); markdown: "
+                             "the record and tables (the default otherwise); json: every fetched paper")
     parser.add_argument("--limit", type=int, default=10, metavar="N",
                         help=f"rows in each markdown table, 1-{MAX_LIMIT} (default 10)")
     add_quiet_option(parser)
@@ -57,6 +60,7 @@ def main(argv: Sequence[str]) -> int:
 
 def paper_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    fmt = view_format(args.format)
     ref = parse_paper_ref(args.id)
     if not 1 <= args.limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
@@ -75,8 +79,13 @@ def paper_command(argv: Sequence[str]) -> int:
                 f"({requests} requests, {time.monotonic() - started:.1f} s)")
     from ..render.paper import paper_markdown, paper_payload
 
-    if args.format == "json":
+    if fmt == "json":
         text = json_text(paper_payload(bundle))
+    elif fmt == TERMINAL_VIEW:
+        from ..render.terminal import terminal_width
+        from ..render.terminal_pages import paper_view
+
+        text = paper_view(bundle, args.limit, terminal_width())
     else:
         text = paper_markdown(bundle, args.limit)
     write_output(text, settings)

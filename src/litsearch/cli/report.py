@@ -7,7 +7,7 @@ from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.sanitize import json_text
-from .common import load_settings, new_parser, run_command, write_output
+from .common import TERMINAL_VIEW, load_settings, new_parser, run_command, view_format, write_output
 
 PROG = "lit-search report"
 
@@ -26,8 +26,9 @@ EPILOG = f"""\
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
-                        help="markdown (default) or JSON with the same parts")
+    parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
+                        help="table: a view sized to the terminal (the default when stdout is one); markdown "
+                             "(the default otherwise); or JSON with the same parts")
     return parser
 
 
@@ -40,7 +41,14 @@ def report_command(argv: Sequence[str]) -> int:
     from ..render.report import report_markdown, report_payload
     from ..search.record import read_record
 
+    fmt = view_format(args.format)
     record = read_record(args.record)
-    text = json_text(report_payload(record)) if args.format == "json" else report_markdown(record)
+    if fmt == TERMINAL_VIEW:
+        from ..render.terminal import terminal_width
+        from ..render.terminal_pages import report_view
+
+        text = report_view(record, terminal_width())
+    else:
+        text = json_text(report_payload(record)) if fmt == "json" else report_markdown(record)
     write_output(text, load_settings())
     return ExitCode.OK

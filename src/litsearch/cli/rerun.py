@@ -24,7 +24,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, result_format, write_result
+from .search import RESULT_FORMATS, abstracts_wanted, add_abstract_options, result_format, write_result
 
 PROG = "lit-search rerun"
 
@@ -44,9 +44,11 @@ def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
     parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="markdown table (default), JSON, or an export format, of the new papers")
+                        help="of the new papers: table (a terminal view, the default on a terminal), markdown "
+                             "(the default elsewhere), JSON, or an export format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
     parser.add_argument("--record", dest="new_record", metavar="FILE", help="write today's search record")
+    add_abstract_options(parser)
     add_quiet_option(parser)
     return parser
 
@@ -83,7 +85,7 @@ def rerun_command(argv: Sequence[str]) -> int:
                                       f"{max(len(found), len(record.get('results', [])))})")
     if args.new_record:
         write_output(json_text(new_record), settings, args.new_record)
-    write_result(result, limit, fmt, settings, args.output, include_abstracts=True)
+    write_result(result, limit, fmt, settings, args.output, abstracts=abstracts_wanted(args))
     return ExitCode.ALL_FAILED if failed else ExitCode.OK
 
 

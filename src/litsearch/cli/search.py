@@ -18,6 +18,7 @@ from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
 from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
 from ..search.plan import parse_provider_list
 from .common import (
+    TERMINAL_VIEW,
     Console,
     add_cache_options,
     add_quiet_option,
@@ -29,13 +30,14 @@ from .common import (
     output_format,
     redact_logs,
     run_command,
+    view_format,
     write_output,
 )
 from .progress import LiveStatus
 
 PROG = "lit-search"
 MAX_LIMIT = 100
-RESULT_FORMATS = ("markdown", "json") + EXPORT_FORMATS  # what render_result writes
+RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
 
 DESCRIPTION = """\
 Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
@@ -90,8 +92,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "impact (relevance x ln(citations + 1), the first versions' order), citations "
                              "(most cited first) or year (newest first)")
     parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="markdown table (default), the full JSON record, or an export for reference "
-                             "managers (bibtex, ris, csl-json); with -o, taken from the file's extension")
+                        help="table: a view sized to the terminal (the default when stdout is one); markdown: "
+                             "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
+                             "the full record; or an export for reference managers (bibtex, ris, csl-json); "
+                             "with -o, taken from the file's extension")
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
     parser.add_argument("--save", action="store_true",
@@ -115,8 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="FILE",
                         help="also write a JSON search record: every request as sent (keys redacted), counts "
                              "and result ids, for `lit-search report RECORD` and `lit-search rerun RECORD`")
-    parser.add_argument("--no-abstracts", action="store_true",
-                        help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
+    add_abstract_options(parser)
     add_quiet_option(parser)
     parser.add_argument("--version", action="version", version=f"lit-search {__version__}")
     return parser
@@ -176,19 +179,20 @@ def search_command(argv: Sequence[str]) -> int:
         result.enrichment.notes.insert(0, "answered from the local cache only (--offline); nothing was fetched")
     if saved_note:
         result.enrichment.notes.append(saved_note)
-    if result.provider_reason and (fmt != "markdown" or args.output):
-        console.say(f"providers: {result.provider_reason}")  # the Markdown footer says it otherwise
+    footer_on_screen = fmt in ("markdown", TERMINAL_VIEW) and not args.output
+    if result.provider_reason and not footer_on_screen:
+        console.say(f"providers: {result.provider_reason}")  # the footer says it otherwise
     for outcome in result.outcomes:
         if outcome.error and live is None:  # the live status line already said so
             console.say(f"{outcome.provider} failed: {outcome.error}")
-        for note in outcome.notes:  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
-            console.say(f"{outcome.provider}: {note}")
+        for note in outcome.notes if fmt != TERMINAL_VIEW else ():  # the person's footer says each once
+            console.say(f"{outcome.provider}: {note}")  # e.g. "author 'Hinton' → Geoffrey E. Hinton, A5108093963"
     if args.record:
         from ..core.sanitize import json_text
         from ..search.record import search_record
 
         write_output(json_text(search_record(options, result)), settings, args.record)
-    write_result(result, options.limit, fmt, settings, args.output, include_abstracts=not args.no_abstracts)
+    write_result(result, options.limit, fmt, settings, args.output, abstracts=abstracts_wanted(args))
     if save_error is not None:
         console.warn(str(save_error))
         return save_error.exit_code
@@ -225,20 +229,38 @@ async def save_shown(http, store, shown) -> tuple[str, Any]:
     return note, None
 
 
+def add_abstract_options(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--abstracts", action="store_true",
+                       help="the abstract's first 100 words under each paper in the terminal view "
+                            "(markdown and json always have them)")
+    group.add_argument("--no-abstracts", action="store_true",
+                       help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
+
+
+def abstracts_wanted(args) -> bool | None:
+    """--abstracts True, --no-abstracts False, neither None (the format's own default)."""
+    return True if args.abstracts else False if args.no_abstracts else None
+
+
 def result_format(args) -> str:
     """The output format of a command that prints results (search, snowball, rerun):
-    --format, or -o's extension, else markdown."""
+    --format, or -o's extension, else the terminal view on a terminal and markdown elsewhere."""
+    if args.format == TERMINAL_VIEW or (args.format is None and not args.output):
+        return view_format(args.format, args.output)
     return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
 
 
-def write_result(result, limit: int, fmt: str, settings, path: str | None, include_abstracts: bool) -> None:
-    """A search's (or a snowball's, or a rerun's) result to stdout, formatted for a terminal
-    when it is one, or to ``path`` with one line saying so."""
-    output = render_result(result, limit, fmt, include_abstracts)
-    if fmt == "markdown" and not path and sys.stdout.isatty():
-        from ..render.markup import for_terminal
+def write_result(result, limit: int, fmt: str, settings, path: str | None, abstracts: bool | None = None) -> None:
+    """A search's (or a snowball's, or a rerun's) result to stdout, or to ``path`` with one line
+    saying so. ``abstracts`` None: the terminal view leaves them out, Markdown and JSON keep them."""
+    if fmt == TERMINAL_VIEW:
+        from ..render.terminal import terminal_width
+        from ..render.terminal_results import results_view
 
-        output = for_terminal(output)
+        output = results_view(result, limit, terminal_width(), abstracts=bool(abstracts))
+    else:
+        output = render_result(result, limit, fmt, include_abstracts=abstracts is not False)
     write_output(output, settings, path)
     if path:
         write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)

@@ -23,7 +23,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, result_format, save_shown, write_result
+from .search import RESULT_FORMATS, abstracts_wanted, add_abstract_options, result_format, save_shown, write_result
 
 PROG = "lit-search snowball"
 MAX_LIMIT = 100
@@ -53,12 +53,13 @@ def build_parser():
     parser.add_argument("--topic", metavar="TEXT", help="rank papers about this topic first among equals")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="markdown table (default), JSON, or an export format")
+                        help="table (a terminal view, the default on a terminal), markdown (the default "
+                             "elsewhere), JSON, or an export format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
     parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")
     parser.add_argument("--record", metavar="FILE", help="write a JSON search record (see `lit-search report`)")
     parser.add_argument("--no-verify", action="store_true", help="skip the Crossref checks and Unpaywall lookups")
-    parser.add_argument("--no-abstracts", action="store_true", help="leave out abstract snippets and abstracts")
+    add_abstract_options(parser)
     add_quiet_option(parser)
     add_cache_options(parser)
     return parser
@@ -105,7 +106,7 @@ def snowball_command(argv: Sequence[str]) -> int:
         from ..search.record import snowball_record
 
         write_output(json_text(snowball_record(found, result, args)), settings, args.record)
-    write_result(result, args.limit, fmt, settings, args.output, include_abstracts=not args.no_abstracts)
+    write_result(result, args.limit, fmt, settings, args.output, abstracts=abstracts_wanted(args))
     if save_error is not None:
         console.warn(str(save_error))
         return save_error.exit_code

@@ -49,16 +49,6 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-# Every escape markdown_text adds but the table's "\|", which keeps the columns apart.
-_ESCAPED = re.compile(r"\\([\\`*_\[\]<>!~$#+=.)-])")
-
-
-def for_terminal(markdown: str) -> str:
-    """Markdown as a person reads it in a terminal: the backslash escapes that keep it inert
-    for a renderer or a model are taken out (``LITSEARCH_EMAIL``, not ``LITSEARCH\\_EMAIL``)."""
-    return _ESCAPED.sub(r"\1", markdown)
-
-
 def safe_url(url: str | None) -> str | None:
     """An http(s) URL made safe inside a Markdown link target, or None."""
     if not url or not re.match(r"^https?://[^\s]+$", url.strip(), re.I):
