@@ -165,13 +165,13 @@ def test_an_exact_title_search_puts_that_paper_in_the_top_3_whatever_its_citatio
 
 def test_an_uncited_paper_on_the_topic_outranks_a_much_cited_one_sharing_a_word():
     exact = paper("Gut microbiome and depression", "The gut microbiome shapes depression risk.", citations=0,
-                  doi="10.1/a")
+                  doi="10.1234/a")
     loose = paper("Depression in the great economic crisis", "Markets and wages.", citations=1000, year=1990,
-                  doi="10.1/b")
-    filler = [paper(f"Unrelated study {i}", "nothing", citations=i, doi=f"10.1/{i}") for i in range(5)]
+                  doi="10.1234/b")
+    filler = [paper(f"Unrelated study {i}", "nothing", citations=i, doi=f"10.1234/{i}") for i in range(5)]
     for order in ([exact, loose, *filler], [loose, exact, *filler]):  # whichever the provider ranked first
         ranked = merge_and_rank([outcome("openalex", order)], "relevance", ["gut microbiome depression"])
-        assert ranked[0].paper.doi == "10.1/a"
+        assert ranked[0].paper.doi == "10.1234/a"
 
 
 @settings(max_examples=60, deadline=None)
@@ -205,7 +205,23 @@ def test_the_score_is_the_sum_of_its_terms_and_records_are_left_as_parsed():
         terms = item.score_terms
         assert set(terms) == {"lexical", "agreement", "title_match", "citation_prior"}
         assert all(0.0 <= value <= 1.0 for value in terms.values())
-        assert item.relevance == pytest.approx(0.8 * terms["lexical"] + 0.2 * terms["agreement"]
+        assert item.relevance == pytest.approx(terms["lexical"] * (0.8 + 0.2 * terms["agreement"])
                                                + 0.5 * terms["title_match"])
         assert item.score == pytest.approx(item.relevance + 0.05 * terms["citation_prior"])
     assert [item.score for item in ranked] == sorted((item.score for item in ranked), reverse=True)
+
+
+def test_agreement_lifts_a_match_but_never_makes_a_paper_without_the_topics_words_relevant():
+    on_topic = paper("Gastric organoids", "organoid culture", citations=3, doi="10.1234/on")
+    off_topic = paper("Attention is all you need", "transformers", citations=120_000, doi="10.1234/off")
+    first = [dataclasses.replace(off_topic, provider=name, rank=1) for name in ("openalex", "pubmed", "arxiv")]
+    outcomes = [ProviderOutcome(r.provider, "q", "search", records=[r, dataclasses.replace(on_topic, provider=r.provider,
+                                                                                        rank=2)]) for r in first]
+    ranked = merge_and_rank(outcomes, "relevance", ["gastric organoid"])
+    assert [item.paper.doi for item in ranked] == ["10.1234/on", "10.1234/off"]
+    assert ranked[1].relevance == 0.0 and ranked[1].score_terms["agreement"] == 1.0
+    # ... and among matching papers, the one the providers put first gets the lift.
+    twin = dataclasses.replace(on_topic, doi="10.1234/twin", title="Gastric organoid", authors=["Someone Else"])
+    outcomes = [outcome("openalex", [twin, on_topic]), outcome("pubmed", [twin])]
+    ranked = merge_and_rank(outcomes, "relevance", ["gastric organoid"])
+    assert ranked[0].paper.doi == "10.1234/twin"

@@ -1,19 +1,21 @@
 """Rank merged papers: relevance to the topic first, citations a gentle prior.
 
-Each paper's score is the sum of four terms, all computed over the merged pool (JSON
+Each paper's score is made of four terms, all computed over the merged pool (JSON
 ``score_terms``, so a reader can see why a paper ranks where it does):
 
 - ``lexical`` (0–1): BM25F of its title and abstract against the topic and each variant
-  (``relevance.py``), weight 0.8;
+  (``relevance.py``);
 - ``agreement`` (0–1): the providers' evidence, the mean over the providers that answered of
-  each one's normalised position or score for the paper (0 where it did not find it), weight 0.2;
-- ``title_match`` (0–1): the query is the paper's title, weight 0.5, so a known-item search
-  finds its paper first whatever its citations;
-- ``citation_prior`` (0–1): log(1 + citations per year) over the pool's best, weight 0.05: it
-  orders papers of about equal relevance and can never lift a paper past one whose relevance
-  is more than 0.05 higher, so an uncited paper is never buried by its count.
+  each one's normalised position or score for the paper (0 where it did not find it);
+- ``title_match`` (0–1): the query is the paper's title (a known-item search);
+- ``citation_prior`` (0–1): log(1 + citations per year) over the pool's best.
 
-``relevance`` is the first three terms; ``score`` adds the prior. ``--sort impact`` keeps the
+``relevance = lexical × (0.8 + 0.2 × agreement) + 0.5 × title_match``: the providers'
+agreement lifts a paper's text match by up to a quarter but cannot make a paper that shares no
+word with the topic relevant; a title equal to the query comes first whatever its citations.
+``score = relevance + 0.05 × citation_prior``: citations order papers of about equal relevance
+and can never lift a paper past one whose relevance is more than 0.05 higher, so an uncited
+paper is never buried by its count. ``--sort impact`` keeps the
 first design's order: ``impact = provider relevance × ln(citations + 1)``, where provider
 relevance is the best provider's normalised position plus 0.1 per further provider (max 1).
 """
@@ -31,7 +33,7 @@ from ..core.updates import with_notices
 from .options import SORT_KEYS
 from .relevance import PoolIndex, lexical_scores, title_matches
 
-LEXICAL_WEIGHT = 0.8
+LEXICAL_WEIGHT = 0.8  # the text match alone; agreement adds up to AGREEMENT_WEIGHT of it
 AGREEMENT_WEIGHT = 0.2
 TITLE_MATCH_WEIGHT = 0.5
 CITATION_PRIOR_WEIGHT = 0.05
@@ -143,8 +145,8 @@ def score_terms(papers: Sequence[Paper], provider_scores: Sequence[dict[str, flo
 
 
 def relevance_of(terms: dict[str, float]) -> float:
-    return (LEXICAL_WEIGHT * terms.get("lexical", 0.0) + AGREEMENT_WEIGHT * terms.get("agreement", 0.0)
-            + TITLE_MATCH_WEIGHT * terms.get("title_match", 0.0))
+    text = terms.get("lexical", 0.0) * (LEXICAL_WEIGHT + AGREEMENT_WEIGHT * terms.get("agreement", 0.0))
+    return text + TITLE_MATCH_WEIGHT * terms.get("title_match", 0.0)
 
 
 def score_of(terms: dict[str, float]) -> float:
