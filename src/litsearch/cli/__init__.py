@@ -1,9 +1,25 @@
 """The ``lit-search`` command: ``dispatch`` picks the module of the subcommand; ``common``
 holds what they share (options, exit codes, the output writer)."""
 
+INTERRUPTED = 130  # ExitCode.INTERRUPTED: 128 + SIGINT, as shells report a command ended by Ctrl-C
+
 
 def main(argv=None) -> int:
-    """The ``lit-search`` console script (see cli/dispatch.py)."""
-    from .dispatch import main as run
+    """The ``lit-search`` console script (see cli/dispatch.py). Ctrl-C at any moment, even
+    while the modules are still loading, ends with one line and exit 130, never a traceback."""
+    try:
+        from .dispatch import main as run
 
-    return run(argv)
+        return run(argv)
+    except KeyboardInterrupt:
+        return interrupted()
+
+
+def interrupted(prog: str = "lit-search") -> int:
+    import sys
+
+    try:
+        print(f"{prog}: interrupted", file=sys.stderr, flush=True)
+    except (OSError, ValueError, KeyboardInterrupt):  # stderr gone, or a second Ctrl-C: the code still counts
+        pass
+    return INTERRUPTED

@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator, Sequence, TypeVar
 
-from ..core.config import Settings
+from ..core.config import Settings, redactor
 from ..core.errors import (
     EXIT_CODES_HELP,
+    ConfigError,
     ExitCode,
     InputError,
     LitSearchError,
@@ -71,11 +72,12 @@ def cache_mode(args: argparse.Namespace) -> str:
 
 
 def load_settings() -> Settings:
-    """Settings from the environment; a bad value is a usage error."""
+    """Settings from the environment; a variable that cannot be used is a ConfigError (exit 2,
+    one line naming it)."""
     try:
         return Settings.from_env()
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise ConfigError(str(exc)) from None
 
 
 def check_file_target(path: str | None, flag: str, example: str) -> None:
@@ -251,7 +253,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
     one message on stderr (never a traceback):
 
     UsageError (and UnknownIdError) -> 2 with a pointer to --help; InputError -> 2; any other
-    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130; anything
+    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130 (ExitCode.INTERRUPTED); anything
     else is a bug -> 1, reported in one line."""
     try:
         return work()
@@ -272,8 +274,9 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        from . import interrupted
+
+        return interrupted(prog)
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL
@@ -292,9 +295,5 @@ def _drop_stdout() -> None:
 
 
 def _error_line(message: str) -> None:
-    message = safe_text(message)
-    try:
-        message = Settings.from_env().redact(message)
-    except ValueError:
-        pass
-    print(message, file=sys.stderr)
+    # The environment's secrets are removed even when the environment itself is the problem.
+    print(redactor().redact(safe_text(message)), file=sys.stderr)

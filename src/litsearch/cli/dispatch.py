@@ -38,14 +38,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
     if not argv or argv[0] not in COMMANDS:
-        return importlib.import_module(COMMANDS["search"]).main(argv)
+        return _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
     name, rest = argv[0], argv[1:]
+    if name != "doctor" and (problem := _environment_problem()):  # doctor reports it instead
+        return problem
     code = importlib.import_module(COMMANDS[name]).main(rest)
     if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
         import shlex
 
         print(f"To search for this topic instead: lit-search search {shlex.join(argv)}", file=sys.stderr)
     return code
+
+
+def _environment_problem() -> int:
+    """Every environment variable checked once, before any work: 0 when all can be used, else
+    exit 2 after one line naming the variable (core/environment.py)."""
+    from ..core.config import Settings
+    from ..core.errors import ConfigError
+    from .common import run_command
+
+    def check() -> int:
+        try:
+            Settings.from_env()
+        except ValueError as problem:
+            raise ConfigError(str(problem)) from None
+        return ExitCode.OK
+
+    return run_command("lit-search", check)
 
 
 def _reads_like_a_topic(name: str, words: list[str]) -> bool:

@@ -19,6 +19,9 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         f"- contact email (LITSEARCH_EMAIL): {'set' if report['contact_email_set'] else 'not set'}",
         "- proxy: " + ("; ".join(f"{name} {_code(value)}" for name, value in report.get("proxies", {}).items())
                        or "none (direct connections)"),
+    ]
+    lines += [f"- **cannot be used:** {problem} (left out below)" for problem in report.get("environment_problems", [])]
+    lines += [
         "",
         "### Providers",
     ]
