@@ -130,7 +130,9 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
     needed = store_needed or mode == "offline"
     if needed or mode != "off":
         try:
-            store = Store.open(redact=settings.redact)
+            # --offline only reads: a read-only or full disk must not stop it.
+            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed,
+                               cache_max_bytes=settings.cache_max_bytes)
         except StoreError as exc:
             if needed:
                 raise

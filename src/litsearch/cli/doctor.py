@@ -120,6 +120,8 @@ def diagnose(settings: Settings) -> dict[str, Any]:
         "proxies": environment_proxies(),
         "data_folder": {"path": str(folder), "exists": folder.is_dir(), "bytes": _size(folder),
                         "database": str(folder / DB_FILENAME),
+                        "cache_bytes": _cache_size(folder / DB_FILENAME, settings),
+                        "cache_max_bytes": settings.cache_max_bytes,
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
                                               for suffix in ("", "-wal", "-shm"))},
         "providers": providers,
@@ -205,6 +207,20 @@ def _shown_url(url: str) -> str:
     except ValueError:
         return "(not a valid URL)"
     return urlunsplit(parts)
+
+
+def _cache_size(path: Path, settings: Settings) -> int | None:
+    """Bytes of cached answers (what LITSEARCH_CACHE_MAX_MB caps); None when unreadable."""
+    from ..core.errors import StoreError
+    from ..library.store import Store
+
+    if not path.is_file():
+        return 0
+    try:
+        with Store.open(path, redact=settings.redact, read_only=True) as store:
+            return store.cache_size()
+    except StoreError:
+        return None
 
 
 def _size(path: Path) -> int:
