@@ -177,7 +177,7 @@ class Console:
     def warn(self, message: str) -> None:
         """Shown even with -q: something the user must know. Nothing from an API reaches the
         terminal unescaped: control characters (escape sequences) are removed."""
-        text = safe_text(f"{self.prefix}: {message}")
+        text = bounded(safe_text(f"{self.prefix}: {message}"))
         print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
 
 
@@ -298,4 +298,14 @@ def _drop_stdout() -> None:
 
 def _error_line(message: str) -> None:
     # The environment's secrets are removed even when the environment itself is the problem.
-    print(redactor().redact(safe_text(message)), file=sys.stderr)
+    print(bounded(redactor().redact(safe_text(message))), file=sys.stderr)
+
+
+MAX_MESSAGE_LINE = 600  # characters: a message quotes an excerpt of a value, never all of it
+
+
+def bounded(message: str) -> str:
+    """Each line of a message cut to MAX_MESSAGE_LINE characters (a 100,000-character id or
+    title in a value must not become a 100 KB error)."""
+    return "\n".join(line if len(line) <= MAX_MESSAGE_LINE else line[: MAX_MESSAGE_LINE - 1] + "…"
+                     for line in message.split("\n"))

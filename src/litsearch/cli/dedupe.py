@@ -97,7 +97,7 @@ def dedupe_command(argv: Sequence[str]) -> int:
     ids = [record.external_ids["ID"] for record in records]
     result = dedupe(records)
     cluster_ids = cluster_id_of_each_record(result.clusters, ids)
-    write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
+    write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids, from_csv=loaded.format == "csv"))
     if args.merged:
         write_file_atomically(Path(args.merged), merged_file_text(args.merged, loaded, result.clusters, ids))
 
@@ -136,11 +136,16 @@ def cluster_id_of_each_record(clusters: Sequence, ids: Sequence[str]) -> list[st
     return cluster_ids
 
 
-def assignments_csv(ids: Sequence[str], cluster_ids: Sequence[str]) -> str:
+def assignments_csv(ids: Sequence[str], cluster_ids: Sequence[str], from_csv: bool = True) -> str:
+    """ID,cluster_id rows. IDs read from a CSV are written as read; an ID from RIS or BibTeX
+    that would start a spreadsheet formula is neutralised (sanitize.spreadsheet_cell)."""
+    from ..core.sanitize import spreadsheet_cell
+
+    shown = (lambda value: value) if from_csv else spreadsheet_cell
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["ID", "cluster_id"])
-    writer.writerows(zip(ids, cluster_ids))
+    writer.writerows((shown(record_id), shown(cluster_id)) for record_id, cluster_id in zip(ids, cluster_ids))
     return buffer.getvalue()
 
 
