@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -110,9 +111,10 @@ def dedupe_command(argv: Sequence[str]) -> int:
 
 def _check_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, outputs that would overwrite the input or that have no format."""
-    source = Path(args.input).resolve()
+    # realpath, not Path.resolve: a symbolic-link loop is the reader's to report, in one line.
+    source = os.path.realpath(args.input)
     for option, target in (("-o", args.output), ("--merged", args.merged)):
-        if target and Path(target).resolve() == source:
+        if target and os.path.realpath(target) == source:
             raise UsageError(f"{option} {target} would overwrite the input file")
     for option, target in (("-o", args.output), ("--merged", args.merged)):
         folder = Path(target).parent if target else None
@@ -120,7 +122,7 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} {target}: the folder {folder} does not exist")
     if args.merged and Path(args.merged).suffix.lower() not in MERGED_EXTENSIONS:
         raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
-    if args.merged and Path(args.merged).resolve() == Path(args.output).resolve():
+    if args.merged and os.path.realpath(args.merged) == os.path.realpath(args.output):
         raise UsageError("-o and --merged name the same file")
 
 

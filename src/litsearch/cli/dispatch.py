@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from ..core.errors import ExitCode
@@ -86,8 +86,9 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
 
         return words[0] not in ACTIONS
     if name in ("report", "rerun"):  # a missing record file is not a topic
-        return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
-    return name in ("dedupe", "doctor") and not Path(words[0]).exists()
+        return not words[0].lower().endswith(".json") and not os.path.lexists(words[0])
+    # lexists: a symbolic link (even a broken one or a loop) names a file, not a topic.
+    return name in ("dedupe", "doctor") and not os.path.lexists(words[0])
 
 
 def _decoded(arg: str) -> str:

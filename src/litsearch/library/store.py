@@ -369,7 +369,7 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         prepare(db, path)
         return db
-    location = urllib.parse.quote(str(path.resolve()))
+    location = urllib.parse.quote(os.path.realpath(path))
     last: sqlite3.Error | None = None
     for options in ("mode=ro", "mode=ro&immutable=1"):
         db = sqlite3.connect(f"file:{location}?{options}", uri=True, timeout=BUSY_TIMEOUT_SECONDS,
