@@ -117,9 +117,9 @@ def _short_title(title: str | None) -> str:
     return repr(text if len(text) <= 60 else text[:59] + "…")
 
 
-# What `dedupe` takes (docs/dedupe.md, "Limits"): about 470 MB of memory per 100,000 records
-# of ordinary exports (bench/dedupe_benchmark.py --memory measures it), so these keep a run
-# within about 1 GB; larger inputs are refused before any work, not read until memory runs out.
+# What `dedupe` takes (README, docs/safety.md): about 330 MB of memory per 50,000 records of
+# ordinary exports (bench/dedupe_benchmark.py --memory measures it), so these keep a run
+# within about 1.5 GB; larger inputs are refused before any work, not read until memory runs out.
 MAX_INPUT_BYTES = 100 * MB
 MAX_RECORDS = 200_000
 
