@@ -8,7 +8,9 @@ clusters that mix two or more true works, run time and peak traced memory, besid
 bib-dedupe's row from its published table. Then the DBLP-ACM and DBLP-Scholar labelled
 pairs (../shared/benchmarks/entity-matching): false merges and recall. Then a synthetic
 scale run times `find_clusters` on 2,000 and 100,000 records made by perturbing the real
-titles. Figures go to stdout; nothing is asserted here.
+titles. ``--memory N`` instead runs the whole `lit-search dedupe` command on N synthetic
+records and prints its peak RSS and the records per GB. Figures go to stdout; nothing is
+asserted here.
 """
 
 from __future__ import annotations
@@ -214,6 +216,30 @@ def run_scale(real: list[Paper]) -> None:
         print(f"| {count} | {len(clusters)} | {seconds:.2f} | {peak:.0f} |")
 
 
+def run_memory(real: list[Paper], count: int) -> None:
+    """The whole `lit-search dedupe` command on ``count`` synthetic records (a CSV written by
+    the export writer), in a child process: its peak RSS and the records per GB it implies
+    (the figure docs/dedupe.md and the README state)."""
+    import resource
+    import subprocess
+    import tempfile
+
+    from litsearch.biblio.writers import to_csv
+
+    records = make_synthetic_records(real, count)
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / "records.csv"
+        source.write_text(to_csv(records, keys=[r.external_ids["ID"] for r in records]), encoding="utf-8")
+        command = [sys.executable, "-m", "litsearch", "dedupe", str(source), "-o", str(Path(folder) / "out.csv"), "-q"]
+        started = time.perf_counter()
+        subprocess.run(command, check=True, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+        seconds = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024  # Linux: KiB
+        size_mb = source.stat().st_size / 1e6
+    print(f"\nMemory of the whole command ({count:,} records, {size_mb:.1f} MB CSV): peak RSS {peak_mb:,.0f} MB "
+          f"in {seconds:.1f} s; about {count / (peak_mb / 1024):,.0f} records per GB")
+
+
 # --------------------------------------------------------------------------- entity matching (DBLP)
 
 ENTITY_MATCHING = SHARED / "benchmarks" / "entity-matching" / "Structured"
@@ -266,9 +292,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", default=",".join(SETS), help="comma-separated set names")
     parser.add_argument("--no-scale", action="store_true", help="skip the synthetic 100,000-record run")
+    parser.add_argument("--memory", type=int, metavar="N",
+                        help="only measure the whole dedupe command's peak memory on N synthetic records")
     args = parser.parse_args(argv)
     if not BENCHMARKS.exists():
         print(f"benchmark data not found at {BENCHMARKS}; nothing to run", file=sys.stderr)
+        return 0
+    if args.memory:
+        real = [r for name in SETS[:4] if (BENCHMARKS / name / "records_pre_merged.csv").exists()
+                for r in read_benchmark_csv(BENCHMARKS / name / "records_pre_merged.csv") if r.title]
+        run_memory(real, args.memory)
         return 0
     published = parse_published_results(PUBLISHED.read_text(encoding="utf-8")) if PUBLISHED.exists() else {}
     rows = [row for name in args.sets.split(",") if (row := run_set(name.strip(), published))]

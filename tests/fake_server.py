@@ -21,7 +21,7 @@ MAX_HANG_SECONDS = 30.0
 class Answer:
     """One scripted response. ``delay`` waits before the headers; ``hang`` never answers
     (until the client gives up or MAX_HANG_SECONDS); ``cut_body`` sends part of the body
-    then closes the connection."""
+    then closes the connection; ``raw`` is sent byte for byte instead of a response."""
 
     status: int = 200
     body: bytes | str = b""
@@ -30,6 +30,7 @@ class Answer:
     delay: float = 0.0
     hang: bool = False
     cut_body: bool = False
+    raw: bytes | None = None  # sent as it is (status line, headers, body), then the connection closes
 
 
 @dataclass
@@ -128,6 +129,14 @@ class FakeServer:
             return
         if answer.delay:
             self._stop.wait(min(answer.delay, MAX_HANG_SECONDS))
+        if answer.raw is not None:  # broken HTTP: whatever the test wrote, byte for byte
+            try:
+                handler.wfile.write(answer.raw)
+                handler.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            handler.close_connection = True
+            return
         body = answer.body.encode() if isinstance(answer.body, str) else answer.body
         try:
             handler.send_response(answer.status)

@@ -2,6 +2,6 @@
 
 import sys
 
-from .cli.dispatch import main
+from .cli import main
 
 sys.exit(main())

@@ -6,7 +6,7 @@ import codecs
 from pathlib import Path
 
 import pytest
-from conftest import DATA as TEST_DATA
+from conftest import DATA as TEST_DATA, skip_without_shared
 from conftest import SHARED
 
 from litsearch.core.errors import InputError
@@ -279,5 +279,5 @@ def test_unknown_explicit_format_is_refused(tmp_path):
 def test_read_records_matches_the_benchmark_reader():
     path = SHARED / "benchmarks" / "dedupe" / "special_cases" / "records_pre_merged.csv"
     if not path.exists():
-        pytest.skip(f"benchmark data not available: {path}")
+        skip_without_shared(f"benchmark data not available: {path}")
     assert read_records(path) == read_benchmark_csv(path)

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import skip_without_shared
+
 import fake_apis
 from conftest import REPO, SHARED
 from fake_server import FakeServer
@@ -91,7 +93,7 @@ def test_slash_command_runs_through_the_installed_plugin_from_a_fresh_home(tmp_p
     claude = _claude()
     model = SHARED / "tools" / "scripted_model.py"
     if not model.exists():  # ../shared is optional everywhere: its tests skip cleanly without it
-        pytest.skip(f"the scripted model is not available: {model}")
+        skip_without_shared(f"the scripted model is not available: {model}")
     home = tmp_path / "home"
     home.mkdir()
     bin_dir = tmp_path / "bin"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import bibtexparser
 import pytest
-from conftest import DATA as TEST_DATA
+from conftest import DATA as TEST_DATA, skip_without_shared
 from conftest import SHARED
 
 from litsearch.biblio.fields import read_benchmark_csv
@@ -184,7 +184,7 @@ def test_unwritable_output_is_one_line_and_exit_2(tmp_path):
 def test_benchmark_output_matches_the_merge_engine(name, tmp_path):
     source = BENCHMARKS / name / "records_pre_merged.csv"
     if not source.exists():
-        pytest.skip(f"benchmark data not available: {source}")
+        skip_without_shared(f"benchmark data not available: {source}")
     out = tmp_path / "clusters.csv"
     result = run(source, "-o", out)
     assert result.returncode == 0, result.stderr

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 
 import pytest
-from conftest import SHARED
+from conftest import SHARED, skip_without_shared
 
 from litsearch.biblio.fields import read_benchmark_csv, split_bibtex_authors
 from litsearch.dedupe.scoring import parse_published_results, score_dedupe
@@ -23,14 +23,14 @@ SETS = ["respiratory", "haematology", "stroke", "cytology_screening", "special_c
 @pytest.fixture(scope="module")
 def published() -> dict:
     if not PUBLISHED.exists():
-        pytest.skip(f"published bib-dedupe results not available: {PUBLISHED}")
+        skip_without_shared(f"published bib-dedupe results not available: {PUBLISHED}")
     return parse_published_results(PUBLISHED.read_text(encoding="utf-8"))
 
 
 def load_set(name: str):
     folder = BENCHMARKS / name
     if not (folder / "records_pre_merged.csv").exists():
-        pytest.skip(f"benchmark set not available: {folder}")
+        skip_without_shared(f"benchmark set not available: {folder}")
     records = read_benchmark_csv(folder / "records_pre_merged.csv")
     with open(folder / "merged_record_ids.csv", newline="", encoding="utf-8") as handle:
         truth = [row["merged_ids"].split(";") for row in csv.DictReader(handle)]

@@ -112,5 +112,6 @@ def test_usage_errors(run, args, message):
 
 
 def test_seeds_no_provider_has_fail_cleanly(run):
-    proc = run(["10.5555/nobody.knows", "--no-verify"], code=3)
+    # Issue 19: the same code as `paper` for the same unknown id (5, not found), not 3.
+    proc = run(["10.5555/nobody.knows", "--no-verify"], code=5)
     assert "10.5555/nobody.knows" in proc.stderr

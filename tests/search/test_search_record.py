@@ -127,13 +127,13 @@ def test_snowball_record_report_and_rerun(tmp_path):
 
 
 @pytest.mark.parametrize("content,message", [
-    (None, "cannot read"), ("not json", "not JSON"), ('{"kind": "other"}', "not a lit-search search record"),
+    (None, "no such file"), ("not json", "not JSON"), ('{"kind": "other"}', "not a lit-search search record"),
     ('{"kind": "search", "record_version": 99}', "newer lit-search"),
-    ('{"kind": "search", "record_version": 1}', "not a complete search record: no 'counts'"),
-    ('{"kind": "search", "record_version": 1, "counts": {"identified": "7"}}', "'counts.identified' is not a number"),
+    ('{"kind": "search", "record_version": 1}', "not a complete search record: 'counts' is missing"),
+    ('{"kind": "search", "record_version": 1, "providers": [], "options": {}, "counts": {"identified": "7"}}', "'counts.identified' should be a whole number"),
     (json.dumps({"kind": "search", "record_version": 1, "topic": "x", "providers": [], "options": {}, "results": [],
                  "found": 5, "counts": {"identified": 0, "duplicates_removed": 0, "after_duplicates_removed": 0,
-                                        "shown": 0, "per_source": {}}}), "'found' is not a list of papers"),
+                                        "shown": 0, "per_source": {}}}), "'found' is not a list"),
 ])
 def test_a_bad_record_is_one_clear_line(world, content, message):
     run, folder, _ = world

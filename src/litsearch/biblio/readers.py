@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import InputError
+from ..core.files import MB, read_input
 from ..core.identifiers import normalize_doi
 from ..core.records import Paper
 from .bibtex import parse_bibtex
@@ -65,6 +66,9 @@ def load_records(path: str | Path, *, format: str | None = None) -> LoadedRecord
     raw = _PARSERS[kind](text, path)
     if not raw:
         raise InputError(f"{path}: no records found in this {kind.upper()} file")
+    if len(raw) > MAX_RECORDS:
+        raise InputError(f"{path}: {len(raw):,} records; lit-search dedupe takes at most {MAX_RECORDS:,} "
+                         "(split the file, or dedupe each database's export first)")
     warnings = _assign_ids(raw) + _cut_records_warning(raw)
     papers = [paper_from_fields(record.fields, authors=record.authors) for record in raw]
     shortened = sum(_shorten_long_fields(paper) for paper in papers)
@@ -113,15 +117,15 @@ def _short_title(title: str | None) -> str:
     return repr(text if len(text) <= 60 else text[:59] + "…")
 
 
+# What `dedupe` takes (README, docs/safety.md): about 330 MB of memory per 50,000 records of
+# ordinary exports (bench/dedupe_benchmark.py --memory measures it), so these keep a run
+# within about 1.5 GB; larger inputs are refused before any work, not read until memory runs out.
+MAX_INPUT_BYTES = 100 * MB
+MAX_RECORDS = 200_000
+
+
 def _read_bytes(path: Path) -> bytes:
-    if not path.exists():
-        raise InputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InputError(f"{path}: is a directory, not a file")
-    try:
-        return path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    return read_input(path, MAX_INPUT_BYTES, "an input of lit-search dedupe")
 
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),

@@ -16,6 +16,7 @@ import csv
 import io
 from collections.abc import Sequence
 
+from ..core.sanitize import spreadsheet_cell
 from .bibtex import decode_latex
 from .fields import split_bibtex_authors
 from .readers import column_name
@@ -69,8 +70,8 @@ def write_clusters(target: str, input_format: str, sources: Sequence[SourceRecor
 
 
 def _same_format(target: str, records: list[tuple[SourceRecord, str, bool]]) -> str:
-    if target == "csv":
-        return _csv_text(_own_csv_rows(records))
+    if target == "csv":  # the user's own CSV cells, written back as they were read
+        return _csv_text(_own_csv_rows(records), from_csv=True)
     parts = []
     for record, cluster_id, as_read in records:
         if target == "ris":
@@ -109,8 +110,14 @@ def _own_csv_rows(records: list[tuple[SourceRecord, str, bool]]) -> tuple[list[s
     return header, rows
 
 
-def _csv_text(table: tuple[list[str], list[list[str]]]) -> str:
+def _csv_text(table: tuple[list[str], list[list[str]]], from_csv: bool) -> str:
+    """The table as CSV. Cells read from the user's own CSV are written as read (a formula
+    there was already one); text that becomes a CSV cell here for the first time (from RIS
+    or BibTeX) cannot start a formula (sanitize.spreadsheet_cell)."""
     header, rows = table
+    if not from_csv:
+        header = [spreadsheet_cell(name) for name in header]
+        rows = [[spreadsheet_cell(cell) for cell in row] for row in rows]
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(header)
@@ -223,4 +230,4 @@ def _neutral_csv(records: list[tuple[tuple[str, list[str], list[tuple[str, str]]
     for (entry_type, authors, fields), cluster_id in records:
         values = {"ID": cluster_id, "ENTRYTYPE": entry_type, "author": " and ".join(authors), **dict(fields)}
         rows.append([_one_line(values.get(column, "")) for column in header])
-    return _csv_text((header, rows))
+    return _csv_text((header, rows), from_csv=False)

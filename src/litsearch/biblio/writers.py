@@ -39,7 +39,7 @@ from collections.abc import Sequence
 
 from ..core.identifiers import is_arxiv_doi
 from ..core.records import Paper
-from ..core.sanitize import json_text
+from ..core.sanitize import json_text, spreadsheet_cell
 from ..core.updates import notice_words
 from ..core.urls import citation_uri, http_url
 from .names import DIGIT, keys_for, plain_line, split_name
@@ -353,7 +353,8 @@ def csv_row(paper: Paper, key: str) -> dict[str, str]:
         "url": _link(paper),
         "abstract": plain_line(paper.abstract),
     }
-    return {column: _single_line(value) for column, value in row.items()}
+    # Every value came from an API (or was built from one): no cell may start a formula.
+    return {column: spreadsheet_cell(_single_line(value)) for column, value in row.items()}
 
 
 def to_csv(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:

@@ -20,9 +20,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Awaitable, Callable, Iterator, Sequence, TypeVar
 
-from ..core.config import Settings
+from ..core.config import Settings, redactor
 from ..core.errors import (
     EXIT_CODES_HELP,
+    ConfigError,
     ExitCode,
     InputError,
     LitSearchError,
@@ -72,11 +73,12 @@ def cache_mode(args: argparse.Namespace) -> str:
 
 
 def load_settings() -> Settings:
-    """Settings from the environment; a bad value is a usage error."""
+    """Settings from the environment; a variable that cannot be used is a ConfigError (exit 2,
+    one line naming it)."""
     try:
         return Settings.from_env()
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise ConfigError(str(exc)) from None
 
 
 def check_file_target(path: str | None, flag: str, example: str) -> None:
@@ -145,7 +147,9 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
     needed = store_needed or mode == "offline"
     if needed or mode != "off":
         try:
-            store = Store.open(redact=settings.redact)
+            # --offline only reads: a read-only or full disk must not stop it.
+            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed,
+                               cache_max_bytes=settings.cache_max_bytes)
         except StoreError as exc:
             if needed:
                 raise
@@ -190,7 +194,7 @@ class Console:
     def warn(self, message: str) -> None:
         """Shown even with -q: something the user must know. Nothing from an API reaches the
         terminal unescaped: control characters (escape sequences) are removed."""
-        text = safe_text(f"{self.prefix}: {message}")
+        text = bounded(safe_text(f"{self.prefix}: {message}"))
         print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
 
 
@@ -269,7 +273,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
     one message on stderr (never a traceback):
 
     UsageError (and UnknownIdError) -> 2 with a pointer to --help; InputError -> 2; any other
-    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130; anything
+    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130 (ExitCode.INTERRUPTED); anything
     else is a bug -> 1, reported in one line."""
     try:
         return work()
@@ -290,8 +294,9 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
     except KeyboardInterrupt:
-        print(f"{prog}: interrupted", file=sys.stderr)
-        return 130
+        from . import interrupted
+
+        return interrupted(prog)
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL
@@ -310,9 +315,15 @@ def _drop_stdout() -> None:
 
 
 def _error_line(message: str) -> None:
-    message = safe_text(message)
-    try:
-        message = Settings.from_env().redact(message)
-    except ValueError:
-        pass
-    print(message, file=sys.stderr)
+    # The environment's secrets are removed even when the environment itself is the problem.
+    print(bounded(redactor().redact(safe_text(message))), file=sys.stderr)
+
+
+MAX_MESSAGE_LINE = 600  # characters: a message quotes an excerpt of a value, never all of it
+
+
+def bounded(message: str) -> str:
+    """Each line of a message cut to MAX_MESSAGE_LINE characters (a 100,000-character id or
+    title in a value must not become a 100 KB error)."""
+    return "\n".join(line if len(line) <= MAX_MESSAGE_LINE else line[: MAX_MESSAGE_LINE - 1] + "…"
+                     for line in message.split("\n"))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -100,10 +101,11 @@ def dedupe_command(argv: Sequence[str]) -> int:
     ids = [record.external_ids["ID"] for record in records]
     result = dedupe(records)
     cluster_ids = cluster_id_of_each_record(result.clusters, ids)
+    assignments = assignments_csv(ids, cluster_ids, from_csv=loaded.format == "csv")
     if args.output:
-        write_file_atomically(Path(args.output), assignments_csv(ids, cluster_ids))
+        write_file_atomically(Path(args.output), assignments)
     elif not args.report:
-        write_output(assignments_csv(ids, cluster_ids), None)
+        write_output(assignments, None)
     if args.merged:
         write_file_atomically(Path(args.merged), merged_file_text(args.merged, loaded, result.clusters, ids))
 
@@ -118,9 +120,10 @@ def dedupe_command(argv: Sequence[str]) -> int:
 
 def _check_paths(args: argparse.Namespace) -> None:
     """Refuse, before any work, outputs that would overwrite the input or that have no format."""
-    source = Path(args.input).resolve()
+    # realpath, not Path.resolve: a symbolic-link loop is the reader's to report, in one line.
+    source = os.path.realpath(args.input)
     for option, target in (("-o", args.output), ("--merged", args.merged)):
-        if target and Path(target).resolve() == source:
+        if target and os.path.realpath(target) == source:
             raise UsageError(f"{option} {target} would overwrite the input file")
     for option, target in (("-o", args.output), ("--merged", args.merged)):
         folder = Path(target).parent if target else None
@@ -128,7 +131,7 @@ def _check_paths(args: argparse.Namespace) -> None:
             raise UsageError(f"{option} {target}: the folder {folder} does not exist")
     if args.merged and Path(args.merged).suffix.lower() not in MERGED_EXTENSIONS:
         raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
-    if args.merged and args.output and Path(args.merged).resolve() == Path(args.output).resolve():
+    if args.merged and args.output and os.path.realpath(args.merged) == os.path.realpath(args.output):
         raise UsageError("-o and --merged name the same file")
 
 
@@ -144,11 +147,16 @@ def cluster_id_of_each_record(clusters: Sequence, ids: Sequence[str]) -> list[st
     return cluster_ids
 
 
-def assignments_csv(ids: Sequence[str], cluster_ids: Sequence[str]) -> str:
+def assignments_csv(ids: Sequence[str], cluster_ids: Sequence[str], from_csv: bool = True) -> str:
+    """ID,cluster_id rows. IDs read from a CSV are written as read; an ID from RIS or BibTeX
+    that would start a spreadsheet formula is neutralised (sanitize.spreadsheet_cell)."""
+    from ..core.sanitize import spreadsheet_cell
+
+    shown = (lambda value: value) if from_csv else spreadsheet_cell
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(["ID", "cluster_id"])
-    writer.writerows(zip(ids, cluster_ids))
+    writer.writerows((shown(record_id), shown(cluster_id)) for record_id, cluster_id in zip(ids, cluster_ids))
     return buffer.getvalue()
 
 

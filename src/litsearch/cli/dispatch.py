@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import sys
-from pathlib import Path
 from typing import Sequence
 
 from ..core.errors import ExitCode
@@ -38,14 +38,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
     if not argv or argv[0] not in COMMANDS:
-        return importlib.import_module(COMMANDS["search"]).main(argv)
+        return _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
     name, rest = argv[0], argv[1:]
+    if name != "doctor" and (problem := _environment_problem()):  # doctor reports it instead
+        return problem
     code = importlib.import_module(COMMANDS[name]).main(rest)
     if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
         import shlex
 
         print(f"To search for this topic instead: lit-search search {shlex.join(argv)}", file=sys.stderr)
     return code
+
+
+def _environment_problem() -> int:
+    """Every environment variable checked once, before any work: 0 when all can be used, else
+    exit 2 after one line naming the variable (core/environment.py)."""
+    from ..core.config import Settings
+    from ..core.errors import ConfigError
+    from .common import run_command
+
+    def check() -> int:
+        try:
+            Settings.from_env()
+        except ValueError as problem:
+            raise ConfigError(str(problem)) from None
+        return ExitCode.OK
+
+    return run_command("lit-search", check)
 
 
 def _reads_like_a_topic(name: str, words: list[str]) -> bool:
@@ -67,8 +86,9 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
 
         return words[0] not in ACTIONS
     if name in ("report", "rerun"):  # a missing record file is not a topic
-        return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
-    return name in ("dedupe", "doctor") and not Path(words[0]).exists()
+        return not words[0].lower().endswith(".json") and not os.path.lexists(words[0])
+    # lexists: a symbolic link (even a broken one or a loop) names a file, not a topic.
+    return name in ("dedupe", "doctor") and not os.path.lexists(words[0])
 
 
 def _decoded(arg: str) -> str:

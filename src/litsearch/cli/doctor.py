@@ -22,7 +22,7 @@ from .. import __version__
 from ..core.config import DB_FILENAME, Settings, data_folder
 from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
-from .common import load_settings, new_parser, run_command, write_output
+from .common import new_parser, run_command, write_output
 
 PROG = "lit-search doctor"
 EMAIL_VARIABLE = "LITSEARCH_EMAIL"
@@ -56,8 +56,9 @@ def main(argv: Sequence[str]) -> int:
 
 def doctor_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    settings = load_settings()
+    settings, problems = usable_settings()
     report = diagnose(settings)
+    report["environment_problems"] = problems
     if args.check:
         checks = asyncio.run(check_all(settings))
         for entry in report["providers"]:
@@ -66,6 +67,22 @@ def doctor_command(argv: Sequence[str]) -> int:
 
     write_output(json_text(report) if args.format == "json" else doctor_markdown(report), settings)
     return ExitCode.OK
+
+
+def usable_settings() -> tuple[Settings, list[str]]:
+    """(settings without the variables that cannot be used, one line per such variable): doctor
+    reports a bad value instead of stopping at it, and checks the APIs without it."""
+    from ..core.config import EnvironmentProblem
+
+    env = dict(os.environ)
+    problems: list[str] = []
+    while True:
+        try:
+            return Settings.from_env(env), problems
+        except EnvironmentProblem as problem:
+            problems.append(str(problem))
+            env.pop(problem.variable, None)
+            env.pop(problem.variable.lower() if problem.variable.isupper() else problem.variable.upper(), None)
 
 
 def diagnose(settings: Settings) -> dict[str, Any]:
@@ -103,6 +120,8 @@ def diagnose(settings: Settings) -> dict[str, Any]:
         "proxies": environment_proxies(),
         "data_folder": {"path": str(folder), "exists": folder.is_dir(), "bytes": _size(folder),
                         "database": str(folder / DB_FILENAME),
+                        "cache_bytes": _cache_size(folder / DB_FILENAME, settings),
+                        "cache_max_bytes": settings.cache_max_bytes,
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
                                               for suffix in ("", "-wal", "-shm"))},
         "providers": providers,
@@ -111,11 +130,19 @@ def diagnose(settings: Settings) -> dict[str, Any]:
 
 async def check_all(settings: Settings) -> dict[str, dict[str, Any]]:
     """One probe per provider, all at once (each within its own pace), no cache."""
+    import httpx
+
     from ..net.http import HttpClient
     from ..providers.base import ALL_PROVIDERS
 
-    async with HttpClient(settings) as http:
-        results = await asyncio.gather(*(_check(http, name) for name in ALL_PROVIDERS))
+    try:
+        async with HttpClient(settings) as http:
+            results = await asyncio.gather(*(_check(http, name) for name in ALL_PROVIDERS))
+    except (ValueError, OSError, httpx.HTTPError, httpx.InvalidURL) as error:  # e.g. a proxy httpx cannot use
+        reason = f"no request could be sent ({type(error).__name__}: {' '.join(str(error).split())[:120]})"
+        failed = {"checked": True, "reachable": False, "status": None, "latency_ms": None, "limits": {},
+                  "error": settings.redact(reason)}
+        return {name: dict(failed) for name in ALL_PROVIDERS}
     return dict(zip(ALL_PROVIDERS, results))
 
 
@@ -159,21 +186,41 @@ PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "NO_PROXY")
 
 
 def environment_proxies() -> dict[str, str]:
-    """The proxy variables httpx reads (either case), proxy passwords left out."""
+    """The proxy variables httpx reads (either case), without user names or passwords, and
+    never as written when they cannot be read (a scheme-less 'user:pw@host' included)."""
+    from ..core.environment import shown_proxy
+
     found = {}
     for name in PROXY_VARIABLES:
         value = os.environ.get(name) or os.environ.get(name.lower())
         if value:
-            found[name] = value if name == "NO_PROXY" else _shown_url(value)
+            found[name] = safe_text(" ".join(value.split()))[:300] if name == "NO_PROXY" else shown_proxy(value)
     return found
 
 
 def _shown_url(url: str) -> str:
     """The base URL without any user:password part."""
-    parts = urlsplit(url)
-    if parts.username or parts.password:
-        parts = parts._replace(netloc=parts.hostname + (f":{parts.port}" if parts.port else ""))
+    try:
+        parts = urlsplit(url)
+        if parts.username or parts.password:
+            parts = parts._replace(netloc=(parts.hostname or "") + (f":{parts.port}" if parts.port else ""))
+    except ValueError:
+        return "(not a valid URL)"
     return urlunsplit(parts)
+
+
+def _cache_size(path: Path, settings: Settings) -> int | None:
+    """Bytes of cached answers (what LITSEARCH_CACHE_MAX_MB caps); None when unreadable."""
+    from ..core.errors import StoreError
+    from ..library.store import Store
+
+    if not path.is_file():
+        return 0
+    try:
+        with Store.open(path, redact=settings.redact, read_only=True) as store:
+            return store.cache_size()
+    except StoreError:
+        return None
 
 
 def _size(path: Path) -> int:

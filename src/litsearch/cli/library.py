@@ -66,7 +66,9 @@ def library_command(argv: Sequence[str]) -> int:
         args.format = output_format(args.output, args.format, EXPORT_FORMATS + ("json",), "bibtex")
     from ..library.store import Store
 
-    with Store.open(redact=settings.redact) as store:
+    # list, show and export only read: they open the file read-only (a read-only or full disk is fine).
+    read_only = args.action in ("list", "show", "export")
+    with Store.open(redact=settings.redact, read_only=read_only, cache_max_bytes=settings.cache_max_bytes) as store:
         if args.action == "list":
             out = _list(store, view_format(args.format))
         elif args.action == "show":

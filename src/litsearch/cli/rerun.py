@@ -6,11 +6,13 @@ living review; ``--record FILE`` writes today's record."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import time
 from typing import Any, Sequence
 
-from ..core.errors import EXIT_CODES_HELP, ExitCode
+from ..core.environment import excerpt
+from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, UsageError
 from ..core.identifiers import parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..core.text import fold_title
@@ -37,7 +39,8 @@ or ranked below the limit."""
 
 EPILOG = f"""\
 {EXIT_CODES_HELP}
-  Here: 2 when RECORD cannot be read, 3 when every provider failed."""
+  Here: 2 when RECORD cannot be read, 3 when every provider failed, 5 when no provider has
+  any seed of a recorded snowball."""
 
 
 def build_parser():
@@ -66,10 +69,13 @@ def rerun_command(argv: Sequence[str]) -> int:
     check_file_target(args.new_record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)
+    # Everything the record asks for is checked before any request is sent.
     if record["kind"] == "snowball":
-        result, new_record, limit, failed = _rerun_snowball(record, settings, console)
+        seeds, limit = recorded_seeds(record, args.record), _limit(record["options"].get("limit"), args.record)
+        result, new_record, limit, code = _rerun_snowball(record, seeds, limit, settings, console)
     else:
-        result, new_record, limit, failed = _rerun_search(record, settings, console)
+        options = recorded_search(record, args.record)
+        result, new_record, limit, code = _rerun_search(options, settings, console)
     # Known: every paper the recorded search found, shown or not (records written before
     # "found" existed list only the shown ones).
     found = record.get("found", [])
@@ -86,37 +92,77 @@ def rerun_command(argv: Sequence[str]) -> int:
     if args.new_record:
         write_output(json_text(new_record), settings, args.new_record)
     write_result(result, limit, fmt, settings, args.output, abstracts=abstracts_wanted(args))
-    return ExitCode.ALL_FAILED if failed else ExitCode.OK
+    return code
 
 
-def _rerun_search(record: dict[str, Any], settings, console):
-    from ..providers.base import ALL_PROVIDERS
-    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions
+def _rerun_search(options, settings, console):
     from ..search.pipeline import run_search
-    from ..search.record import filters_from_dict, search_record
+    from ..search.record import search_record
+
+    result = fetch(settings, "refresh", console, lambda http, _store: run_search(options, settings, http=http))
+    return result, search_record(options, result), options.limit, \
+        ExitCode.ALL_FAILED if result.all_failed else ExitCode.OK
+
+
+def recorded_search(record: dict[str, Any], record_path: str = "the record"):
+    """The SearchOptions a search record asks for, through the command line's own checks
+    (topic and variant length, how many variants, provider names, --limit, filters): a
+    record says nothing the command line could not have said. InputError otherwise."""
+    from ..core.filters import Filters
+    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions
+    from ..search.plan import parse_provider_list
+    from ..search.record import filters_from_dict
+    from .search import clean_query
 
     recorded = record.get("options", {})
-    providers = [name for name in recorded.get("providers") or [] if name in ALL_PROVIDERS and name != "unpaywall"]
-    variants = [text for text in record.get("variants") or [] if isinstance(text, str) and text.strip()]
-    options = SearchOptions(topic=record["topic"], variants=variants[:MAX_VARIANTS], providers=providers or None,
-                            limit=_limit(recorded.get("limit")),
-                            sort=recorded.get("sort") if recorded.get("sort") in SORT_KEYS
-                            else "relevance",
-                            filters=filters_from_dict(recorded.get("filters") or {}),
-                            verify=bool(recorded.get("verify", True)), find_open_access=bool(recorded.get("verify", True)),
-                            exclude_retracted=bool(recorded.get("exclude_retracted")))
-    result = fetch(settings, "refresh", console, lambda http, _store: run_search(options, settings, http=http))
-    return result, search_record(options, result), options.limit, result.all_failed
+    with _as_record_problem(record_path):
+        topic = clean_query(record["topic"], "the recorded topic")
+        variants = [clean_query(text, f"recorded variant {number}")
+                    for number, text in enumerate(record.get("variants") or [], start=1)]
+        if len(variants) > MAX_VARIANTS:
+            raise UsageError(f"{len(variants)} recorded variants; the limit is {MAX_VARIANTS}")
+        names = [name for name in recorded.get("providers") or [] if name != "unpaywall"]
+        providers = parse_provider_list(",".join(names)) if names else None
+        sort = recorded.get("sort", "relevance")
+        if sort not in SORT_KEYS:
+            raise UsageError(f"the recorded sort {excerpt(str(sort))} is none of {', '.join(SORT_KEYS)}")
+        filters = filters_from_dict(recorded.get("filters") or {})
+    verify = recorded.get("verify", True)
+    return SearchOptions(topic=topic, variants=variants, providers=providers,
+                         limit=_limit(recorded.get("limit"), record_path), sort=sort,
+                         filters=filters if isinstance(filters, Filters) else Filters(),
+                         verify=verify, find_open_access=verify,
+                         exclude_retracted=recorded.get("exclude_retracted", False))
 
 
-def _rerun_snowball(record: dict[str, Any], settings, console):
+def recorded_seeds(record: dict[str, Any], record_path: str = "the record") -> list:
+    """(label, PaperRef) of each recorded seed, through `snowball`'s own checks: at most
+    MAX_SEEDS, each a paper id `paper` accepts. InputError otherwise."""
+    from ..graph.limits import MAX_SEEDS
+
+    seeds = record.get("seeds", [])
+    with _as_record_problem(record_path):
+        if len(seeds) > MAX_SEEDS:
+            raise UsageError(f"the record holds {len(seeds):,} seeds; snowball takes at most {MAX_SEEDS}")
+        return [(seed["id"], parse_paper_ref(seed["id"])) for seed in seeds]
+
+
+@contextlib.contextmanager
+def _as_record_problem(record_path: str):
+    """A value the command line would refuse, refused as the record's: InputError, one line."""
+    try:
+        yield
+    except (UsageError, ValueError) as problem:
+        raise InputError(f"{record_path}: {problem}") from None
+
+
+def _rerun_snowball(record: dict[str, Any], seeds: list, limit: int, settings, console):
     from ..graph.snowball import DIRECTIONS, snowball
     from ..search.record import snowball_record
     from .snowball import as_search_result
 
     recorded = record.get("options", {})
-    seeds = [(seed["id"], parse_paper_ref(seed["id"])) for seed in record.get("seeds", [])]
-    args = argparse.Namespace(limit=_limit(recorded.get("limit")), no_verify=not recorded.get("verify", True))
+    args = argparse.Namespace(limit=limit, no_verify=not recorded.get("verify", True))
     started = time.monotonic()
 
     async def work(http, _store):
@@ -126,12 +172,16 @@ def _rerun_snowball(record: dict[str, Any], settings, console):
         return found, await as_search_result(http, found, args, started)
 
     found, result = fetch(settings, "refresh", console, work)
-    return result, snowball_record(found, result, args), args.limit, found.all_failed
+    return result, snowball_record(found, result, args), args.limit, found.exit_code
 
 
-def _limit(value: Any) -> int:
-    """The recorded --limit, when it is one (1-100); else the default 20."""
-    return value if type(value) is int and 1 <= value <= 100 else 20
+def _limit(value: Any, record_path: str) -> int:
+    """The recorded --limit (1-100, as the command line allows); 20 when the record has none."""
+    if value is None:
+        return 20
+    if not 1 <= value <= 100:
+        raise InputError(f"{record_path}: the recorded limit {value} is not between 1 and 100")
+    return value
 
 
 def _identities(record: dict[str, Any]) -> set[tuple[str, str]]:

@@ -110,7 +110,7 @@ def snowball_command(argv: Sequence[str]) -> int:
     if save_error is not None:
         console.warn(str(save_error))
         return save_error.exit_code
-    return ExitCode.ALL_FAILED if found.all_failed else ExitCode.OK
+    return found.exit_code
 
 
 def _library_seeds(store) -> list:

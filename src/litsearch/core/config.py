@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Mapping
 from urllib.parse import quote, quote_plus
 
+from . import environment
+
 DEFAULT_BASE_URLS = {
     "semantic_scholar": "https://api.semanticscholar.org",
     "openalex": "https://api.openalex.org",
@@ -25,6 +27,9 @@ DEFAULT_BASE_URLS = {
     "unpaywall": "https://api.unpaywall.org",
     "web": "https://api.tavily.com",
 }
+
+CACHE_SIZE_VARIABLE = "LITSEARCH_CACHE_MAX_MB"
+DEFAULT_CACHE_MB = 200.0
 
 BASE_URL_VARIABLES = {
     "semantic_scholar": "LITSEARCH_SEMANTIC_SCHOLAR_URL",
@@ -36,20 +41,34 @@ BASE_URL_VARIABLES = {
     "web": "LITSEARCH_TAVILY_URL",
 }
 
-SECRET_VARIABLES = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY")
+SECRET_VARIABLES = environment.KEY_VARIABLES
+EnvironmentProblem = environment.EnvironmentProblem
 
 
-def _float_env(env: Mapping[str, str], name: str, default: float) -> float:
+def _float_env(env: Mapping[str, str], name: str, default: float, unit: str = "seconds") -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
     try:
         value = float(raw)
     except ValueError:
-        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, not {raw!r}")
+        raise EnvironmentProblem(name, f"must be a number of {unit}, not {environment.excerpt(raw)}") from None
+    if not value > 0 or value == float("inf"):
+        raise EnvironmentProblem(name, f"must be a positive number of {unit}, not {environment.excerpt(raw)}")
     return value
+
+
+def environment_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
+    """Every secret the environment holds (keys, proxy passwords), valid or not: what
+    ``redact`` removes even when the settings themselves cannot be built."""
+    values = [value.strip() for name in SECRET_VARIABLES if (value := env.get(name, "")) and value.strip()]
+    return tuple(dict.fromkeys(values + environment.proxy_secrets(env)))
+
+
+def redactor(env: Mapping[str, str] | None = None) -> "Settings":
+    """Settings that only redact: the environment's secrets, whatever else is wrong with it."""
+    env = os.environ if env is None else env
+    return Settings(base_urls=dict(DEFAULT_BASE_URLS), secrets=environment_secrets(env))
 
 
 @dataclass(frozen=True)
@@ -68,21 +87,24 @@ class Settings:
     # First retry backoff, doubled on each further retry (when no Retry-After is given).
     backoff_seconds: float = 1.0
     max_response_bytes: int = 10 * 1024 * 1024
+    # The response cache's size cap; the oldest answers go first (library/cache_cap.py).
+    cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Settings from ``env``; EnvironmentProblem (a ValueError naming the variable, never
+        quoting a secret) for the first value that cannot be used (core/environment.py)."""
         env = os.environ if env is None else env
+        found = environment.problems(env)
+        if found:
+            raise found[0]
         base_urls = {}
         for provider, variable in BASE_URL_VARIABLES.items():
             value = env.get(variable, "").strip() or DEFAULT_BASE_URLS[provider]
-            if not value.startswith(("http://", "https://")):
-                raise ValueError(f"{variable} must be an http(s) URL, not {value!r}")
-            base_urls[provider] = value.rstrip("/")
-        email = (
-            env.get("LITSEARCH_EMAIL") or env.get("OPENALEX_EMAIL") or env.get("UNPAYWALL_EMAIL") or ""
-        ).strip() or None
-        secrets = tuple(v.strip() for name in SECRET_VARIABLES if (v := env.get(name, "")) and v.strip())
+            base_urls[provider] = _base_url(variable, value)
+        email = environment.contact_email(env)[1]
+        secrets = environment_secrets(env)
         return cls(
             base_urls=base_urls,
             semantic_scholar_api_key=(env.get("SEMANTIC_SCHOLAR_API_KEY") or "").strip() or None,
@@ -94,8 +116,14 @@ class Settings:
             read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
             provider_budget=_float_env(env, "LITSEARCH_PROVIDER_BUDGET", 30.0),
             backoff_seconds=_float_env(env, "LITSEARCH_BACKOFF", 1.0),
+            cache_max_bytes=int(_float_env(env, CACHE_SIZE_VARIABLE, DEFAULT_CACHE_MB, unit="megabytes") * 1_000_000),
             secrets=secrets,
         )
+
+    @property
+    def email_uri(self) -> str:
+        """The contact email as ASCII for a mailto: URI (an internationalised address encoded)."""
+        return environment.email_uri(self.email) if self.email else ""
 
     def has_secret(self, variable: str) -> bool:
         """Whether the key in environment variable ``variable`` is set."""
@@ -129,6 +157,23 @@ class Settings:
             forms |= {re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), form) for form in forms}
             spellings |= forms
         return tuple(sorted(spellings, key=len, reverse=True))
+
+
+def _base_url(variable: str, value: str) -> str:
+    """A provider's base URL: http(s), a host, no spaces or control characters."""
+    from urllib.parse import urlsplit
+
+    problem = f"must be an http(s) URL such as {DEFAULT_BASE_URLS['openalex']}, not {environment.excerpt(value)}"
+    if any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in value):
+        raise EnvironmentProblem(variable, problem)
+    try:
+        parts = urlsplit(value)
+        parts.port
+    except ValueError:
+        raise EnvironmentProblem(variable, problem) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EnvironmentProblem(variable, problem)
+    return value.rstrip("/")
 
 
 # ---------------------------------------------------------------- the data folder

@@ -9,6 +9,7 @@ Exit codes (documented in every command's ``--help`` and in the README), one mea
     3  every provider failed, or nothing could be fetched
     4  the local database is damaged, too new or not writable
     5  not found (a paper, a library entry)
+  130  interrupted (Ctrl-C), at any moment, with one line and no traceback
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ class ExitCode(IntEnum):
     ALL_FAILED = 3
     STORE = 4
     NOT_FOUND = 5
+    INTERRUPTED = 130
 
 
 EXIT_CODES_HELP = """\
 exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 every provider failed
-  (nothing could be fetched), 4 local database damaged, too new or not writable, 5 not found."""
+  (nothing could be fetched), 4 local database damaged, too new or not writable, 5 not found,
+  130 interrupted (Ctrl-C)."""
 
 
 class LitSearchError(Exception):
@@ -44,6 +47,11 @@ class UsageError(LitSearchError):
 
 class InputError(UsageError):
     """An input file that cannot be read as what the command needs."""
+
+
+class ConfigError(InputError):
+    """An environment variable that cannot be used; the message names it (never its value
+    when it is a secret)."""
 
 
 class UnknownIdError(UsageError):

@@ -19,6 +19,9 @@ _DOI_PREFIXES = re.compile(
 _DOI_NOTE = re.compile(r"\s*\[doi\]\s*$", re.I)  # PubMed's "10.1/x [doi]"
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _DOI_SHAPE = re.compile(r"^10\.\d{4,9}/\S+$")
+# No registered DOI has a "." or ".." path segment or a control character; such text is a
+# path trick (10.1/../../x, also %2e%2e once decoded), not an id, and never reaches a URL.
+_DOI_UNSAFE = re.compile(r"(?:^|/)\.{1,2}(?:/|$)|[\x00-\x1f\x7f]|%2e%2e|%2f", re.I)
 _ARXIV_DOI = re.compile(r"^10\.48550/arxiv\.(.+)$", re.I)
 _ARXIV_NEW = re.compile(r"(\d{4}\.\d{4,5})(v\d+)?", re.I)
 # Old-style ids: "hep-th/9901001"; a subject class ("math.GT/0309136") is not part of the id.
@@ -41,7 +44,7 @@ def normalize_doi(value: str | None) -> str | None:
             _CLOSERS[text[-1]]))):
         text = text[:-1]
     text = text.lower()
-    if not _DOI_SHAPE.match(text):
+    if not _DOI_SHAPE.match(text) or _DOI_UNSAFE.search(text):
         return None
     return text
 

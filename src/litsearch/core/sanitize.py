@@ -60,3 +60,15 @@ def safe_value(value: Any) -> Any:
 def json_text(value: Any, indent: int | None = 2) -> str:
     """Strict JSON (no NaN or Infinity), UTF-8 text with a final newline, every string safe."""
     return json.dumps(safe_value(value), ensure_ascii=False, indent=indent, allow_nan=False) + "\n"
+
+
+# A spreadsheet reads a cell starting with one of these as a formula (or, for tab and CR,
+# may strip them to reach one): "=HYPERLINK(…)", "+cmd|' /C calc'!A0", "@SUM(…)", "-2+3".
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: str) -> str:
+    """Third-party text as a CSV cell that a spreadsheet shows and never runs: text starting
+    with ``= + - @``, tab or CR gets a leading apostrophe, which spreadsheets take as "this
+    cell is text" (OWASP's advice for CSV injection). Other text is unchanged."""
+    return "'" + value if value.startswith(FORMULA_STARTS) else value

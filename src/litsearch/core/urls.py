@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
+
+from .errors import ProviderError
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def is_pdf_url(url: str | None) -> bool:
@@ -49,3 +53,27 @@ def http_url(value: Any) -> str | None:
     if parts.scheme.lower() not in ("http", "https") or not host:
         return None
     return url
+
+
+def id_in_path(identifier: str, keep: str = "") -> str:
+    """An id as the encoded tail of a request path: every character but ``keep`` (``/`` in a
+    DOI, ``:`` in ``DOI:10.1/x``) percent-encoded, ``%`` included, so a server decoding once
+    gets the id back and nothing more. An id that could still climb out of the path (a ``.``
+    or ``..`` segment in any spelling, percent-encoded or not) or that holds control
+    characters is refused: ProviderError, nothing sent."""
+    text = str(identifier)
+    if not text or _CONTROL.search(text) or any(_is_dot_segment(part) for part in re.split(r"[/:]", text)):
+        shown = text if len(text) <= 60 else text[:59] + "…"
+        raise ProviderError(f"the id {shown!r} cannot be put in a request URL (it would leave its path)")
+    return quote(text, safe=keep, errors="replace")
+
+
+def _is_dot_segment(part: str) -> bool:
+    """'.' or '..' once every layer of percent-encoding is removed ('%2e%2e', '%252e.')."""
+    for _ in range(5):
+        decoded = unquote(part)
+        if decoded == part:
+            break
+        part = decoded
+    return part.strip() in (".", "..") or "/" in part and any(
+        piece.strip() in (".", "..") for piece in part.split("/"))

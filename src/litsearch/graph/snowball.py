@@ -16,7 +16,7 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..core.errors import LitSearchError
+from ..core.errors import ExitCode, LitSearchError
 from ..core.identifiers import PaperRef
 from ..core.records import Paper
 from ..core.text import fold_title
@@ -38,6 +38,7 @@ class Seed:
     label: str  # as the user gave it (a DOI, PMID, …)
     paper: Paper | None = None  # the seed's merged record
     error: str | None = None
+    not_found: bool = False  # no provider has it (as `paper` would say, exit 5), rather than a failure
 
 
 @dataclass
@@ -56,6 +57,14 @@ class SnowballResult:
     def all_failed(self) -> bool:
         return all(seed.paper is None for seed in self.seeds)
 
+    @property
+    def exit_code(self) -> ExitCode:
+        """As `paper` for the same ids: 5 when no provider has any seed, 3 when no seed could
+        be fetched for another reason, else 0."""
+        if not self.all_failed:
+            return ExitCode.OK
+        return ExitCode.NOT_FOUND if all(seed.not_found for seed in self.seeds) else ExitCode.ALL_FAILED
+
 
 async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction: str = "both",
                    topic: str | None = None, progress: Callable[[str], None] | None = None) -> SnowballResult:
@@ -67,7 +76,7 @@ async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction
             try:
                 bundle = await fetch_paper_bundle(http, ref, progress)
             except LitSearchError as error:
-                return Seed(label, error=str(error)), None
+                return Seed(label, error=str(error), not_found=error.exit_code == ExitCode.NOT_FOUND), None
             return Seed(label, paper=bundle.paper), bundle
 
     fetched = await asyncio.gather(*(fetch(label, ref) for label, ref in refs))

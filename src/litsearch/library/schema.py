@@ -18,6 +18,7 @@ Schema (version 1)::
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import time
 from pathlib import Path
@@ -111,12 +112,30 @@ def prepare(db: sqlite3.Connection, path: Path, clock: Callable[[], float] = tim
         pause = min(pause * 2, 0.1)
 
 
+def prepare_read_only(db: sqlite3.Connection, path: Path) -> None:
+    """For a connection without write access: the same checks as ``prepare``, nothing
+    written; a file of an older schema cannot be read this way (StoreError)."""
+    db.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_SECONDS * 1000)}")
+    version = _read_version(db, path)
+    if version is None:
+        raise StoreError(f"the lit-search database at {path} is empty; nothing saved yet")
+    if version > SCHEMA_VERSION:
+        raise newer(path, version)
+    if version < SCHEMA_VERSION:
+        raise StoreError(f"the lit-search database at {path} has an older schema ({version}); "
+                         "run a command that writes (such as a search) once to upgrade it")
+    verify_schema(db, path)
+    db.execute("PRAGMA query_only = ON")
+
+
 def _prepare_once(db: sqlite3.Connection, path: Path) -> None:
     # Reading first means a damaged or newer file is reported untouched: even switching
     # the journal mode would rewrite its header.
     version = _read_version(db, path)
     if version is not None and version > SCHEMA_VERSION:
         raise newer(path, version)
+    if version == SCHEMA_VERSION:
+        verify_schema(db, path)
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA foreign_keys = ON")
     # In WAL mode NORMAL cannot corrupt the file (a power cut may lose the last commits,
@@ -175,6 +194,44 @@ def _migrate(db: sqlite3.Connection, path: Path) -> None:
             db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+# ---------------------------------------------------------------- the schema as built
+
+def _objects(db: sqlite3.Connection) -> dict[tuple[str, str], str]:
+    """{(type, name): normalised SQL} of every table, index, trigger and view in the file."""
+    rows = db.execute("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_autoindex_%'")
+    return {(kind, name): " ".join(str(sql or "").split()) for kind, name, sql in rows}
+
+
+@functools.lru_cache(maxsize=1)
+def expected_objects() -> dict[tuple[str, str], str]:
+    """What lit-search's own steps build: a fresh file made in memory by the migrations."""
+    db = sqlite3.connect(":memory:", isolation_level=None)
+    try:
+        _migrate(db, Path(":memory:"))
+        return _objects(db)
+    finally:
+        db.close()
+
+
+def verify_schema(db: sqlite3.Connection, path: Path) -> None:
+    """StoreError (nothing modified) when the file holds anything lit-search did not make: a
+    trigger or view, another table or index, a table whose definition was changed. Another
+    program's trigger would otherwise run inside every save (5 saved papers became 1)."""
+    found, expected = _objects(db), expected_objects()
+    for (kind, name), sql in sorted(found.items()):
+        if (kind, name) not in expected:
+            what = f"a {kind} {name[:60]!r} was added"
+        elif sql != expected[(kind, name)]:
+            what = f"the {kind} {name[:60]!r} was changed"
+        else:
+            continue
+        raise StoreError(f"the lit-search database at {path} was altered by another program ({what}); "
+                         "lit-search will not use it: move it away to start fresh — it was not modified")
+    missing = sorted(name for kind, name in expected if (kind, name) not in found)
+    if missing:
+        raise damaged(path, f"the {missing[0]!r} part of the schema is missing")
 
 
 # ---------------------------------------------------------------- errors

@@ -29,9 +29,11 @@ from ..core.identifiers import normalize_doi, record_identities
 from ..core.sanitize import json_text
 from ..net.cache_keys import strip_identity_params
 from ..net.http import FetchedResponse
+from ..core.config import DEFAULT_CACHE_MB
+from .cache_cap import cache_bytes, evict_over_cap
 from .keys import TITLE_KIND, claim, match, resolve, title_key
 from .record import merge_records, paper_from_record, same_work
-from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, translate
+from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, prepare_read_only, translate
 
 DAY = 86_400
 # Expired entries stay usable by --offline (allow_stale) for this long, then are pruned.
@@ -84,10 +86,13 @@ class Store:
     Open with ``Store.open(path, redact=settings.redact)`` and use as a context manager.
     """
 
-    def __init__(self, db: sqlite3.Connection, path: Path, redact: Callable[[str], str] | None):
+    def __init__(self, db: sqlite3.Connection, path: Path, redact: Callable[[str], str] | None,
+                 read_only: bool = False, cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)):
         self._db: sqlite3.Connection | None = db
         self.path = path
         self._redact = redact
+        self.read_only = read_only
+        self.cache_max_bytes = cache_max_bytes
         # One connection may be shared by threads (asyncio.to_thread); calls take turns.
         self._lock = threading.RLock()
         self._checked = False  # the file's integrity, checked once before the first write
@@ -95,10 +100,19 @@ class Store:
     # ----- opening and closing
 
     @classmethod
-    def open(cls, path: str | os.PathLike | None = None,
-             redact: Callable[[str], str] | None = None) -> "Store":
-        """Open (creating folder, file and schema as needed) and migrate an older schema."""
+    def open(cls, path: str | os.PathLike | None = None, redact: Callable[[str], str] | None = None, *,
+             read_only: bool = False, cache_max_bytes: int | None = None) -> "Store":
+        """Open (creating folder, file and schema as needed) and migrate an older schema.
+
+        ``read_only``: for commands that only read (library list/show/export, --offline): the
+        file is opened without write access and nothing is created, so a read-only or full
+        disk does not stop them; a missing file reads as an empty library. Either way the
+        schema is verified first (schema.verify_schema): a file another program altered is
+        refused, untouched."""
         path = Path(path) if path is not None else default_store_path()
+        limit = int(DEFAULT_CACHE_MB * 1_000_000) if cache_max_bytes is None else cache_max_bytes
+        if read_only:
+            return cls(_open_read_only(path), path, redact, read_only=True, cache_max_bytes=limit)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -117,7 +131,7 @@ class Store:
         except BaseException:
             db.close()
             raise
-        return cls(db, path, redact)
+        return cls(db, path, redact, cache_max_bytes=limit)
 
     def close(self) -> None:
         with self._lock:
@@ -136,6 +150,8 @@ class Store:
         """A short write transaction: the write lock is taken first, so reads inside it
         see what no other process can change before the commit."""
         db = self._db
+        if self.read_only:
+            raise StoreError(f"the lit-search database at {self.path} was opened read-only")
         if not self._checked:
             check_integrity(db, self.path)  # never write into a damaged file
             self._checked = True
@@ -194,8 +210,14 @@ class Store:
                 (provider, key, int(response.status), json.dumps(headers), self._scrub_bytes(response.content),
                  url, now, now + ttl_seconds))
             # Opportunistic pruning: cheap through the expiry index, and it keeps the file
-            # from growing for ever without a separate clean-up command.
+            # from growing for ever without a separate clean-up command; then the size cap.
             db.execute("DELETE FROM cache WHERE expires_at < ?", (now - STALE_KEEP_SECONDS,))
+            evict_over_cap(db, self.cache_max_bytes)
+
+    @_operation
+    def cache_size(self) -> int:
+        """Bytes the cached answers take (what LITSEARCH_CACHE_MAX_MB caps)."""
+        return cache_bytes(self._db)
 
     @_operation
     def cache_delete(self, provider: str, keys: Iterable[str]) -> int:
@@ -335,6 +357,33 @@ def _save_one(db: sqlite3.Connection, paper: dict[str, Any], now: float) -> int:
                    "updated_at = ? WHERE id = ?", (*_columns(record), _dump(record), now, paper_id))
     claim(db, paper_id, record_identities(record), title_key(record))
     return paper_id
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """The file without write access (``mode=ro``), or, where SQLite cannot open a WAL file
+    that way (a read-only disk without its -shm file), as immutable: nothing can write there
+    meanwhile. A missing file is an empty library held in memory."""
+    import urllib.parse
+
+    if not path.exists():
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        prepare(db, path)
+        return db
+    location = urllib.parse.quote(os.path.realpath(path))
+    last: sqlite3.Error | None = None
+    for options in ("mode=ro", "mode=ro&immutable=1"):
+        db = sqlite3.connect(f"file:{location}?{options}", uri=True, timeout=BUSY_TIMEOUT_SECONDS,
+                             isolation_level=None, check_same_thread=False)
+        try:
+            prepare_read_only(db, path)
+            return db
+        except StoreError:
+            db.close()
+            raise
+        except sqlite3.Error as error:
+            db.close()
+            last = error
+    raise translate(last, path)
 
 
 def _columns(record: Mapping[str, Any]) -> tuple[Any, ...]:

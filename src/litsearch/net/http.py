@@ -12,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import email.utils
-import json
 import random
-import re
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -25,7 +23,10 @@ import httpx
 from .. import __version__
 from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
+from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, paced_interval
+from .reasons import exchange_failure, status_reason, timeout_reason
+from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request
 from .shared_pace import BUSY, SharedPace
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
@@ -33,7 +34,8 @@ RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
 # Parameters that identify the user (keys, contact emails): never written into a search record.
 IDENTITY_PARAMETERS = frozenset({"api_key", "email", "mailto", "x-api-key"})
-MACHINE_SLOT_POLL_SECONDS = 0.02  # how often a request waiting for another process's place looks again
+MACHINE_SLOT_POLL_SECONDS = 0.02
+MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first  # how often a request waiting for another process's place looks again
 
 
 @dataclass
@@ -131,7 +133,8 @@ class HttpClient:
 
     @property
     def user_agent(self) -> str:
-        contact = f"mailto:{self.settings.email}" if self.settings.email else DEFAULT_CONTACT
+        # A header is ASCII: an internationalised address goes as its mailto: URI spelling.
+        contact = f"mailto:{self.settings.email_uri}" if self.settings.email else DEFAULT_CONTACT
         return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
 
     async def __aenter__(self) -> "HttpClient":
@@ -146,8 +149,8 @@ class HttpClient:
         # which an explicit transport would switch off.
         self._client = httpx.AsyncClient(
             timeout=timeout,
-            headers={"User-Agent": self.user_agent},
-            follow_redirects=True,
+            headers={"User-Agent": self.user_agent, "Accept-Encoding": ACCEPT_ENCODING},
+            follow_redirects=False,  # followed by ProviderSession._read, same origin only (redirects.py)
             transport=self._transport,
         )
         return self
@@ -284,13 +287,18 @@ class ProviderSession:
                 # Budget or size limits end the provider; keep the earlier failure in the reason.
                 raise exc.with_message(self._redact(f"{last_reason}; then {exc}" if attempt else str(exc))) from None
             except httpx.TimeoutException as exc:
-                last_reason, last_status = _timeout_reason(exc, self.http.settings), None
-            except httpx.TransportError as exc:
-                last_reason, last_status = f"connection failed ({_describe_transport_error(exc)})", None
+                last_reason, last_status = timeout_reason(exc, self.http.settings), None
+            except (httpx.HTTPError, httpx.InvalidURL, httpx.CookieConflict, UnicodeError, ValueError) as exc:
+                # Any other failure of the exchange is this provider's failure, with its reason;
+                # only one that may go differently next time is tried again.
+                reason, retryable = exchange_failure(exc)
+                if not retryable:
+                    raise self.error(f"{last_reason}; then {reason}" if attempt else reason) from None
+                last_reason, last_status = reason, None
             else:
                 if 200 <= response.status < 300 or response.status in accept_status:
                     return response
-                last_reason, last_status = _status_reason(response), response.status
+                last_reason, last_status = status_reason(response), response.status
                 if response.status not in RETRYABLE_STATUS:
                     raise self.error(last_reason, status=response.status)
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -370,70 +378,29 @@ class ProviderSession:
                 if self.http.shared_pace is not None and interval > 0:
                     self.http.shared_pace.started(self.provider, interval)
 
-        async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > cap:
-                raise self.error(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > cap:
-                    raise self.error(f"response exceeds the {cap:,}-byte cap; stopped reading")
-                chunks.append(chunk)
-            return FetchedResponse(response.status_code, response.headers, b"".join(chunks), str(response.url))
+        for hops in range(MAX_HOPS):
+            async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
+                if response.status_code in REDIRECT_STATUSES:
+                    try:
+                        method, url, kwargs = next_request(response, method, kwargs, hops)
+                    except RedirectRefused as refused:
+                        raise self.error(str(refused), status=response.status_code) from None
+                    continue
+                return FetchedResponse(response.status_code, response.headers, await self._body(response, cap),
+                                       str(response.url))
+        raise AssertionError("unreachable: next_request ends the loop")  # pragma: no cover
+
+    async def _body(self, response: httpx.Response, cap: int) -> bytes:
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > cap:
+            raise self.error(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")
+        try:
+            body = BoundedBody(response.headers.get("content-encoding", ""), cap)
+            async for chunk in response.aiter_raw():
+                body.feed(chunk)
+            return body.finish()
+        except BodyError as broken:
+            raise self.error(str(broken), status=response.status_code, retryable=broken.retryable) from None
 
     def _redact(self, text: str) -> str:
         return self.http.settings.redact(text)
-
-
-def _timeout_reason(exc: httpx.TimeoutException, settings: Settings) -> str:
-    if isinstance(exc, httpx.ConnectTimeout):
-        return f"connect timeout after {settings.connect_timeout:g} s"
-    if isinstance(exc, httpx.ReadTimeout):
-        return f"read timeout after {settings.read_timeout:g} s"
-    return "timeout"
-
-
-def _describe_transport_error(exc: httpx.TransportError) -> str:
-    if isinstance(exc, httpx.RemoteProtocolError):
-        return "connection closed before the full answer arrived"
-    # httpx wraps the socket error ("All connection attempts failed"): look for the cause.
-    cause: BaseException | None = exc
-    while cause is not None:
-        if isinstance(cause, ConnectionRefusedError) or "refused" in str(cause).lower():
-            return "connection refused"
-        cause = cause.__cause__ or cause.__context__
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return text[:120]
-
-
-_URL_IN_TEXT = re.compile(r"\s*\(?\bhttps?://\S+")
-
-
-def _status_reason(response: FetchedResponse) -> str:
-    """'HTTP 429 rate limited: Too Many Requests …': the status, then the API's own words,
-    on one line: a JSON error body gives its message (not its braces), and links are left
-    out (a reason is read in a terminal or a table, where they would only be mangled)."""
-    excerpt = ""
-    body = response.text.strip()
-    if body and "html" not in response.content_type:
-        excerpt = _body_message(body)
-        excerpt = " ".join(_URL_IN_TEXT.sub("", excerpt).split())[:160].rstrip(" .,;:")
-    reason = {429: "rate limited"}.get(response.status, "")
-    parts = [f"HTTP {response.status}"] + ([reason] if reason else [])
-    return " ".join(parts) + (f": {excerpt}" if excerpt else "")
-
-
-def _body_message(body: str) -> str:
-    """The message of a JSON error body ({"message": …}, {"error": …}, {"detail": …}), else the body."""
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        return body
-    if isinstance(payload, dict):
-        for name in ("message", "error", "detail", "description"):
-            value = payload.get(name)
-            if isinstance(value, str) and value.strip():
-                return value
-    return body

@@ -7,7 +7,6 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -16,6 +15,7 @@ from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
 from ..core.text import fold_title
 from ..core.updates import combined_retracted, merged_updates
+from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import skipped_notes
@@ -335,7 +335,7 @@ def _verdict(doi: str, verified: bool | None, reason: str, crossref_title: str |
 
 async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | None:
     """The ``message`` of ``/works/{doi}``, or None on Crossref's 404 ("Resource not found.")."""
-    url = session.url(f"{WORKS_PATH}/{quote(doi, safe='/')}")
+    url = session.url(f"{WORKS_PATH}/{id_in_path(doi, keep='/')}")
     response = await session.get(url, params=_identity(session.settings), accept_status=frozenset({404}))
     if response.status == 404:
         return None

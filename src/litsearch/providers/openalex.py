@@ -7,7 +7,6 @@ import json
 import re
 from dataclasses import dataclass
 from typing import Any, Iterable
-from urllib.parse import quote
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -23,7 +22,7 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
-from ..core.urls import http_url
+from ..core.urls import http_url, id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import (
@@ -414,7 +413,7 @@ def id_batches(ids: list[str], size: int = ID_BATCH) -> list[list[str]]:
 
 async def fetch_work(session: ProviderSession, work_api_id: str) -> Work | None:
     """The work with its referenced W-ids; None when OpenAlex does not know it."""
-    url = session.url(f"{WORKS_PATH}/{quote(work_api_id, safe='/:')}")
+    url = session.url(f"{WORKS_PATH}/{id_in_path(work_api_id, keep='/:')}")
     params = {"select": WORK_SELECT, **_identity_params(session.settings)}
     response = await session.get(url, params=params, accept_status=NOT_FOUND)
     if response.status == 404:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -20,7 +19,7 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
-from ..core.urls import http_url
+from ..core.urls import http_url, id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import (
@@ -305,7 +304,7 @@ def _auth_headers(settings: Settings) -> dict[str, str]:
 def _paper_url(session: ProviderSession, api_id: str, suffix: str = "") -> str:
     # "/" and ":" stay as they are (S2 expects DOI:10.1/x); anything else that would end
     # the path early ("?", "#", spaces) is percent-encoded.
-    return session.url(PAPER_PATH + quote(api_id, safe="/:") + suffix)
+    return session.url(PAPER_PATH + id_in_path(api_id, keep="/:") + suffix)
 
 
 def _clamp(limit: int, maximum: int) -> int:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import quote
 
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_doi
-from ..core.urls import http_url
+from ..core.urls import http_url, id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
 from ._common import MESSAGE_LIMIT, json_object, shorten
@@ -69,7 +68,7 @@ async def get_open_access_url(session: ProviderSession, doi: str) -> dict[str, A
     bare = normalize_doi(doi)
     if bare is None:
         raise ProviderError(f"not a DOI: {doi!r}", provider=NAME)
-    url = session.url(f"/v2/{quote(bare, safe='/')}")
+    url = session.url(f"/v2/{id_in_path(bare, keep='/')}")
     response = await session.get(url, params={"email": settings.email}, accept_status=frozenset({404, 422}))
     if response.status == 404:
         return None

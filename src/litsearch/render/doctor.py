@@ -16,9 +16,13 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         f"- data folder: {_code(folder['path'])}"
         + (f" ({_size(folder['bytes'])}; database {_size(folder['database_bytes'])})" if folder["exists"]
            else " (not created yet)"),
+        f"- response cache: {_cache_words(folder)}",
         f"- contact email (LITSEARCH_EMAIL): {'set' if report['contact_email_set'] else 'not set'}",
         "- proxy: " + ("; ".join(f"{name} {_code(value)}" for name, value in report.get("proxies", {}).items())
                        or "none (direct connections)"),
+    ]
+    lines += [f"- **cannot be used:** {problem} (left out below)" for problem in report.get("environment_problems", [])]
+    lines += [
         "",
         "### Providers",
     ]
@@ -74,3 +78,11 @@ def _size(count: int) -> str:
             return f"{count:,} {unit}" if unit == "bytes" else f"{count:.1f} {unit}"
         count /= 1024
     return f"{count:.1f} GB"
+
+
+def _cache_words(folder: dict[str, Any]) -> str:
+    # Megabytes of 1,000,000 bytes, as LITSEARCH_CACHE_MAX_MB counts them.
+    cap = f"cap of {folder['cache_max_bytes'] / 1e6:,.0f} MB (LITSEARCH_CACHE_MAX_MB)"
+    used = folder.get("cache_bytes")
+    return f"{used / 1e6:,.1f} MB used of the {cap}" if used is not None else \
+        f"size unknown (database unreadable); {cap}"

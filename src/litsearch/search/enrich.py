@@ -47,8 +47,10 @@ async def enrich_shown(http: HttpClient, items: list[RankedPaper], report: Enric
         return items
     oa_report, doi_report = EnrichmentReport(), EnrichmentReport()
     linked, checked = await asyncio.gather(
-        find_open_access(http, items, oa_report, deadline) if open_access else _same(items),
-        check_dois(http, items, doi_report, deadline) if verify else _same(items))
+        _guarded(find_open_access(http, items, oa_report, deadline), items, oa_report, "open-access lookups",
+                 http) if open_access else _same(items),
+        _guarded(check_dois(http, items, doi_report, deadline), items, doi_report, "DOI checks", http)
+        if verify else _same(items))
     report.extend(oa_report)
     report.extend(doi_report)
     return [with_link.with_doi_check(with_check.doi_check) if with_check.doi_check is not None else with_link
@@ -57,6 +59,19 @@ async def enrich_shown(http: HttpClient, items: list[RankedPaper], report: Enric
 
 async def _same(items: list[RankedPaper]) -> list[RankedPaper]:
     return items
+
+
+async def _guarded(work, items: list[RankedPaper], report: EnrichmentReport, what: str,
+                   http: HttpClient) -> list[RankedPaper]:
+    """Enrichment that fails costs only the enrichment: the rows are shown without it and the
+    footer says why. (A provider failure normally arrives as a value; this is the last guard.)"""
+    try:
+        return await work
+    except Exception as error:  # noqa: BLE001 - whatever broke, the search's results are kept
+        reason = str(error) if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
+        reason = http.settings.redact(" ".join(reason.split()))[:160]
+        report.notes.append(f"{what} failed ({reason}); the results are shown without them")
+        return items
 
 
 async def check_dois(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
@@ -112,6 +127,8 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
             answer = await unpaywall.get_open_access_url(session, item.paper.doi)
         except ProviderError as error:
             return str(error)
+        except Exception as error:  # noqa: BLE001 - one unreadable answer costs one lookup
+            return f"unreadable answer ({type(error).__name__})"
         if answer and answer.get("url"):
             return item.with_open_access(answer["url"], bool(answer.get("is_pdf")), "unpaywall")
         return item.with_open_access(None, item.oa_is_pdf, "none")  # asked: not asked again

@@ -140,49 +140,43 @@ def _counts(identified: int, per_source: dict[str, int], after_dedupe: int | Non
             "excluded_retracted": excluded_retracted, "shown": shown}
 
 
+MAX_RECORD_BYTES = 50 * 1_000_000  # a record of 10,000 found papers is about 3 MB
+
+
 def read_record(path: str) -> dict[str, Any]:
-    """A record written by --record; InputError (exit 2) for anything else."""
+    """A record written by --record; InputError (exit 2) for anything else: a file that is no
+    regular file or too big, text that is not JSON (or nested too deeply to read), a record
+    of another kind or version, or one whose fields have the wrong types or sizes
+    (record_shape.py)."""
     import json
 
+    from ..core.files import read_input
+    from .record_shape import shape_problem
+
+    data = read_input(path, MAX_RECORD_BYTES, "a search record")
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the search record {path}: {getattr(exc, 'strerror', None) or exc}") from None
-    try:
-        record = json.loads(text)
+        record = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a lit-search search record (not UTF-8 text)") from None
+    except RecursionError:
+        raise InputError(f"{path} is not a lit-search search record (JSON nested too deeply)") from None
     except ValueError:
         raise InputError(f"{path} is not a lit-search search record (not JSON)") from None
     if not isinstance(record, dict) or record.get("kind") not in ("search", "snowball") \
-            or not isinstance(record.get("record_version"), int):
+            or type(record.get("record_version")) is not int:
         raise InputError(f"{path} is not a lit-search search record (write one with --record FILE)")
     if record["record_version"] > RECORD_VERSION:
         raise InputError(f"{path} was written by a newer lit-search (record version {record['record_version']})")
-    problem = _shape_problem(record)
+    problem = shape_problem(record) or _shape_problem(record)
     if problem:
         raise InputError(f"{path} is not a complete search record: {problem}")
     return record
 
 
 def _shape_problem(record: dict[str, Any]) -> str | None:
-    """What a hand-edited or damaged record lacks, in words; None when report and rerun can use it."""
-    counts = record.get("counts")
-    if not isinstance(counts, dict):
-        return "no 'counts'"
-    for name in ("identified", "duplicates_removed", "after_duplicates_removed", "shown"):
-        if type(counts.get(name)) is not int:
-            return f"'counts.{name}' is not a number"
-    if not isinstance(counts.get("per_source"), dict) or not all(
-            type(value) is int for value in counts["per_source"].values()):
-        return "'counts.per_source' is not a table of numbers"
-    for name in ("results", "found"):  # "found" is absent from records written before it existed
-        entries = record.get(name, [])
-        if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
-            return f"'{name}' is not a list of papers"
-    if not isinstance(record.get("providers"), list) or not isinstance(record.get("options"), dict):
-        return "no 'providers' or 'options'"
+    """What the record's kind needs beyond the types: a topic, or seeds."""
     if record["kind"] == "search" and not (isinstance(record.get("topic"), str) and record["topic"].strip()):
         return "no 'topic'"
-    if record["kind"] == "snowball" and not (isinstance(record.get("seeds"), list) and record["seeds"] and all(
-            isinstance(seed, dict) and isinstance(seed.get("id"), str) for seed in record["seeds"])):
+    if record["kind"] == "snowball" and not record.get("seeds"):
         return "no 'seeds'"
     return None

@@ -1,0 +1,81 @@
+"""Reading a file the user names: a regular file, read with a bound, never blocking.
+
+Every command that reads a file goes through ``read_input``. It opens without following
+the file into a wait (``O_NONBLOCK``: a FIFO with no writer does not block), checks that
+what it opened is a regular file (not a directory, a FIFO, a socket or a device such as
+``/dev/zero``), refuses one larger than the command's documented limit before reading, and
+reads at most that limit even if the file grows meanwhile. Every problem is an InputError
+(exit 2) naming the file in one line.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from .errors import InputError
+
+MB = 1_000_000
+
+
+def read_input(path: str | os.PathLike, limit: int, what: str = "the file") -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, else InputError."""
+    shown = _shown(path)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError as error:
+        raise InputError(f"{shown}: {_open_problem(error)}") from None
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(f"{shown}: {_kind(info.st_mode)}, not a regular file; {what} must be a file")
+        if info.st_size > limit:
+            raise InputError(f"{shown}: {info.st_size / MB:,.1f} MB; {what} may be at most {limit / MB:,.0f} MB")
+        chunks, size = [], 0
+        while True:
+            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > limit:  # it grew while being read
+                raise InputError(f"{shown}: more than {limit / MB:,.0f} MB; {what} may be at most "
+                                 f"{limit / MB:,.0f} MB")
+        return b"".join(chunks)
+    except OSError as error:
+        raise InputError(f"{shown}: cannot read: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+
+
+def _open_problem(error: OSError) -> str:
+    if error.errno == errno.ENOENT:
+        return "no such file"
+    if error.errno == errno.ELOOP:
+        return "a loop of symbolic links, not a file"
+    if error.errno == errno.EACCES:
+        return "permission denied"
+    if error.errno == errno.EISDIR:
+        return "is a directory, not a file"
+    return f"cannot open: {error.strerror or error}"
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "is a directory"
+    if stat.S_ISFIFO(mode):
+        return "is a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "is a device"
+    if stat.S_ISSOCK(mode):
+        return "is a socket"
+    return "is a special file"
+
+
+def _shown(path: str | os.PathLike) -> str:
+    """The path for a message: at most 200 characters, one line."""
+    text = " ".join(str(Path(path)).split())
+    return text if len(text) <= 200 else text[:100] + "…" + text[-99:]

@@ -1,0 +1,128 @@
+"""The shape a search record must have to be read back (``report``, ``rerun``).
+
+A record is a file anyone can edit, so what it says is checked as the command line's own
+input is: every field that ``report`` and ``rerun`` read has its type, every list its cap
+(a hand-edited record with 300 seeds must not send 463 requests), and what ``rerun`` sends
+again goes through the command line's validators (search/options.py, graph/limits.py,
+core/identifiers.py). A problem is one line naming the field, quoting at most a short
+excerpt of the value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.environment import excerpt
+
+MAX_LISTED = 10_000  # results, found papers, requests per provider: far more than a search makes
+MAX_TEXT = 100_000  # characters in any one text field (a title, a URL, a parameter)
+SCALAR = (str, int, float, bool, type(None))
+
+
+@dataclass(frozen=True)
+class ListOf:
+    item: Any
+    cap: int = MAX_LISTED
+
+
+@dataclass(frozen=True)
+class MapOf:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Fields:
+    """An object with these fields (name -> spec); ``required`` must be present."""
+    fields: dict[str, Any]
+    required: tuple[str, ...] = ()
+
+
+TEXT_OR_NONE = (str, type(None))
+INT_OR_NONE = (int, type(None))
+REQUEST = Fields({"method": str, "url": str, "params": MapOf((*SCALAR, ListOf(SCALAR, 1_000))),
+                  "status": INT_OR_NONE, "error": TEXT_OR_NONE, "from_cache": bool})
+PAPER = Fields({"title": TEXT_OR_NONE, "year": INT_OR_NONE, "rank": int, "doi": TEXT_OR_NONE,
+                "pmid": TEXT_OR_NONE, "arxiv_id": TEXT_OR_NONE, "paper_id": TEXT_OR_NONE,
+                "openalex_id": TEXT_OR_NONE, "retracted": bool})
+COUNT = int
+RECORD = Fields({
+    "record_version": int, "kind": str, "tool": MapOf(SCALAR), "searched_at": str, "topic": TEXT_OR_NONE,
+    "variants": ListOf(str, 100),
+    "options": Fields({"providers": ListOf(str, 100), "limit": int, "sort": str, "filters": MapOf(
+        (*SCALAR, ListOf(str, 100))), "verify": bool, "exclude_retracted": bool, "direction": str,
+        "topic": TEXT_OR_NONE}),
+    "providers": ListOf(Fields({"name": str, "count": int, "error": TEXT_OR_NONE,
+                                "requests": ListOf(REQUEST)}, required=("name",)), 100),
+    "enrichment": ListOf(Fields({"name": str, "requests": ListOf(REQUEST)}, required=("name",)), 100),
+    "filters_applied": ListOf(str, 100),
+    "counts": Fields({"identified": COUNT, "per_source": MapOf(int), "duplicates_removed": COUNT,
+                      "after_duplicates_removed": COUNT, "seeds_removed": COUNT, "filtered_out": COUNT,
+                      "excluded_retracted": COUNT, "shown": COUNT},
+                     required=("identified", "per_source", "duplicates_removed", "after_duplicates_removed",
+                               "shown")),
+    "results": ListOf(PAPER), "found": ListOf(PAPER),
+    # Seeds are not capped here: rerun says how many the record holds against the limit.
+    "seeds": ListOf(Fields({"id": str, "title": TEXT_OR_NONE, "error": TEXT_OR_NONE}, required=("id",)),
+                    MAX_LISTED),
+}, required=("record_version", "kind", "counts", "providers", "options"))
+
+
+def shape_problem(value: Any, spec: Any = RECORD, where: str = "") -> str | None:
+    """What is wrong with ``value`` against ``spec``, in words; None when it fits. Fields
+    the spec does not name are left alone (a newer minor addition, a note of the user's)."""
+    if isinstance(spec, Fields):
+        if not isinstance(value, dict):
+            return f"'{where or 'the record'}' is not an object"
+        for name, inner in spec.fields.items():
+            if name in value and (problem := shape_problem(value[name], inner, _join(where, name))):
+                return problem
+        for name in spec.required:
+            if name not in value:
+                return f"'{_join(where, name)}' is missing"
+        return None
+    if isinstance(spec, ListOf):
+        if not isinstance(value, list):
+            return f"'{where}' is not a list"
+        if len(value) > spec.cap:
+            return f"'{where}' holds {len(value):,} entries; at most {spec.cap:,} are read"
+        for position, item in enumerate(value):
+            if problem := shape_problem(item, spec.item, f"{where}[{position}]"):
+                return problem
+        return None
+    if isinstance(spec, MapOf):
+        if not isinstance(value, dict):
+            return f"'{where}' is not an object"
+        if len(value) > MAX_LISTED:
+            return f"'{where}' holds {len(value):,} entries; at most {MAX_LISTED:,} are read"
+        for name, item in value.items():
+            if problem := shape_problem(item, spec.value, f"{where}.{excerpt(str(name), 40)}"):
+                return problem
+        return None
+    kinds = spec if isinstance(spec, tuple) else (spec,)
+    plain = tuple(kind for kind in kinds if isinstance(kind, type))
+    nested = [kind for kind in kinds if not isinstance(kind, type)]
+    # bool is an int to Python, never a count or a year to a record.
+    if isinstance(value, plain) and not (isinstance(value, bool) and bool not in plain):
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            return f"'{where}' is {len(value):,} characters long; at most {MAX_TEXT:,} are read"
+        return None
+    for inner in nested:
+        if shape_problem(value, inner, where) is None:
+            return None
+    return f"'{where}' should be {_names(kinds)}, not {_described(value)}"
+
+
+def _join(where: str, name: str) -> str:
+    return f"{where}.{name}" if where else name
+
+
+def _names(kinds: tuple) -> str:
+    words = {str: "text", int: "a whole number", float: "a number", bool: "true or false", type(None): "null"}
+    return " or ".join(words.get(kind, "a list") if isinstance(kind, type) else "a list" for kind in kinds)
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return "an object" if isinstance(value, dict) else "a list"
+    return excerpt(repr(value), 40)
