@@ -12,14 +12,16 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # The runtime dependencies, found (not imported): the package imports each where it is used.
-DEPENDENCIES = ("httpx", "feedparser", "rapidfuzz", "jinja2", "defusedxml")
+# By distribution name -> the module it installs (kept equal to pyproject's list by a test).
+DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
+                "defusedxml": "defusedxml", "pystemmer": "Stemmer"}
 
 
 def run_provider_script(provider: str) -> int:
     from importlib.util import find_spec
 
     sys.path.insert(0, str(ROOT / "src"))
-    missing = [name for name in DEPENDENCIES if find_spec(name) is None]
+    missing = [name for name, module in DEPENDENCIES.items() if find_spec(module) is None]
     if missing:
         return _in_private_environment(provider, f"{', '.join(missing)} not installed for {sys.executable}")
     from litsearch.cli.provider import main

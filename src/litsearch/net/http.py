@@ -394,6 +394,12 @@ class ProviderSession:
         declared = response.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > cap:
             raise self.error(f"response of {int(declared):,} bytes exceeds the {cap:,}-byte cap; not read")
+        if response.is_stream_consumed:
+            # A transport that handed over a response already read into memory (an in-memory
+            # transport such as httpx.MockTransport): its content is decoded and complete.
+            if len(response.content) > cap:
+                raise self.error(f"response exceeds the {cap:,}-byte cap; not read")
+            return response.content
         try:
             body = BoundedBody(response.headers.get("content-encoding", ""), cap)
             async for chunk in response.aiter_raw():
