@@ -28,7 +28,11 @@ COMMANDS = {
     "snowball": "litsearch.cli.snowball",
     "report": "litsearch.cli.report",
     "rerun": "litsearch.cli.rerun",
+    "mcp": "litsearch.cli.mcp",
 }
+# OpenAlex's entities: `lit-search author list QUERY`, `lit-search author get ID`, …
+ENTITY_COMMANDS = ("author", "source", "institution", "topic", "publisher", "funder")
+COMMANDS.update({name: "litsearch.cli.entity" for name in ENTITY_COMMANDS})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -40,7 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or argv[0] not in COMMANDS:
         return importlib.import_module(COMMANDS["search"]).main(argv)
     name, rest = argv[0], argv[1:]
-    code = importlib.import_module(COMMANDS[name]).main(rest)
+    command = importlib.import_module(COMMANDS[name])
+    code = command.main([name, *rest] if name in ENTITY_COMMANDS else rest)
     if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
         import shlex
 
@@ -66,6 +71,8 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         from .library import ACTIONS
 
         return words[0] not in ACTIONS
+    if name in ENTITY_COMMANDS:
+        return words[0] not in ("list", "get")
     if name in ("report", "rerun"):  # a missing record file is not a topic
         return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
     return name in ("dedupe", "doctor") and not Path(words[0]).exists()
