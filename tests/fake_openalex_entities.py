@@ -190,7 +190,10 @@ def _passes(record: dict[str, Any], expression: str) -> bool:
 def _page(records: list[dict[str, Any]], request: SeenRequest) -> Answer:
     per_page = int(request.param("per_page") or 25)
     cursor = request.param("cursor") or "*"
-    start = 0 if cursor == "*" else int(base64.b64decode(cursor.encode()).decode())
+    try:
+        start = 0 if cursor == "*" else int(base64.b64decode(cursor.encode()).decode())
+    except ValueError:
+        return Answer(400, json.dumps({"error": "Invalid query parameters error.", "message": "cursor is invalid"}))
     chunk = records[start:start + per_page]
     following = start + per_page
     next_cursor = base64.b64encode(str(following).encode()).decode() if following < len(records) else None

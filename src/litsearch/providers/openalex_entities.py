@@ -215,7 +215,7 @@ async def entity_page(session: ProviderSession, kind: EntityKind, *, query: str 
     """One page of a list command or tool: the aliases resolved and checked against the raw
     filter, then the list; (the page, one line per resolved alias)."""
     expression, notes = await list_filter_expression(session, kind, aliases or {}, raw)
-    if not query and not expression and sort is None:
+    if not query and sort is None:
         sort = "cited_by_count:desc"  # no search to order by: the most cited first
     page = await list_entities(session, kind, query=query, filter_expression=expression or None, sort=sort,
                                limit=limit, cursor=cursor)
