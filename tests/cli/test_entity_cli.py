@@ -86,6 +86,8 @@ def test_failures_end_in_one_line_and_their_exit_code(cli, args, code, message):
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) <= 2, proc.stderr
 
 
-def test_a_topic_starting_with_an_entity_name_points_to_search(cli):
-    proc = cli(["topic", "modelling", "in", "nlp"], code=2)
-    assert "To search for this topic instead: lit-search search topic modelling in nlp" in proc.stderr
+def test_a_topic_starting_with_an_entity_name_is_searched(cli):
+    for words in (["topic", "modelling", "in", "nlp"], ["source", "separation"], ["author"]):
+        proc = cli([*words, "--format", "json", "--no-verify", "--providers", "openalex"])
+        assert json.loads(proc.stdout)["query"] == " ".join(words)
+    assert cli(["author", "--help"]).stdout.startswith("usage: lit-search author")

@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
-    if not argv or argv[0] not in COMMANDS:
+    if not argv or argv[0] not in COMMANDS or _entity_topic(argv):
         return importlib.import_module(COMMANDS["search"]).main(argv)
     name, rest = argv[0], argv[1:]
     command = importlib.import_module(COMMANDS[name])
@@ -51,6 +51,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"To search for this topic instead: lit-search search {shlex.join(argv)}", file=sys.stderr)
     return code
+
+
+def _entity_topic(argv: list[str]) -> bool:
+    """An entity's name not followed by list, get or --help starts a topic ("topic modelling",
+    "source separation", "author disambiguation"): searched, as before these commands existed."""
+    return argv[0] in ENTITY_COMMANDS and (len(argv) == 1 or argv[1] not in ("list", "get", "-h", "--help"))
 
 
 def _reads_like_a_topic(name: str, words: list[str]) -> bool:
@@ -71,8 +77,6 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         from .library import ACTIONS
 
         return words[0] not in ACTIONS
-    if name in ENTITY_COMMANDS:
-        return words[0] not in ("list", "get")
     if name in ("report", "rerun"):  # a missing record file is not a topic
         return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
     return name in ("dedupe", "doctor") and not Path(words[0]).exists()
