@@ -19,6 +19,7 @@ import zlib
 from html import escape
 from typing import Any, Callable
 
+import fake_openalex_entities
 from fake_server import Answer, FakeServer, SeenRequest  # noqa: F401 (re-exported for tests)
 
 EMPTY_TRIGGER = "nothingmatches"
@@ -313,25 +314,9 @@ def openalex_works(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"meta": meta, "results": results, "group_by": []}))
 
 
-# OpenAlex name resolution: /authors?search= and /sources?search= (several hits; the one
-# with the most works is the right one).
-OPENALEX_ENTITIES = {
-    "/openalex/authors": {"hinton": [
-        {"id": "https://openalex.org/A9999999999", "display_name": "G. Hinton", "works_count": 3},
-        {"id": "https://openalex.org/A5108093963", "display_name": "Geoffrey E. Hinton", "works_count": 412},
-    ], "guo": [
-        {"id": "https://openalex.org/A5023888391", "display_name": "Congting Guo", "works_count": 57},
-    ]},
-    "/openalex/sources": {"nature biotechnology": [
-        {"id": "https://openalex.org/S106963461", "display_name": "Nature Biotechnology", "works_count": 21871},
-    ]},
-}
-
-
-def openalex_entities(request: SeenRequest) -> Answer:
-    table = OPENALEX_ENTITIES.get(request.path.rstrip("/"), {})
-    results = table.get((request.param("search") or "").strip().lower(), [])
-    return Answer(200, json.dumps({"meta": {"count": len(results)}, "results": results}))
+# OpenAlex's entities (/authors, /sources, …, /autocomplete/…): fake_openalex_entities.py. Its
+# authors include Hinton (two hits; the one with the most works is the right one) and Guo, and
+# its sources Nature Biotechnology, for the name resolution of --author and --venue.
 
 
 # --- PubMed ---------------------------------------------------------------------
@@ -561,10 +546,9 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/arxiv/query": arxiv_query,
         "/crossref/works": _with_headers(crossref_works, CROSSREF_LIMIT_HEADERS),
         "/unpaywall/v2/": unpaywall_lookup,
-        "/openalex/authors": openalex_entities,
-        "/openalex/sources": openalex_entities,
         "/tavily/search": tavily_search,
     }
+    fake_openalex_entities.install(server)
     for path, responder in routes.items():
         server.route(path, responder)
     for path, replacement in (overrides or {}).items():

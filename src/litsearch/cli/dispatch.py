@@ -28,7 +28,11 @@ COMMANDS = {
     "snowball": "litsearch.cli.snowball",
     "report": "litsearch.cli.report",
     "rerun": "litsearch.cli.rerun",
+    "mcp": "litsearch.cli.mcp",
 }
+# OpenAlex's entities: `lit-search author list QUERY`, `lit-search author get ID`, …
+ENTITY_COMMANDS = ("author", "source", "institution", "topic", "publisher", "funder")
+COMMANDS.update({name: "litsearch.cli.entity" for name in ENTITY_COMMANDS})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,12 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
-    if not argv or argv[0] not in COMMANDS:
+    if not argv or argv[0] not in COMMANDS or _entity_topic(argv):
         return _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
     name, rest = argv[0], argv[1:]
     if name != "doctor" and (problem := _environment_problem()):  # doctor reports it instead
         return problem
-    code = importlib.import_module(COMMANDS[name]).main(rest)
+    command = importlib.import_module(COMMANDS[name])
+    code = command.main([name, *rest] if name in ENTITY_COMMANDS else rest)
     if code == ExitCode.USAGE and _reads_like_a_topic(name, rest):
         import shlex
 
@@ -65,6 +70,12 @@ def _environment_problem() -> int:
         return ExitCode.OK
 
     return run_command("lit-search", check)
+
+
+def _entity_topic(argv: list[str]) -> bool:
+    """An entity's name not followed by list, get or --help starts a topic ("topic modelling",
+    "source separation", "author disambiguation"): searched, as before these commands existed."""
+    return argv[0] in ENTITY_COMMANDS and (len(argv) == 1 or argv[1] not in ("list", "get", "-h", "--help"))
 
 
 def _reads_like_a_topic(name: str, words: list[str]) -> bool:

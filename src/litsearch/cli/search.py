@@ -12,9 +12,10 @@ from typing import Any, Sequence
 from .. import __version__
 from ..biblio.formats import EXPORT_FORMATS
 from ..core.errors import ExitCode, StoreError, UsageError
-from ..core.filters import build_filters
+from ..core.filters import CONTINENTS, ENTITY_FILTERS
 from ..core.text import plain_text
 from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
+from ..search.aliases import check_providers, search_filters
 from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
 from ..search.plan import parse_provider_list
 from .common import (
@@ -75,6 +76,7 @@ examples:
   lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
   lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json
   lit-search "deep learning" --year 2020-2024 --open-access --author Hinton
+  lit-search "perovskite solar cells" --institution "ETH Zurich" --citations 50- --country CH
 """
 
 
@@ -111,6 +113,23 @@ def build_parser() -> argparse.ArgumentParser:
     filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
                          help="article, review, preprint or conference (repeatable or comma list)")
     filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
+    filters.add_argument("--citations", metavar="RANGE",
+                         help="citations: 100 (at least), >100, <50, 100-500, -50 (the seed design's alias)")
+    filters.add_argument("--open", action="store_true", help="the same as --open-access (the seed design's alias)")
+    entities = parser.add_argument_group(
+        "OpenAlex filters (an OpenAlex id, or a name resolved to the best match, shown in the footer; only "
+        "OpenAlex applies them, so papers other providers find are kept only where OpenAlex found them too)")
+    entities.add_argument("--source", metavar="ID|NAME", help="a journal or conference as an OpenAlex source (S…)")
+    entities.add_argument("--institution", metavar="ID|NAME",
+                          help="an author's institution or any part of it (I…, a ROR id, or a name)")
+    entities.add_argument("--topic", metavar="ID|NAME", dest="topic_filter", help="the work's primary OpenAlex topic (T…) (a filter: "
+                                                              "the search text is the positional TOPIC)")
+    entities.add_argument("--publisher", metavar="ID|NAME", help="the publisher or its parent (P…)")
+    entities.add_argument("--funder", metavar="ID|NAME", help="a funder of the work (F…)")
+    entities.add_argument("--country", action="append", metavar="CODE",
+                          help="an author institution's country, ISO code (DE, US; repeatable or comma list)")
+    entities.add_argument("--continent", action="append", metavar="NAME",
+                          help="an author institution's continent: " + ", ".join(CONTINENTS))
     filters.add_argument("--exclude-retracted", action="store_true",
                          help="leave out papers OpenAlex, PubMed or Crossref mark retracted (default: shown, "
                               "their titles starting with '⚠ RETRACTED —'); the footer says how many")
@@ -147,12 +166,13 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
             providers = parse_provider_list(args.providers)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    try:
-        filters = build_filters(year=args.year, since=args.since, until=args.until, venue=args.venue,
-                                author=args.author, open_access=args.open_access, types=args.types,
-                                min_citations=args.min_citations)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    filters = search_filters(year=args.year, since=args.since, until=args.until, venue=args.venue, author=args.author,
+                             open_access=args.open_access or None, open=args.open or None, types=args.types,
+                             min_citations=args.min_citations, citations=args.citations, country=args.country,
+                             continent=args.continent,
+                             **{name: getattr(args, "topic_filter" if name == "topic" else name)
+                                for name in ENTITY_FILTERS})
+    check_providers(filters, providers)
     return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
                          filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify,
                          exclude_retracted=args.exclude_retracted)

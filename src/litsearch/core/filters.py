@@ -17,7 +17,14 @@ from .records import Paper
 from .text import fold_title
 
 PAPER_TYPES = ("article", "review", "preprint", "conference")
-FILTER_NAMES = ("date", "venue", "author", "open_access", "type", "min_citations")
+# The OpenAlex entity filters (an id, or a name resolved to one before the providers run),
+# and the place filters: only OpenAlex knows a work's institutions, topics, publisher and
+# funders, so a paper another provider found passes them only when OpenAlex found it too.
+ENTITY_FILTERS = ("source", "institution", "topic", "publisher", "funder")
+OPENALEX_ONLY_FILTERS = frozenset({"institution", "topic", "publisher", "funder", "country", "continent"})
+FILTER_NAMES = ("date", "venue", "author", "open_access", "type", "min_citations", "max_citations",
+                *ENTITY_FILTERS, "country", "continent")
+CONTINENTS = ("africa", "antarctica", "asia", "europe", "north_america", "oceania", "south_america")
 
 # How each API names the four types (compared lower-case, without punctuation).
 _TYPE_SPELLINGS = {
@@ -37,6 +44,15 @@ class Filters:
     open_access: bool = False
     types: tuple[str, ...] = ()
     min_citations: int | None = None
+    max_citations: int | None = None
+    # OpenAlex entities as given (an id, or a name until it is resolved to an id).
+    source: str | None = None
+    institution: str | None = None
+    topic: str | None = None
+    publisher: str | None = None
+    funder: str | None = None
+    countries: tuple[str, ...] = ()  # ISO 3166-1 alpha-2 codes, upper case (any of them)
+    continents: tuple[str, ...] = ()  # names in CONTINENTS (any of them)
     # What name resolution found (OpenAlex ids), filled in before the providers run.
     resolved: dict[str, tuple[str, str]] = field(default_factory=dict)  # filter -> (id, display name)
 
@@ -48,8 +64,17 @@ class Filters:
             "open_access": self.open_access,
             "type": bool(self.types),
             "min_citations": self.min_citations is not None,
+            "max_citations": self.max_citations is not None,
+            "country": bool(self.countries),
+            "continent": bool(self.continents),
+            **{name: bool(getattr(self, name)) for name in ENTITY_FILTERS},
         }
         return [name for name in FILTER_NAMES if present[name]]
+
+    def entity_id(self, name: str) -> str | None:
+        """The OpenAlex id of an entity filter once resolved (or given as an id), else None."""
+        found = self.resolved.get(name)
+        return found[0] if found else None
 
     def __bool__(self) -> bool:
         return bool(self.active())
@@ -65,6 +90,10 @@ class Filters:
             open_access=self.open_access and "open_access" in names,
             types=self.types if "type" in names else (),
             min_citations=self.min_citations if "min_citations" in names else None,
+            max_citations=self.max_citations if "max_citations" in names else None,
+            countries=self.countries if "country" in names else (),
+            continents=self.continents if "continent" in names else (),
+            **{name: getattr(self, name) if name in names else None for name in ENTITY_FILTERS},
             resolved={name: found for name, found in self.resolved.items() if name in names},
         )
 
@@ -100,7 +129,20 @@ class Filters:
             return "open access"
         if name == "type":
             return "type " + "|".join(self.types)
-        return f"at least {self.min_citations} citations"
+        if name == "min_citations":
+            return f"at least {self.min_citations} citations"
+        if name == "max_citations":
+            return f"at most {self.max_citations} citations"
+        if name == "country":
+            return "country " + "|".join(self.countries)
+        if name == "continent":
+            return "continent " + "|".join(self.continents)
+        given = getattr(self, name)
+        if name in self.resolved:
+            entity_id, display = self.resolved[name]
+            shown = f"{display} ({entity_id})" if display and display != entity_id else entity_id
+            return f"{name} '{given}' → {shown}" if given != entity_id else f"{name} {shown}"
+        return f"{name} '{given}'"
 
 
 def parse_year_range(text: str) -> tuple[date | None, date | None]:
@@ -119,6 +161,28 @@ def parse_year_range(text: str) -> tuple[date | None, date | None]:
     return start, end
 
 
+def parse_count_range(text: str, label: str = "--citations") -> tuple[int | None, int | None]:
+    """A count range as (at least, at most): ``100`` or ``100-`` or ``>=100`` (at least 100),
+    ``>100`` (at least 101), ``<50`` (at most 49), ``-50`` or ``<=50`` (at most 50), ``100-500``."""
+    value = re.sub(r"\s+", "", str(text)).replace("–", "-")
+    match = re.fullmatch(r"(>=|<=|>|<)?(\d{1,9})(?:(-)(\d{1,9})?)?|-(\d{1,9})", value)
+    if not match:
+        raise ValueError(f"{label} takes 100 (at least), >100, <50, 100-500, 100- or -50, not {text!r}")
+    operator, number, dash, upper, only_upper = match.groups()
+    if only_upper is not None:
+        return None, int(only_upper)
+    low = int(number)
+    if dash:
+        if operator:
+            raise ValueError(f"{label}: {text!r} mixes a comparison and a range")
+        high = int(upper) if upper is not None else None
+        if high is not None and high < low:
+            raise ValueError(f"{label} range is backwards: {text!r}")
+        return low, high
+    return {">": (low + 1, None), ">=": (low, None), "<": (None, max(low - 1, 0)), "<=": (None, low)}.get(
+        operator or "", (low, None))
+
+
 def parse_day(text: str, flag: str) -> date:
     try:
         return date.fromisoformat(text.strip())
@@ -128,8 +192,14 @@ def parse_day(text: str, flag: str) -> date:
 
 def build_filters(year: str | None = None, since: str | None = None, until: str | None = None,
                   venue: str | None = None, author: str | None = None, open_access: bool = False,
-                  types: list[str] | None = None, min_citations: int | None = None) -> Filters:
-    """Filters from user input; ValueError with a clear message on bad values."""
+                  types: list[str] | None = None, min_citations: int | None = None,
+                  max_citations: int | None = None, countries: list[str] | None = None,
+                  continents: list[str] | None = None, **entities: str | None) -> Filters:
+    """Filters from user input; ValueError with a clear message on bad values. ``entities``:
+    source, institution, topic, publisher, funder (an OpenAlex id or a name)."""
+    unknown = set(entities) - set(ENTITY_FILTERS)
+    if unknown:
+        raise TypeError(f"unknown filters: {', '.join(sorted(unknown))}")
     date_from = date_to = None
     if year:
         date_from, date_to = parse_year_range(year)
@@ -153,9 +223,38 @@ def build_filters(year: str | None = None, since: str | None = None, until: str 
                 chosen.append(name)
     if min_citations is not None and min_citations < 0:
         raise ValueError("--min-citations cannot be negative")
+    if max_citations is not None and max_citations < 0:
+        raise ValueError("the most citations cannot be negative")
+    if min_citations is not None and max_citations is not None and min_citations > max_citations:
+        raise ValueError(f"the citation range is backwards: at least {min_citations}, at most {max_citations}")
     return Filters(date_from=date_from, date_to=date_to, venue=(venue or "").strip() or None,
                    author=(author or "").strip() or None, open_access=open_access, types=tuple(chosen),
-                   min_citations=min_citations)
+                   min_citations=min_citations, max_citations=max_citations,
+                   countries=_country_codes(countries or []), continents=_continent_names(continents or []),
+                   **{name: (entities.get(name) or "").strip() or None for name in ENTITY_FILTERS})
+
+
+def _split(values: list[str]) -> list[str]:
+    return [part.strip() for value in values for part in str(value).split(",") if part.strip()]
+
+
+def _country_codes(values: list[str]) -> tuple[str, ...]:
+    codes = []
+    for part in _split(values):
+        if not re.fullmatch(r"[A-Za-z]{2}", part):
+            raise ValueError(f"--country takes two-letter ISO country codes (DE, US, BR), not {part!r}")
+        codes.append(part.upper())
+    return tuple(dict.fromkeys(codes))
+
+
+def _continent_names(values: list[str]) -> tuple[str, ...]:
+    names = []
+    for part in _split(values):
+        name = re.sub(r"[\s-]+", "_", part.lower())
+        if name not in CONTINENTS:
+            raise ValueError(f"--continent takes {', '.join(CONTINENTS)}, not {part!r}")
+        names.append(name)
+    return tuple(dict.fromkeys(names))
 
 
 # --- checking a paper's own data ------------------------------------------------------
@@ -235,7 +334,9 @@ def has_data(paper: Paper, name: str) -> bool:
         "open_access": True,
         "type": bool(paper.publication_types or paper.arxiv_id),
         "min_citations": paper.citation_count is not None,
-    }[name]
+        "max_citations": paper.citation_count is not None,
+        "source": bool(paper.journal),
+    }.get(name, False)  # OpenAlex-only filters: no record carries their data
 
 
 def passes(records: list[Paper], filters: Filters, name: str, vouched: bool) -> bool:
@@ -258,4 +359,11 @@ def matches(paper: Paper, filters: Filters, name: str) -> bool:
         return bool(paper_types(paper) & set(filters.types))
     if name == "min_citations":
         return (paper.citation_count or 0) >= (filters.min_citations or 0)
+    if name == "max_citations":
+        return paper.citation_count is not None and paper.citation_count <= (filters.max_citations or 0)
+    if name == "source":  # by the resolved name: the records of other providers carry no source id
+        found = filters.resolved.get("source")
+        return bool(found and found[1] != found[0] and matches_venue(paper, found[1]))
+    if name in OPENALEX_ONLY_FILTERS:
+        return False
     raise KeyError(name)

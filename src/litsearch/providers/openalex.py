@@ -41,6 +41,7 @@ from ._common import (
     skipped_notes,
 )
 from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
+from .openalex_entities import count_filter, works_filters
 
 NAME = "openalex"
 
@@ -309,10 +310,11 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
     if filters.types and all(t in _OPENALEX_TYPES for t in filters.types):
         parts.append("type:" + "|".join(_OPENALEX_TYPES[t] for t in filters.types))
         native.add("type")
-    if filters.min_citations is not None:
-        parts.append(f"cited_by_count:>{filters.min_citations - 1}")
-        native.add("min_citations")
-    return ",".join(parts), native, notes
+    if filters.min_citations is not None or filters.max_citations is not None:
+        parts.append(count_filter("cited_by_count", filters.min_citations, filters.max_citations))
+        native.update(name for name in ("min_citations", "max_citations") if getattr(filters, name) is not None)
+    entity_parts, entity_native = works_filters(filters)  # resolved before the providers run
+    return ",".join(parts + entity_parts), native | entity_native, notes
 
 
 async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:

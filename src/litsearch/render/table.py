@@ -102,8 +102,9 @@ def _environment():
     return env
 
 
-def render_markdown(result, limit: int, include_abstracts: bool = True) -> str:
-    rows = [table_row(i, item) for i, item in enumerate(result.results[:limit], start=1)]
+def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0) -> str:
+    """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked."""
+    rows = [table_row(i, item) for i, item in enumerate(result.results[start:start + limit], start=start + 1)]
     if not include_abstracts:
         for row in rows:
             row["snippet"] = None

@@ -15,10 +15,11 @@ from typing import Any, Protocol
 
 from ..core.config import Settings
 from ..core.errors import NotCached, ProviderError
-from ..core.filters import Filters, passes
+from ..core.filters import OPENALEX_ONLY_FILTERS, Filters, passes
 from ..core.records import Paper
 from ..net.http import HttpClient
 from ..providers.base import SearchRequest, get_provider
+from .aliases import only_openalex_note, with_resolved_filters
 from .enrich import EnrichmentReport, enrich_shown, find_open_access
 from .offline import answer_from_cache
 from .options import SearchOptions
@@ -63,6 +64,7 @@ class SearchResult:
     after_dedupe: int | None = None  # papers once duplicates were merged, before the filters
     sent: list[dict] = field(default_factory=list)  # every request, as HttpClient.log_request noted it
     empty_message: str | None = None  # said instead of "No papers found" when nothing is shown (rerun)
+    filters: Filters | None = None  # as applied: entity filters resolved to OpenAlex ids
 
     @property
     def total_count(self) -> int:
@@ -202,7 +204,9 @@ def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
         after = [p for p in native if name not in native[p]]
         line = f"{filters.describe(name)}: "
         line += f"applied by {', '.join(by_api)}" if by_api else "no provider applies it itself"
-        if after:
+        if after and name in OPENALEX_ONLY_FILTERS:
+            line += "; " + only_openalex_note(name, after)
+        elif after:
             line += f"; applied after fetching for {', '.join(after)}"
         report.append(line)
     return kept, report
@@ -250,6 +254,7 @@ async def _reported(work, progress: SearchProgress) -> ProviderOutcome:
 
 async def _run_search(options: SearchOptions, http: HttpClient, progress: SearchProgress) -> SearchResult:
     started = time.monotonic()
+    options = await with_resolved_filters(http, options)  # entity filters -> OpenAlex ids, before any search
     queries = options.queries
     reason = None
     providers = options.providers
@@ -308,4 +313,5 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
         excluded_retracted=excluded,
         after_dedupe=len(ranked),
         sent=list(http.sent),
+        filters=filters,
     )

@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from .. import __version__
 from ..core.errors import InputError
-from ..core.filters import Filters
+from ..core.filters import ENTITY_FILTERS, Filters
 
 RECORD_VERSION = 1
 RESULT_IDS = ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
@@ -58,7 +58,8 @@ def _requests_by_provider(sent: list[dict[str, Any]]) -> dict[str, list[dict[str
 
 def _filters_dict(filters: Filters) -> dict[str, Any]:
     values = asdict(filters)
-    values.pop("resolved", None)
+    # The OpenAlex entity each entity filter was resolved to: a re-run filters by the same ids.
+    values["resolved"] = {name: list(found) for name, found in filters.resolved.items() if name in ENTITY_FILTERS}
     return {name: (value.isoformat() if isinstance(value, date) else list(value) if isinstance(value, tuple) else value)
             for name, value in values.items()}
 
@@ -73,13 +74,29 @@ def filters_from_dict(values: Mapping[str, Any]) -> Filters:
     def text(value: Any) -> str | None:
         return value if isinstance(value, str) and value.strip() else None
 
-    minimum = values.get("min_citations")
-    types = values.get("types")
+    def count(value: Any) -> int | None:
+        return value if type(value) is int and value >= 0 else None
+
+    def words(value: Any) -> tuple[str, ...]:
+        return tuple(item for item in value if isinstance(item, str)) if isinstance(value, list) else ()
+
     return Filters(date_from=day(values.get("date_from")), date_to=day(values.get("date_to")),
                    venue=text(values.get("venue")), author=text(values.get("author")),
-                   open_access=values.get("open_access") is True,
-                   types=tuple(t for t in types if isinstance(t, str)) if isinstance(types, list) else (),
-                   min_citations=minimum if type(minimum) is int and minimum >= 0 else None)
+                   open_access=values.get("open_access") is True, types=words(values.get("types")),
+                   min_citations=count(values.get("min_citations")), max_citations=count(values.get("max_citations")),
+                   countries=words(values.get("countries")), continents=words(values.get("continents")),
+                   **{name: text(values.get(name)) for name in ENTITY_FILTERS},
+                   resolved=_resolutions(values.get("resolved"), values))
+
+
+def _resolutions(value: Any, values: Mapping[str, Any]) -> dict[str, tuple[str, str]]:
+    """The recorded entity resolutions that still belong to a recorded filter."""
+    found = {}
+    for name, pair in (value.items() if isinstance(value, dict) else []):
+        if (name in ENTITY_FILTERS and values.get(name) and isinstance(pair, list) and len(pair) == 2
+                and all(isinstance(part, str) and part for part in pair)):
+            found[name] = (pair[0], pair[1])
+    return found
 
 
 def search_record(options, result) -> dict[str, Any]:
@@ -97,7 +114,7 @@ def search_record(options, result) -> dict[str, Any]:
         "topic": options.topic,
         "variants": result.variants,
         "options": {"providers": [outcome.provider for outcome in result.outcomes], "limit": options.limit,
-                    "sort": options.sort, "filters": _filters_dict(options.filters),
+                    "sort": options.sort, "filters": _filters_dict(result.filters or options.filters),
                     "verify": options.verify, "exclude_retracted": options.exclude_retracted},
         "providers": providers,
         "enrichment": enrichment,

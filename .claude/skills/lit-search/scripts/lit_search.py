@@ -21,7 +21,8 @@ MIN_PYTHON = (3, 10)
 # What every command may need, by distribution name -> the module it installs; found (not
 # imported: a command imports what it uses).
 DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
-                "defusedxml": "defusedxml", "pystemmer": "Stemmer"}
+                "defusedxml": "defusedxml", "pystemmer": "Stemmer",
+                "mcp": "mcp"}
 
 
 def _importable() -> bool:

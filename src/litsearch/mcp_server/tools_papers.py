@@ -1,0 +1,256 @@
+"""The paper tools: paper_search (the full search), paper_get (one paper with its references
+and citing papers), paper_citations (citation chasing) and paper_network. Each is a typed
+function: its signature is the tool's JSON schema, its docstring the description the model
+chooses by."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..core.errors import UsageError
+from ..graph.limits import MAX_SEEDS
+from .paging import decode_cursor, encode_cursor, largest_fit
+from .runtime import call_key, current, result_size, tool_result
+from .search_page import search_page
+
+Provider = Literal["semantic_scholar", "openalex", "pubmed", "arxiv", "crossref", "web"]
+Cursor = Annotated[str | None, Field(description="next_cursor from a previous result, to get the next rows "
+                                                 "(the other arguments are then taken from the cursor)")]
+
+
+class SearchFilters(BaseModel):
+    """Filters of paper_search. Explicit filters and the aliases of the OpenAlex-explorer design;
+    an alias that contradicts its explicit filter (source/venue, open/open_access,
+    citations/min_citations) is an error."""
+
+    model_config = ConfigDict(extra="forbid")
+    year: str | None = Field(None, description="publication years: 2019-2024, 2019-, -2015 or 2020")
+    since: str | None = Field(None, description="published on or after YYYY-MM-DD")
+    until: str | None = Field(None, description="published on or before YYYY-MM-DD")
+    author: str | None = Field(None, description="an author's name")
+    venue: str | None = Field(None, description="a journal or conference name, matched by its words")
+    type: list[Literal["article", "review", "preprint", "conference"]] | None = Field(None, description="work types")
+    open: bool | None = Field(None, description="only papers with a free full text")
+    open_access: bool | None = Field(None, description="the same as open")
+    citations: str | None = Field(None, description="citation count: 100 (at least), >100, <50, 100-500, -50")
+    min_citations: int | None = Field(None, ge=0, description="at least this many citations")
+    source: str | None = Field(None, description="an OpenAlex source (S…) or a journal name resolved to one")
+    institution: str | None = Field(None, description="an author's institution (I…, ROR id or name); OpenAlex only")
+    topic: str | None = Field(None, description="the work's primary OpenAlex topic (T… or a name); OpenAlex only")
+    publisher: str | None = Field(None, description="a publisher or its parent (P… or name); OpenAlex only")
+    funder: str | None = Field(None, description="a funder of the work (F… or name); OpenAlex only")
+    country: list[str] | None = Field(None, description="author institutions' countries, ISO codes (DE, US); "
+                                                         "OpenAlex only")
+    continent: list[str] | None = Field(None, description="author institutions' continents (europe, asia, "
+                                                           "north_america, …); OpenAlex only")
+
+
+def search_options(arguments: dict[str, Any]):
+    """SearchOptions from paper_search's arguments (UsageError for bad values)."""
+    from ..cli.search import clean_query
+    from ..search.aliases import check_providers, search_filters
+    from ..search.options import MAX_VARIANTS, SearchOptions
+    from ..search.plan import parse_provider_list
+
+    topic = clean_query(arguments["topic"], "the topic")
+    variants = [clean_query(v, f"variant {i}") for i, v in enumerate(arguments.get("variants") or [], start=1)]
+    if len(variants) > MAX_VARIANTS:
+        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
+    providers = None
+    if arguments.get("providers"):
+        try:
+            providers = parse_provider_list(",".join(arguments["providers"]))
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    given = dict(arguments.get("filters") or {})
+    filters = search_filters(types=given.pop("type", None), flag_prefix="filters.", **given)
+    check_providers(filters, providers)
+    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=arguments["limit"],
+                         sort=arguments["sort"], filters=filters, verify=arguments["verify"],
+                         find_open_access=arguments["verify"], exclude_retracted=arguments["exclude_retracted"])
+
+
+async def paper_search(
+    topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research topic in plain words")],
+    variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
+                                                            "narrower), folded into one query per provider")] = None,
+    providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic (Semantic "
+                                                                  "Scholar and OpenAlex always, PubMed for "
+                                                                  "biomedicine, arXiv for computing/physics)")] = None,
+    filters: Annotated[SearchFilters | None, Field(description="filters; each is sent to the providers that "
+                                                               "apply it and checked after fetching")] = None,
+    sort: Literal["relevance", "citations", "year"] = "relevance",
+    limit: Annotated[int, Field(ge=1, le=100, description="papers to rank, check and show")] = 20,
+    exclude_retracted: Annotated[bool, Field(description="leave out papers marked retracted")] = False,
+    include_abstracts: Annotated[bool, Field(description="abstract snippets in the table")] = True,
+    verify: Annotated[bool, Field(description="check DOIs at Crossref and find open-access links")] = True,
+    cursor: Cursor = None,
+):
+    """Search the scholarly literature (Semantic Scholar, OpenAlex, PubMed, arXiv) at once: duplicates merged,
+    ranked by relevance with citations as a gentle prior, DOIs checked at Crossref, open-access links found,
+    retractions marked. Use it to find papers on a topic; give variants for synonyms and filters for years,
+    venues, authors, institutions, topics, countries or citation counts. Returns the ranked Markdown table and
+    slim summaries (ids, first authors, year, venue, citations, DOI check, open-access link, retraction flag,
+    relevance and why), a search_id for library_save and search_report, and a cursor when more rows are left."""
+    from ..search.pipeline import run_search
+
+    arguments = {"topic": topic, "variants": variants or [], "providers": providers,
+                 "filters": filters.model_dump(exclude_none=True) if filters else {}, "sort": sort, "limit": limit,
+                 "exclude_retracted": exclude_retracted, "include_abstracts": include_abstracts, "verify": verify}
+    offset = 0
+    if cursor:
+        payload = decode_cursor(cursor, "paper_search")
+        arguments, offset = payload["args"], payload["offset"]
+    options = search_options(arguments)
+    runtime = current()
+    search_id = call_key("paper_search", {k: v for k, v in arguments.items() if k != "include_abstracts"})
+    kept = runtime.recall(search_id)
+    if kept is None:
+        result = await runtime.online(lambda http, _store: run_search(options, http.settings, http=http))
+        kept = ("search", options, result)
+        runtime.remember(search_id, kept)
+    return search_page("paper_search", arguments, search_id, kept[2], options.limit, offset,
+                       arguments["include_abstracts"])
+
+
+async def paper_citations(
+    seeds: Annotated[list[str], Field(min_length=1, max_length=MAX_SEEDS,
+                                      description="seed papers: DOI, PMID, arXiv id, OpenAlex W-id or Semantic "
+                                                  "Scholar id")],
+    direction: Annotated[Literal["backward", "forward", "both"],
+                         Field(description="backward: the papers the seeds cite; forward: the papers citing "
+                                           "them")] = "both",
+    topic: Annotated[str | None, Field(max_length=1000, description="rank papers about this first "
+                                                                    "among equals")] = None,
+    limit: Annotated[int, Field(ge=1, le=100)] = 20,
+    include_abstracts: bool = True,
+    verify: Annotated[bool, Field(description="check DOIs at Crossref and find open-access links")] = True,
+    cursor: Cursor = None,
+):
+    """Chase citations from seed papers (snowballing): their references, the papers citing them, or both, merged
+    into one deduplicated list ranked by how many seeds each paper connects to, then relevance to the topic, then
+    citations; the seeds themselves are left out. Use it after finding a few key papers to find the rest of a
+    literature. Returns the same table and slim summaries as paper_search (why says which seeds each connects
+    to), a search_id for library_save and search_report, and a cursor when more rows are left."""
+    from ..core.identifiers import parse_paper_ref
+    from ..graph.snowball import snowball
+
+    arguments = {"seeds": list(dict.fromkeys(seeds)), "direction": direction, "topic": topic, "limit": limit,
+                 "include_abstracts": include_abstracts, "verify": verify}
+    offset = 0
+    if cursor:
+        payload = decode_cursor(cursor, "paper_citations")
+        arguments, offset = payload["args"], payload["offset"]
+    refs = [(text, parse_paper_ref(text)) for text in arguments["seeds"]]
+    runtime = current()
+    search_id = call_key("paper_citations", {k: v for k, v in arguments.items() if k != "include_abstracts"})
+    kept = runtime.recall(search_id)
+    if kept is None:
+        from ..cli.snowball import as_search_result
+
+        started = time.monotonic()
+        settings = SimpleNamespace(limit=arguments["limit"], no_verify=not arguments["verify"],
+                                   direction=arguments["direction"])
+
+        async def work(http, _store):
+            found = await snowball(http, refs, arguments["direction"], arguments["topic"])
+            return found, await as_search_result(http, found, settings, started)
+
+        found, result = await runtime.online(work)
+        if found.all_failed:
+            raise UsageError("no seed could be fetched: " + "; ".join(f"{s.label}: {s.error}" for s in found.seeds))
+        kept = ("snowball", (found, settings), result)
+        runtime.remember(search_id, kept)
+    return search_page("paper_citations", arguments, search_id, kept[2], arguments["limit"], offset,
+                       arguments["include_abstracts"])
+
+
+async def paper_get(
+    id: Annotated[str, Field(min_length=1, max_length=300,
+                             description="DOI, PMID, PMCID, arXiv id, OpenAlex W-id or Semantic Scholar id")],
+    limit: Annotated[int, Field(ge=1, le=100, description="rows of references and of citing papers")] = 10,
+    offset: Annotated[int, Field(ge=0, description="first row of each list (0: the most cited)")] = 0,
+):
+    """Get one paper in full: its record merged from Semantic Scholar and OpenAlex (title, all authors, year,
+    venue, every identifier, abstract, TL;DR, open-access link, retraction and correction notices), then its
+    references and the papers citing it, each ranked by citation count. Use it to read up on a paper found by a
+    search or named by the user. Page the two lists with offset; next_offset says where the next rows start."""
+    from ..graph.bundle import fetch_paper_bundle
+    from ..render.paper import paper_markdown, record_dict
+    from .summaries import paper_brief
+
+    bundle = await current().online(lambda http, _store: fetch_paper_bundle(http, id))
+
+    def page(count: int) -> tuple[str, dict[str, Any]]:
+        view = SimpleNamespace(**{**bundle.__dict__, "references": bundle.references[offset:offset + count],
+                                  "citations": bundle.citations[offset:offset + count]})
+        record = record_dict(bundle.paper, bundle.records, all_authors=True)
+        following = offset + count
+        more = following < max(len(bundle.references), len(bundle.citations))
+        data = {"paper": record, "reference_count": bundle.reference_count, "citation_count": bundle.citation_count,
+                "references": [paper_brief(p) for p in view.references],
+                "citations": [paper_brief(p) for p in view.citations],
+                "rows": f"{offset + 1}-{following}", "next_offset": following if more else None,
+                "notes": list(bundle.notes)}
+        return paper_markdown(view, count), data
+
+    count = largest_fit(limit, lambda n: result_size(*page(n)), current().max_chars)
+    return tool_result(*page(count))
+
+
+async def paper_network(
+    ids: Annotated[list[str], Field(min_length=1, max_length=MAX_SEEDS, description="seed papers (any id form)")],
+    depth: Annotated[Literal[1, 2], Field(description="1: seeds, references, citing papers; 2: also the references "
+                                                      "of the most shared references")] = 1,
+    limit: Annotated[int, Field(ge=1, le=500, description="nodes listed per page")] = 100,
+    cursor: Cursor = None,
+):
+    """Build the citation network around one or more seed papers: the seeds, their references and the papers
+    citing them, with the citation links among all of them and the references several seeds share (the work
+    they build on). Use it to map a field's structure or find common foundations. Returns a Mermaid flowchart of
+    the best-connected papers, the shared references, and the nodes (n-ids, titles, years, citations) with the
+    links among them, paged by cursor."""
+    from ..core.identifiers import parse_paper_ref
+    from ..graph.network import build_network
+    from ..render.network import network_markdown, network_payload
+
+    arguments = {"ids": list(dict.fromkeys(ids)), "depth": depth, "limit": limit}
+    offset = 0
+    if cursor:
+        payload = decode_cursor(cursor, "paper_network")
+        arguments, offset = payload["args"], payload["offset"]
+    refs = [parse_paper_ref(text) for text in arguments["ids"]]
+    runtime = current()
+    key = call_key("paper_network", arguments)
+    network = runtime.recall(key)
+    if network is None:
+        network = await runtime.online(lambda http, _store: build_network(http, refs, depth=arguments["depth"]))
+        runtime.remember(key, network)
+    full = network_payload(network)
+    nodes = [{"id": n["id"], "seed": n["seed"], "title": n.get("title"), "year": n.get("year"),
+              "citations": n.get("citation_count"), "doi": n.get("doi"), "openalex": n.get("openalex_id")}
+             for n in full["nodes"]]
+    if offset and offset >= len(nodes):
+        raise UsageError(f"the cursor points past the last of the {len(nodes)} nodes")
+    text = network_markdown(network) if offset == 0 else ""
+
+    def page(count: int) -> dict[str, Any]:
+        listed = nodes[offset:offset + count]
+        ids_here = {n["id"] for n in listed}
+        following = offset + count
+        return {"node_count": full["node_count"], "edge_count": full["edge_count"], "seeds": full["seeds"],
+                "nodes": listed, "edges": [f"{e['citing']}->{e['cited']}" for e in full["edges"]
+                                           if e["citing"] in ids_here or e["cited"] in ids_here],
+                "shared_references": full["shared_references"], "failed_seeds": full["failed_seeds"],
+                "notes": full["notes"], "next_cursor": encode_cursor("paper_network", arguments, following)
+                if following < len(nodes) else None}
+
+    if len(text) > current().max_chars // 2:  # the drawing is capped, but titles can be long
+        text = "The network is in the data below (its drawing is too long for one result)."
+    count = largest_fit(min(arguments["limit"], len(nodes) - offset), lambda n: result_size(text, page(n)),
+                        current().max_chars) if nodes else 0
+    return tool_result(text, page(count))

@@ -1,0 +1,93 @@
+"""The filter aliases of the seed design on a search: ``institution``, ``topic``, ``source``,
+``publisher``, ``funder`` (an OpenAlex id or a name, resolved to the top match before the
+providers run), ``country``, ``continent``, and ``type``, ``open``, ``year``, ``citations``
+beside the explicit filters they stand for. An alias that disagrees with the explicit filter
+it stands for is an error, never a silent overwrite."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from ..core.errors import ProviderError, UsageError
+from ..core.filters import ENTITY_FILTERS, OPENALEX_ONLY_FILTERS, Filters, build_filters, parse_count_range
+from ..net.http import HttpClient
+from .options import SearchOptions
+
+
+def search_filters(*, year: str | None = None, since: str | None = None, until: str | None = None,
+                   venue: str | None = None, author: str | None = None, open_access: bool | None = None,
+                   types: list[str] | None = None, min_citations: int | None = None,
+                   open: bool | None = None, citations: str | None = None, country: list[str] | None = None,
+                   continent: list[str] | None = None, flag_prefix: str = "--", **entities: str | None) -> Filters:
+    """Filters from the explicit filters and the aliases (``entities``: source, institution,
+    topic, publisher, funder). UsageError for a bad value or an alias that contradicts its
+    explicit filter (``source``/``venue``, ``open``/``open_access``, ``citations``/``min_citations``)."""
+    def flag(name: str) -> str:
+        return flag_prefix + (name.replace("_", "-") if flag_prefix == "--" else name)
+
+    venue_given = (venue or "").strip()
+    source_given = (entities.get("source") or "").strip()
+    if venue_given and source_given and venue_given.casefold() != source_given.casefold():
+        raise UsageError(f"{flag('source')} {source_given!r} and {flag('venue')} {venue_given!r} disagree; "
+                         f"give one of them ({flag('source')} is an OpenAlex source, {flag('venue')} a name)")
+    if open is not None and open_access is not None and open != open_access:
+        raise UsageError(f"{flag('open')} and {flag('open_access')} disagree; give one of them")
+    low = high = None
+    try:
+        if citations is not None and str(citations).strip():
+            low, high = parse_count_range(str(citations), flag("citations"))
+        if min_citations is not None and citations:
+            if low != min_citations:
+                raise UsageError(f"{flag('citations')} {citations!r} and {flag('min_citations')} {min_citations} "
+                                 "disagree; give one of them")
+        return build_filters(year=year, since=since, until=until, venue=None if source_given else venue_given,
+                             author=author, open_access=bool(open or open_access), types=types,
+                             min_citations=low if low is not None else min_citations, max_citations=high,
+                             countries=country, continents=continent,
+                             **{name: entities.get(name) for name in ENTITY_FILTERS})
+    except ValueError as error:
+        raise UsageError(str(error).replace("--", flag_prefix) if flag_prefix != "--" else str(error)) from None
+
+
+def check_providers(filters: Filters, providers: list[str] | None) -> None:
+    """A filter only OpenAlex can apply, with OpenAlex left out of the chosen providers,
+    would silently remove every paper: refused instead."""
+    only_openalex = [name for name in filters.active() if name in OPENALEX_ONLY_FILTERS]
+    if only_openalex and providers is not None and "openalex" not in providers:
+        raise UsageError(f"only OpenAlex can apply the {', '.join(only_openalex)} filter; "
+                         "add openalex to the providers")
+
+
+async def resolve_filters(http: HttpClient, filters: Filters) -> Filters:
+    """``filters`` with each entity filter resolved to its OpenAlex id and name (one lookup
+    each, free of credits; an id is looked up for its name). UsageError when a name matches
+    nothing; ProviderError when OpenAlex cannot be asked."""
+    from ..providers.openalex_entities import kind_named, resolve_entity
+    from ..providers.openalex_entities_parse import api_entity_id
+
+    pending = [name for name in ENTITY_FILTERS if getattr(filters, name) and name not in filters.resolved]
+    if not pending:
+        return filters
+    session = http.session("openalex")
+    for name in pending:
+        kind, given = kind_named(name), getattr(filters, name)
+        try:
+            entity_id, display = await resolve_entity(session, kind, given)
+        except ProviderError:
+            given_id = api_entity_id(kind, given)
+            if given_id is None or ":" in given_id:  # a name (or an external id) needs its answer
+                raise
+            entity_id, display = given_id, given_id  # an OpenAlex id filters as it is; its name is a nicety
+        filters = filters.with_resolution(name, entity_id, display)
+    return filters
+
+
+async def with_resolved_filters(http: HttpClient, options: SearchOptions) -> SearchOptions:
+    check_providers(options.filters, options.providers)
+    resolved = await resolve_filters(http, options.filters)
+    return options if resolved is options.filters else replace(options, filters=resolved)
+
+
+def only_openalex_note(name: str, others: list[str]) -> str:
+    """What the footer says of a filter only OpenAlex can apply, after the other providers."""
+    return (f"only OpenAlex can apply it: papers from {', '.join(others)} are kept only where OpenAlex "
+            "found them too")
