@@ -30,7 +30,8 @@ def test_the_pages_show_the_commands_this_test_runs():
     assert sum(len(python_blocks(page)) for page in PAGES) >= 1
     for page in PAGES:
         for lang, body in blocks(page):
-            assert lang in ("bash", "text", "python", "markdown", ""), f"{page.name}: a ```{lang} block"
+            # json, toml: client configurations, checked by tests/mcp_server/test_client_configs.py
+            assert lang in ("bash", "text", "python", "markdown", "json", "toml", ""), f"{page.name}: a ```{lang} block"
             if lang == "bash":
                 assert not any(line.startswith("python ") for line in body.splitlines()), "python3 throughout"
                 assert "| dot" not in body, f"{page.name}: a pipe into dot leaves an empty file without Graphviz"

@@ -117,7 +117,9 @@ def test_every_tool_answers(tmp_path):
     assert {"rank", "ids", "title", "authors", "year", "venue", "citations", "doi_verified", "oa_url", "retracted",
             "relevance", "why"} <= set(first)
     assert [p["rank"] for p in search["papers"]] == [1, 2, 3, 4, 5]
-    assert search["papers"][1]["ids"]["doi"] == "10.1038/nbt.2647" and search["papers"][1]["doi_verified"] is True
+    crispr = next(p for p in search["papers"] if p["ids"].get("doi") == "10.1038/nbt.2647")
+    assert crispr["doi_verified"] is True and set(crispr["score_terms"]) == {"lexical", "agreement", "title_match",
+                                                                               "citation_prior"}
     assert "found by" in first["why"]
     assert "DNA targeting specificity" in answers["paper_get"].structured_content["paper"]["title"]
     assert answers["paper_citations"].structured_content["papers"], text_of(answers["paper_citations"])

@@ -9,23 +9,20 @@ from typing import Any
 from ..core.records import Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
-from ..search.rank import RankedPaper
+from ..search.rank import RankedPaper, why as rank_why
 
 AUTHORS_KEPT = 3
 
 
-def relevance_and_why(item: RankedPaper) -> dict[str, Any]:
-    """``relevance`` (0-1) and ``why``: the terms of the paper's score in words. Built from
-    what RankedPaper carries (its relevance, each provider's own score and rank); the one
-    place to change when the ranking gives its own terms."""
-    ranks = ", ".join(f"{hit.provider} #{hit.rank}" if hit.rank else hit.provider for hit in item.hits)
-    scores = ", ".join(f"{name} {score:.2f}" for name, score in sorted(item.provider_scores.items()))
-    why = f"found by {ranks}" if ranks else "found by citation chasing"
-    if scores:
-        why += f"; provider relevance {scores}"
+def relevance_and_why(item: RankedPaper, providers_answered: int | None = None) -> dict[str, Any]:
+    """``relevance``, ``score``, the terms of the score (search/rank.py) and ``why``, the
+    same in words; for a paper found by citation chasing, which seeds it connects to."""
+    why = rank_why(item, providers_answered) if item.score_terms else ""
     if item.via:
-        why += "; " + "; ".join(f"{entry.get('direction')} of {entry.get('seed')}" for entry in item.via)
-    return {"relevance": round(item.relevance, 4), "score": round(item.score, 4), "why": why}
+        why = "; ".join(filter(None, [why, *(f"{entry.get('direction')} of {entry.get('seed')}"
+                                            for entry in item.via)]))
+    return {"relevance": round(item.relevance, 4), "score": round(item.score, 4),
+            "score_terms": dict(item.score_terms), "why": why or "found by citation chasing"}
 
 
 def paper_brief(paper: Paper) -> dict[str, Any]:

@@ -49,9 +49,10 @@ COUNT = int
 RECORD = Fields({
     "record_version": int, "kind": str, "tool": MapOf(SCALAR), "searched_at": str, "topic": TEXT_OR_NONE,
     "variants": ListOf(str, 100),
+    # A filter is a value or a list of words; "resolved" maps an entity filter to [OpenAlex id, name].
     "options": Fields({"providers": ListOf(str, 100), "limit": int, "sort": str, "filters": MapOf(
-        (*SCALAR, ListOf(str, 100))), "verify": bool, "exclude_retracted": bool, "direction": str,
-        "topic": TEXT_OR_NONE}),
+        (*SCALAR, ListOf(str, 100), MapOf(ListOf(str, 2)))), "verify": bool, "exclude_retracted": bool,
+        "direction": str, "topic": TEXT_OR_NONE}),
     "providers": ListOf(Fields({"name": str, "count": int, "error": TEXT_OR_NONE,
                                 "requests": ListOf(REQUEST)}, required=("name",)), 100),
     "enrichment": ListOf(Fields({"name": str, "requests": ListOf(REQUEST)}, required=("name",)), 100),
@@ -119,7 +120,8 @@ def _join(where: str, name: str) -> str:
 
 def _names(kinds: tuple) -> str:
     words = {str: "text", int: "a whole number", float: "a number", bool: "true or false", type(None): "null"}
-    return " or ".join(words.get(kind, "a list") if isinstance(kind, type) else "a list" for kind in kinds)
+    return " or ".join(words.get(kind, "a list") if isinstance(kind, type)
+                       else "an object" if isinstance(kind, MapOf) else "a list" for kind in kinds)
 
 
 def _described(value: Any) -> str:
