@@ -28,6 +28,7 @@ COMMANDS = {
     "snowball": "litsearch.cli.snowball",
     "report": "litsearch.cli.report",
     "rerun": "litsearch.cli.rerun",
+    "read": "litsearch.cli.read",
 }
 
 
@@ -53,10 +54,12 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
     the first word is no paper id (paper, network), no library action, no file (dedupe)."""
     if not words or words[0].startswith("-"):
         return False
-    if name in ("paper", "network", "snowball"):
+    if name in ("paper", "network", "snowball", "read"):
         from ..core.errors import UnknownIdError
-        from ..core.identifiers import parse_paper_ref
+        from ..core.identifiers import parse_paper_ref, parse_pmcid_ref
 
+        if name == "read" and parse_pmcid_ref(words[0]):
+            return False
         try:
             parse_paper_ref(words[0])
         except UnknownIdError:
@@ -68,6 +71,8 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         return words[0] not in ACTIONS
     if name in ("report", "rerun"):  # a missing record file is not a topic
         return not words[0].lower().endswith(".json") and not Path(words[0]).exists()
+    if name == "zotero":
+        return words[0] != "push"
     return name in ("dedupe", "doctor") and not Path(words[0]).exists()
 
 

@@ -19,7 +19,7 @@ MIN_PYTHON = (3, 10)
 
 
 # What every command may need; found (not imported: a command imports what it uses).
-DEPENDENCIES = ("httpx", "feedparser", "rapidfuzz", "jinja2", "defusedxml")
+DEPENDENCIES = ("httpx", "feedparser", "rapidfuzz", "jinja2", "defusedxml", "pypdf")
 
 
 def _importable() -> bool:
