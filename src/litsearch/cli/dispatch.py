@@ -29,6 +29,7 @@ COMMANDS = {
     "report": "litsearch.cli.report",
     "rerun": "litsearch.cli.rerun",
     "read": "litsearch.cli.read",
+    "zotero": "litsearch.cli.zotero",
 }
 
 

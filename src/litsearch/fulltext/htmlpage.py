@@ -13,7 +13,7 @@ from urllib.parse import urljoin
 
 from ..core.urls import http_url
 from .document import FullText, NoFullText, Section, finish_sections
-from .htmltree import Node, Page, parse_html
+from .htmltree import Node, parse_html
 
 MIN_ARTICLE_CHARS = 2_000
 _LEVELS = {"h2": 1, "h3": 2, "h4": 3}
@@ -106,5 +106,3 @@ def _walk(container: Node):
 def _inline(node: Node) -> str:
     return " ".join(node.text().split())
 
-
-__all__ = ["Page", "parse_article_page", "pdf_link"]
