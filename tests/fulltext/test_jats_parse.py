@@ -44,7 +44,8 @@ def test_efetch_body_gives_every_part_in_order(shared):
     assert len(by_kind(document, "figures")[0].text.split("\n\n")) == 2
     assert by_kind(document, "figures")[0].text.startswith("Figure 1. ")
     # figure captions are not repeated inside the running text
-    assert all("Figure 1. " not in s.text for s in document.sections if s.kind != "figures")
+    caption = by_kind(document, "figures")[0].text.split("\n\n")[0][len("Figure 1. "):][:60]
+    assert all(caption not in s.text for s in document.sections if s.kind != "figures")
     names = [s.name for s in document.sections]
     assert len(names) == len(set(names))
 
@@ -139,3 +140,14 @@ def test_hostile_characters_never_reach_the_text():
     document = parse_jats(body.encode())
     assert document.title == "Tevil"
     assert document.sections[0].heading == "Intro" and document.sections[0].text == "AB"
+
+
+def test_floats_inside_a_paragraph_are_captions_not_running_text():
+    body = ("<article><body><sec><title>Results</title><p>Before the figure <fig id='f9'><label>Figure 9</label>"
+            "<caption><p>Caption words.</p></caption><graphic/></fig>after it <table-wrap><label>Table 2</label>"
+            "<caption><title>Counts.</title></caption><table><tr><td>1</td></tr></table></table-wrap>end.</p>"
+            "</sec></body></article>")
+    document = parse_jats(body)
+    assert document.sections[0].text == "Before the figure after it end."
+    assert by_kind(document, "figures")[0].text == "Figure 9. Caption words."
+    assert by_kind(document, "tables")[0].text == "Table 2. Counts."

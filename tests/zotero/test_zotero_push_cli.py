@@ -134,10 +134,18 @@ def test_rate_limit_and_backoff_are_honoured(run, zotero, tmp_path):
 
 
 def test_a_write_whose_answer_was_lost_is_not_stored_twice(run, zotero, tmp_path):
-    zotero.lose_answers = 1  # stored, answered 503; the retry with the same token gets 412
-    out = run(["--from", results_file(tmp_path, 5), "--collection", "Lost"]).stdout
-    assert out.endswith("5 created, 0 skipped as duplicates, 0 failed.\n")
-    assert len(zotero.items) == 5
+    # Stored, then answered 503; the HTTP layer sends it again with the same write token and
+    # Zotero answers 412: the collection, then the items, are found in the library, not written twice.
+    zotero.lose_answers = 1
+    out = run(["--from", results_file(tmp_path, 2), "--collection", "Lost"]).stdout
+    assert out.endswith("(created): 2 created, 0 skipped as duplicates, 0 failed.\n")
+    assert len(zotero.collections) == 1
+    zotero.lose_answers = 1
+    out = run(["--from", results_file(tmp_path, 5, start=2), "--collection", "Lost"]).stdout
+    assert out.endswith("(existing): 5 created, 0 skipped as duplicates, 0 failed.\n")
+    assert len(zotero.items) == 7 and zotero.writes == [1, 2, 5]  # each stored once
+    posts = [r for r in zotero.server.requests if r.method == "POST" and r.path.endswith("/items")]
+    assert len(posts) == 3 and posts[-1].headers["zotero-write-token"] == posts[-2].headers["zotero-write-token"]
 
 
 def test_a_server_without_pmid_fields_gets_them_in_extra(run, zotero, tmp_path):
@@ -255,3 +263,12 @@ def test_python_function(zotero, monkeypatch, tmp_path):
     assert (result["created"], result["duplicates"], result["failed"]) == (3, 0, 0)
     assert [o["status"] for o in result["outcomes"]] == ["created"] * 3
     assert fake_zotero.KEY not in json.dumps(result)
+
+
+def test_the_connector_is_reached_directly_whatever_proxy_is_set(zotero, tmp_path):
+    # A proxy for the web must not be asked for Zotero desktop on this machine.
+    env = command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "c"), ZOTERO_API_KEY="", ZOTERO_LIBRARY_ID="",
+                      HTTP_PROXY="http://127.0.0.1:9", http_proxy="http://127.0.0.1:9", NO_PROXY="", no_proxy="")
+    run = command_runner(env, tmp_path, prefix=["zotero", "push"])
+    out = run(["--from", results_file(tmp_path, 2), "--collection", "Review"]).stdout
+    assert out.endswith("2 created, 0 skipped as duplicates, 0 failed.\n")

@@ -86,12 +86,23 @@ async def push_to_zotero(ids: Sequence[str] = (), from_file: str | None = None, 
     gathered = read_results_file(from_file) if from_file else Gathered()  # a bad file is refused before any request
     paces = {web_api.ZOTERO: web_api.PACE, connector.CONNECTOR: connector.PACE, **(policies or {})}
     async with HttpClient(settings, cache=ResponseCache(store, cache_mode), policies=policies) as lookups, \
-            HttpClient(settings, policies=paces) as zotero:
+            HttpClient(settings, policies=paces, transport=_direct_to_loopback(settings, route)) as zotero:
         papers, notes = await _gather(ids, gathered, from_library, lookups, store, progress)
         if not papers:
             raise NotFound("no papers to push")
         summary = await push_papers(papers, collection, route, zotero, target, progress)
     return summary, notes
+
+
+def _direct_to_loopback(settings: Settings, route: str) -> Any:
+    """Zotero desktop listens on this machine: a proxy set for the web (HTTP_PROXY) must not be
+    asked for it. An explicit transport is httpx's way to ignore the proxy variables."""
+    import httpx
+
+    host = httpx.URL(settings.base_urls[connector.CONNECTOR]).host
+    if route == "connector" and host in ("127.0.0.1", "localhost", "::1"):
+        return httpx.AsyncHTTPTransport()
+    return None
 
 
 async def _gather(ids: Sequence[str], gathered: Gathered, from_library: bool, http: HttpClient, store: Any,
