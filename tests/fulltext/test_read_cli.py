@@ -10,8 +10,9 @@ import json
 import pytest
 from command import command_env, command_runner
 
+import fake_apis
 import fake_fulltext
-from fake_server import FakeServer
+from fake_server import Answer, FakeServer
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +159,18 @@ def test_python_function_for_the_mcp_tool(server, monkeypatch, shared):
     assert payload["source"]["name"] == "Europe PMC" and payload["title"].startswith("Comment on")
     assert [s["name"] for s in payload["shown"]] == ["references"]
     assert len(payload["shown"][0]["text"].split("\n")) == 4
+
+
+def test_a_doi_whose_record_names_a_pmcid_is_read_from_pmc(run, server, shared):
+    shared(fake_fulltext.NCBI_FILES["3299399"].relative_to(fake_fulltext.FIXTURES))
+    paper = {"key": "frontiers", "title": "The Effects of Psychosis Risk Variants on Brain Connectivity: A Review",
+             "authors": ["Omar Mothersill", "Gary Donohoe"], "year": 2012, "venue": "Frontiers in Psychiatry",
+             "doi": "10.3389/fpsyt.2012.00018", "s2": "f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"}
+    record = fake_apis.s2_paper(paper)
+    record["externalIds"]["PubMedCentral"] = "3299399"  # how Semantic Scholar names a PMCID
+    server.route("/s2/graph/v1/paper/DOI:10.3389/fpsyt.2012.00018",
+                 lambda request: Answer(200, json.dumps(record)))
+    proc = run(["https://doi.org/10.3389/fpsyt.2012.00018", "--section", "abstract"])
+    assert "**Source:** PubMed Central, JATS XML" in proc.stdout
+    assert "looking up DOI 10.3389/fpsyt.2012.00018 in Semantic Scholar and OpenAlex" in proc.stderr
+    assert not server.requests_to("/unpaywall/v2/10.3389")  # PMC answered: Unpaywall was not needed
