@@ -272,3 +272,8 @@ def test_the_connector_is_reached_directly_whatever_proxy_is_set(zotero, tmp_pat
     run = command_runner(env, tmp_path, prefix=["zotero", "push"])
     out = run(["--from", results_file(tmp_path, 2), "--collection", "Review"]).stdout
     assert out.endswith("2 created, 0 skipped as duplicates, 0 failed.\n")
+
+
+def test_notes_about_the_papers_are_shown_even_with_quiet(desktop, tmp_path):
+    proc = desktop(["--from", results_file(tmp_path, 1), "--collection", "Review", "-q"])
+    assert proc.stderr.startswith("lit-search: note: duplicates were not checked")

@@ -78,7 +78,8 @@ def zotero_command(argv: Sequence[str]) -> int:
         summary, notes = asyncio.run(push_to_zotero(args.ids, args.from_file, args.from_library,
                                                     collection=args.collection, via=args.via, settings=settings,
                                                     store=store, progress=console.say))
+    # Notes are about the papers themselves (entries skipped, duplicates unchecked): shown even with -q.
     for note in notes + summary.notes:
-        console.say(f"note: {note}")
+        console.warn(f"note: {note}")
     write_output(push_report(summary), settings)
     return ExitCode.ALL_FAILED if summary.count("failed") else ExitCode.OK
