@@ -4,6 +4,8 @@
     from litsearch.api import openalex, semantic_scholar, crossref, unpaywall
 
     literature_search("CRISPR off-target effects", max_results=10, date_from="2020")
+    read_paper("PMC3299399", sections=["methods"], max_chars=20000)
+    push_to_zotero(["10.1038/nbt.2647"], collection="To read")
     semantic_scholar.get_paper_details("DOI:10.1038/nbt.2647")
 
 The functions are synchronous (they run their own event loop, in a worker thread when
@@ -23,8 +25,10 @@ from ..search.pipeline import run_search
 from ..search.plan import parse_provider_list
 from . import crossref, openalex, semantic_scholar, unpaywall
 from ._run import run_sync, settings
+from .fulltext import read_paper
+from .zotero import push_to_zotero
 
-__all__ = ["LitSearchError", "literature_search", "pubmed_search",
+__all__ = ["LitSearchError", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
            "openalex", "semantic_scholar", "crossref", "unpaywall"]
 
 

@@ -29,6 +29,8 @@ COMMANDS = {
     "report": "litsearch.cli.report",
     "rerun": "litsearch.cli.rerun",
     "mcp": "litsearch.cli.mcp",
+    "read": "litsearch.cli.read",
+    "zotero": "litsearch.cli.zotero",
 }
 # OpenAlex's entities: `lit-search author list QUERY`, `lit-search author get ID`, …
 ENTITY_COMMANDS = ("author", "source", "institution", "topic", "publisher", "funder")
@@ -83,10 +85,12 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
     the first word is no paper id (paper, network), no library action, no file (dedupe)."""
     if not words or words[0].startswith("-"):
         return False
-    if name in ("paper", "network", "snowball"):
+    if name in ("paper", "network", "snowball", "read"):
         from ..core.errors import UnknownIdError
-        from ..core.identifiers import parse_paper_ref
+        from ..core.identifiers import parse_paper_ref, parse_pmcid_ref
 
+        if name == "read" and parse_pmcid_ref(words[0]):
+            return False
         try:
             parse_paper_ref(words[0])
         except UnknownIdError:
@@ -98,6 +102,8 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         return words[0] not in ACTIONS
     if name in ("report", "rerun"):  # a missing record file is not a topic
         return not words[0].lower().endswith(".json") and not os.path.lexists(words[0])
+    if name == "zotero":
+        return words[0] != "push"
     # lexists: a symbolic link (even a broken one or a loop) names a file, not a topic.
     return name in ("dedupe", "doctor") and not os.path.lexists(words[0])
 

@@ -26,6 +26,11 @@ DEFAULT_BASE_URLS = {
     "crossref": "https://api.crossref.org",
     "unpaywall": "https://api.unpaywall.org",
     "web": "https://api.tavily.com",
+    # Services that are no search provider: full texts (read) and Zotero (zotero push).
+    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
+    "arxiv_web": "https://arxiv.org",
+    "zotero": "https://api.zotero.org",
+    "zotero_connector": "http://127.0.0.1:23119",
 }
 
 CACHE_SIZE_VARIABLE = "LITSEARCH_CACHE_MAX_MB"
@@ -39,6 +44,10 @@ BASE_URL_VARIABLES = {
     "crossref": "LITSEARCH_CROSSREF_URL",
     "unpaywall": "LITSEARCH_UNPAYWALL_URL",
     "web": "LITSEARCH_TAVILY_URL",
+    "europepmc": "LITSEARCH_EUROPEPMC_URL",
+    "arxiv_web": "LITSEARCH_ARXIV_WEB_URL",
+    "zotero": "LITSEARCH_ZOTERO_URL",
+    "zotero_connector": "LITSEARCH_ZOTERO_CONNECTOR_URL",
 }
 
 SECRET_VARIABLES = environment.KEY_VARIABLES
@@ -78,6 +87,7 @@ class Settings:
     ncbi_api_key: str | None = None
     openalex_api_key: str | None = None
     tavily_api_key: str | None = None
+    zotero_api_key: str | None = None
     email: str | None = None
     connect_timeout: float = 5.0
     read_timeout: float = 15.0
@@ -111,6 +121,7 @@ class Settings:
             ncbi_api_key=(env.get("NCBI_API_KEY") or "").strip() or None,
             openalex_api_key=(env.get("OPENALEX_API_KEY") or "").strip() or None,
             tavily_api_key=(env.get("TAVILY_API_KEY") or "").strip() or None,
+            zotero_api_key=(env.get("ZOTERO_API_KEY") or "").strip() or None,
             email=email,
             connect_timeout=_float_env(env, "LITSEARCH_CONNECT_TIMEOUT", 5.0),
             read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
@@ -128,7 +139,8 @@ class Settings:
     def has_secret(self, variable: str) -> bool:
         """Whether the key in environment variable ``variable`` is set."""
         value = {"SEMANTIC_SCHOLAR_API_KEY": self.semantic_scholar_api_key, "NCBI_API_KEY": self.ncbi_api_key,
-                 "OPENALEX_API_KEY": self.openalex_api_key, "TAVILY_API_KEY": self.tavily_api_key}.get(variable)
+                 "OPENALEX_API_KEY": self.openalex_api_key, "TAVILY_API_KEY": self.tavily_api_key,
+                 "ZOTERO_API_KEY": self.zotero_api_key}.get(variable)
         return bool(value)
 
     def url(self, provider: str, path: str) -> str:

@@ -261,6 +261,19 @@ ID_HELP = ("a DOI (10.…, doi:…, https://doi.org/…), a PMID (digits, PMID:�
            "or an OpenAlex id (W…)")
 
 
+_PMCID_REF = re.compile(
+    r"^(?:pmcid\s*:?\s*|(?:https?://)?(?:www\.)?(?:ncbi\.nlm\.nih\.gov/pmc/articles/|pmc\.ncbi\.nlm\.nih\.gov/articles/|"
+    r"europepmc\.org/articles?/(?:PMC/)?))?(PMC\d{1,10})(?:\.\d+)?/?$", re.I)
+
+
+def parse_pmcid_ref(text: str) -> PaperRef | None:
+    """A PubMed Central id as users type it (``PMC3299399``, ``PMCID: PMC3299399``, a PMC or
+    Europe PMC article URL), or None. Commands that read full texts accept it besides
+    ``parse_paper_ref``'s ids."""
+    match = _PMCID_REF.match(" ".join(str(text or "").split()))
+    return PaperRef("pmcid", "PMC" + match.group(1)[3:]) if match else None
+
+
 def parse_paper_ref(text: str) -> PaperRef:
     """Classify a paper id in any of its usual spellings; ``UnknownIdError`` when it is none.
 

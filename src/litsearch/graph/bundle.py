@@ -153,6 +153,21 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
     )
 
 
+async def fetch_paper_record(http: HttpClient, ref: str | PaperRef,
+                             progress: Callable[[str], None] | None = None) -> tuple[Paper, list[str]]:
+    """(the paper's merged record, notes): Semantic Scholar and OpenAlex asked in parallel, as
+    for ``fetch_paper_bundle``, but no lists. Raises as ``fetch_paper_bundle`` does."""
+    paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
+    attempts = _Attempts(http.settings)
+    if progress:
+        progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
+    lookup = await _look_up(http.session(S2), http.session(OPENALEX), paper_ref, attempts)
+    if lookup.s2 is None and lookup.openalex is None:
+        raise _not_found(paper_ref, lookup, attempts)
+    paper, _records = _merged_record(lookup, attempts)
+    return paper, attempts.notes
+
+
 async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> Paper | None:
     """Crossref's record of the paper's DOI (its ``updated-by`` notices), in the same round as
     the lists; None without a Crossref DOI or when Crossref could not answer."""

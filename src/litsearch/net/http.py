@@ -32,6 +32,8 @@ from .shared_pace import BUSY, SharedPace
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
+# The User-Agent for hosts that are no configured API (open copies): lit-search, no contact email.
+ANONYMOUS_AGENT = f"lit-search/{__version__} (+{DEFAULT_CONTACT})"
 # Parameters that identify the user (keys, contact emails): never written into a search record.
 IDENTITY_PARAMETERS = frozenset({"api_key", "email", "mailto", "x-api-key"})
 MACHINE_SLOT_POLL_SECONDS = 0.02
@@ -229,9 +231,13 @@ class ProviderSession:
         return self.deadline - self.http.clock()
 
     async def get(self, url: str, *, params: Any = None, headers: Mapping[str, str] | None = None,
-                  accept_status: frozenset[int] = frozenset(), retries: int | None = None) -> FetchedResponse:
+                  accept_status: frozenset[int] = frozenset(), retries: int | None = None,
+                  other_origins: bool = False) -> FetchedResponse:
+        """``other_origins``: the URL is no configured API (an open copy a publisher hosts) and
+        carries no credential, so its redirects to other hosts are followed, anonymously."""
+        extra = {"other_origins": True} if other_origins else {}
         return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status,
-                                  retries=retries)
+                                  retries=retries, **extra)
 
     async def post(self, url: str, *, params: Any = None, data: Any = None, json: Any = None,
                    headers: Mapping[str, str] | None = None,
@@ -368,6 +374,7 @@ class ProviderSession:
 
     async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
+        anonymous = ANONYMOUS_AGENT if kwargs.pop("other_origins", False) else None
         interval = paced_interval(self.policy.min_interval)
 
         async def sent(event: str, info: Any) -> None:
@@ -382,7 +389,7 @@ class ProviderSession:
             async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
                 if response.status_code in REDIRECT_STATUSES:
                     try:
-                        method, url, kwargs = next_request(response, method, kwargs, hops)
+                        method, url, kwargs = next_request(response, method, kwargs, hops, anonymous)
                     except RedirectRefused as refused:
                         raise self.error(str(refused), status=response.status_code) from None
                     continue

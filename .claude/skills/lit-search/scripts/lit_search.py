@@ -22,7 +22,7 @@ MIN_PYTHON = (3, 10)
 # imported: a command imports what it uses).
 DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
                 "defusedxml": "defusedxml", "pystemmer": "Stemmer",
-                "mcp": "mcp"}
+                "mcp": "mcp", "pypdf": "pypdf"}
 
 
 def _importable() -> bool:

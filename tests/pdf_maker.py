@@ -1,0 +1,58 @@
+"""Small text PDFs made in tests (no dependency): each page's lines in Helvetica, top to bottom.
+
+pypdf reads their text back line by line, so a test can state exactly which headings, pages
+and words a PDF holds. ``blank_pages`` makes a PDF without any text (a scan has none either).
+"""
+
+from __future__ import annotations
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+
+
+def make_pdf(pages: list[list[str]], title: str | None = None, author: str | None = None) -> bytes:
+    """A PDF with one page per list of lines (Latin-1 text)."""
+    objects: list[bytes] = []
+    font_id = 3
+    page_ids = []
+    contents = []
+    for lines in pages:
+        stream = "BT /F1 11 Tf 14 TL 72 760 Td " + " ".join(f"({_escape(line)}) Tj T*" for line in lines) + " ET"
+        contents.append(stream.encode("latin-1"))
+    # 1 catalog, 2 pages, 3 font, then (page, content) pairs, then the info dictionary
+    first = 4
+    for index in range(len(pages)):
+        page_ids.append(first + 2 * index)
+    info_id = first + 2 * len(pages)
+    kids = " ".join(f"{pid} 0 R" for pid in page_ids)
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
+    for index, stream in enumerate(contents):
+        pid = page_ids[index]
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 {font_id} "
+                       f"0 R >> >> /Contents {pid + 1} 0 R >>".encode())
+        objects.append(b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream")
+    info = []
+    if title:
+        info.append(f"/Title ({_escape(title)})")
+    if author:
+        info.append(f"/Author ({_escape(author)})")
+    objects.append(("<< " + " ".join(info) + " >>").encode("latin-1"))
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info {info_id} 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+def blank_pages(count: int = 3) -> bytes:
+    """A PDF of ``count`` pages without any text: what a scanned paper looks like to a text reader."""
+    return make_pdf([[] for _ in range(count)])
