@@ -30,6 +30,15 @@ SAMPLE_FILES = {"records.csv": DATA / "dedupe" / "small.csv", "export.ris": DATA
 GRAPHVIZ_DRAWING = re.compile(r"^lit-search network .*-o (\S+\.(?:svg|png|pdf))\b")
 
 
+def install_fakes(server) -> dict[str, str]:
+    """Every fake the pages' commands talk to on ``server`` (the scholarly APIs, the full-text
+    sources, Zotero's Web API): the LITSEARCH_*_URL and Zotero variables that point at them."""
+    import fake_fulltext
+    from fake_zotero import FakeZotero
+
+    return {**fake_fulltext.install(server), **FakeZotero().install(server)}
+
+
 def blocks(page: Path) -> list[tuple[str, str]]:
     """(language, text) of every fenced block of ``page``."""
     text = page.read_text(encoding="utf-8")

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import fake_apis
-from docs_commands import INSTALLER, PAGES, all_commands, page_folder, run_page
+from docs_commands import INSTALLER, PAGES, all_commands, install_fakes, page_folder, run_page
 from fake_server import FakeServer
 from plugin_support import plugin_copy
 
@@ -80,6 +79,6 @@ def test_every_command_on_the_page_runs_in_a_fresh_shell(page, installed, tmp_pa
            # provider scripts reuse under a bare python3, and the library the pages fill
            "XDG_DATA_HOME": str(home / ".local" / "share")}
     with FakeServer() as server:
-        env.update(fake_apis.install(server))
+        env.update(install_fakes(server))
         failures = run_page(page, page_folder(tmp_path, page, checkout=clone), env, python=str(python))
     assert not failures, "\n".join(map(str, failures))

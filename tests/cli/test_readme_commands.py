@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import fake_apis
-from docs_commands import INSTALLER, PAGES, all_commands, blocks, page_folder, python_blocks, run_page, shell_commands
+from docs_commands import install_fakes, INSTALLER, PAGES, all_commands, blocks, page_folder, python_blocks, run_page, shell_commands
 from fake_server import FakeServer
 
 README = PAGES[0]
@@ -59,7 +58,7 @@ def activated_env():
     env = {"PATH": f"{venv_bin}{os.pathsep}{base_path}", "VIRTUAL_ENV": str(venv_bin.parent),
            "LANG": "C.UTF-8", "LITSEARCH_EMAIL": "researcher@example.org"}
     with FakeServer() as server:
-        env.update(fake_apis.install(server))
+        env.update(install_fakes(server))
         yield env
 
 

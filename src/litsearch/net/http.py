@@ -375,6 +375,8 @@ class ProviderSession:
     async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
         anonymous = ANONYMOUS_AGENT if kwargs.pop("other_origins", False) else None
+        # follow_redirects=False from the caller: an API that never redirects; a 3xx is its answer.
+        follow = kwargs.pop("follow_redirects", True) is not False
         interval = paced_interval(self.policy.min_interval)
 
         async def sent(event: str, info: Any) -> None:
@@ -387,7 +389,7 @@ class ProviderSession:
 
         for hops in range(MAX_HOPS):
             async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
-                if response.status_code in REDIRECT_STATUSES:
+                if response.status_code in REDIRECT_STATUSES and follow:
                     try:
                         method, url, kwargs = next_request(response, method, kwargs, hops, anonymous)
                     except RedirectRefused as refused:
