@@ -358,46 +358,66 @@ def _pubmed_name(name: str) -> str:
     return parts[-1] + " " + "".join(x[0] for x in parts[:-1])
 
 
+# Every CommentsCorrections@RefType value of the PubMed DTD (pubmed_*.dtd, as listed in
+# ../shared/reference/apis-more.md section 2): the "…In" forms sit on the original article,
+# the "…Of/For/From" forms on the notice or new version.
+PUBMED_REF_TYPES = (
+    "AssociatedDataset", "AssociatedPublication", "Cites", "CommentIn", "CommentOn",
+    "CorrectedandRepublishedFrom", "CorrectedandRepublishedIn", "ErratumFor", "ErratumIn",
+    "ExpressionOfConcernFor", "ExpressionOfConcernIn", "OriginalReportIn", "ReprintIn", "ReprintOf",
+    "RepublishedFrom", "RepublishedIn", "RetractedandRepublishedFrom", "RetractedandRepublishedIn",
+    "RetractionIn", "RetractionOf", "SummaryForPatientsIn", "UpdateIn", "UpdateOf",
+)
+
+
+def comments_corrections_xml(comments: list[tuple[str, str, str]]) -> str:
+    """``<CommentsCorrectionsList>`` as efetch writes it: (RefType, RefSource, PMID) each."""
+    items = "".join(f'<CommentsCorrections RefType="{ref_type}"><RefSource>{escape(source)}</RefSource>'
+                    f'<PMID Version="1">{pmid}</PMID></CommentsCorrections>'
+                    for ref_type, source, pmid in comments)
+    return f"<CommentsCorrectionsList>{items}</CommentsCorrectionsList>" if items else ""
+
+
+def pubmed_article_xml(p: dict, pmid: str) -> str:
+    """One ``<PubmedArticle>`` of an efetch answer (rettype=abstract, retmode=xml)."""
+    sentences = (p.get("abstract") or "").split(". ")
+    abstract = ""
+    if sentences and sentences[0]:
+        abstract = (
+            "<Abstract>"
+            f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">{escape(sentences[0])}.</AbstractText>'
+            f'<AbstractText Label="RESULTS" NlmCategory="RESULTS">{escape(". ".join(sentences[1:]))}'
+            "</AbstractText></Abstract>"
+        )
+    authors = "".join(
+        f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
+        for n in p["authors"])
+    types = "".join(f"<PublicationType>{escape(kind)}</PublicationType>"
+                    for kind in p.get("pubmed_types", ["Journal Article"]))
+    comments = comments_corrections_xml(p.get("pubmed_comments", []))
+    doi = p.get("pubmed_doi", p.get("doi"))
+    doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
+    return (
+        "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
+        f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
+        "<Journal><JournalIssue CitedMedium=\"Internet\"><Volume>11</Volume>"
+        f"<PubDate><Year>{p['year']}</Year><Month>Mar</Month></PubDate></JournalIssue>"
+        f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
+        f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
+        f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
+        f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}</MedlineCitation>"
+        f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
+        "</ArticleIdList></PubmedData></PubmedArticle>")
+
+
+def efetch_body(articles: list[str]) -> str:
+    return '<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>"
+
+
 def pubmed_efetch(request: SeenRequest) -> Answer:
     corpus = _pubmed_corpus()
-    articles = []
-    for pmid in _requested_ids(request):
-        p = corpus.get(pmid)
-        if not p:
-            continue
-        sentences = (p.get("abstract") or "").split(". ")
-        abstract = ""
-        if sentences and sentences[0]:
-            abstract = (
-                "<Abstract>"
-                f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">{escape(sentences[0])}.</AbstractText>'
-                f'<AbstractText Label="RESULTS" NlmCategory="RESULTS">{escape(". ".join(sentences[1:]))}'
-                "</AbstractText></Abstract>"
-            )
-        authors = "".join(
-            f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
-            for n in p["authors"])
-        types = "".join(f"<PublicationType>{escape(kind)}</PublicationType>"
-                        for kind in p.get("pubmed_types", ["Journal Article"]))
-        comments = "".join(f'<CommentsCorrections RefType="{ref_type}"><RefSource>{escape(source)}</RefSource>'
-                           f'<PMID Version="1">{pmid}</PMID></CommentsCorrections>'
-                           for ref_type, source, pmid in p.get("pubmed_comments", []))
-        comments = f"<CommentsCorrectionsList>{comments}</CommentsCorrectionsList>" if comments else ""
-        doi = p.get("pubmed_doi", p.get("doi"))
-        doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
-        articles.append(
-            "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
-            f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
-            "<Journal><JournalIssue CitedMedium=\"Internet\"><Volume>11</Volume>"
-            f"<PubDate><Year>{p['year']}</Year><Month>Mar</Month></PubDate></JournalIssue>"
-            f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
-            f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
-            f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
-            f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}</MedlineCitation>"
-            f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
-            "</ArticleIdList></PubmedData></PubmedArticle>")
-    body = ('<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>")
-    return Answer(200, body, content_type="text/xml; charset=UTF-8")
+    articles = [pubmed_article_xml(corpus[pmid], pmid) for pmid in _requested_ids(request) if pmid in corpus]
+    return Answer(200, efetch_body(articles), content_type="text/xml; charset=UTF-8")
 
 
 # --- arXiv ----------------------------------------------------------------------
