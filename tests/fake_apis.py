@@ -164,6 +164,23 @@ CORPUS: list[dict[str, Any]] = [
         "crossref_updated_by": [{"DOI": "10.5555/jfg.2020.0303", "type": "correction", "source": "publisher",
                                  "label": "Correction", "updated": {"date-parts": [[2020, 9, 1]]}}],
     },
+    # A retraction only PubMed knows (issue 20, item 1): OpenAlex has not caught up (is_retracted
+    # false), Crossref has no notice, and the topic is one the automatic choice sends to Semantic
+    # Scholar and OpenAlex only. Its PMID reaches the row through both.
+    {
+        "key": "pubmed_only_retraction",
+        "topic": "turing pattern",
+        "title": "Turing patterns on a growing reaction-diffusion domain",
+        "authors": ["Rosa Ficta", "Ugo Inventato"], "year": 2018, "date": "2018-05-14",
+        "venue": "Journal of Fictional Morphogenesis",
+        "doi": "10.5555/jfm.2018.0042", "pmid": "29000003", "s2": "f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3",
+        "openalex": "W3100000003", "citations": 64,
+        "abstract": "Turing patterns emerge on a domain that grows while the reaction diffusion system runs.",
+        "in": ["semantic_scholar", "openalex", "pubmed"],
+        "pubmed_types": ["Journal Article", "Retracted Publication"],
+        "pubmed_comments": [("RetractedandRepublishedIn", "J Fict Morphog. 2020;3:12. doi: 10.5555/jfm.2020.0012.",
+                             "32000004")],
+    },
 ]
 
 

@@ -2,9 +2,11 @@
 
 Semantic Scholar answers first: ``/paper/{id}`` for the record, ``/paper/{id}/references``
 and ``/paper/{id}/citations`` for the lists. OpenAlex is asked for the same record in
-parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 50
+parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 100
 ids) and its ``cites:`` filter are the fallback when Semantic Scholar fails, does not know
-the paper, or lists nothing. A provider failure becomes a note. Only a paper that no
+the paper, or lists nothing. A paper with a PMID is also asked of PubMed, in the round of the
+lists: MEDLINE marks retracted articles and links every notice (Crossref is asked for the
+DOI's notices in the same round). A provider failure becomes a note. Only a paper that no
 provider has is an error: ``NotFound``, or ``FetchFailed`` when every provider asked failed.
 """
 
@@ -31,6 +33,7 @@ log = logging.getLogger("litsearch")
 
 S2 = semantic_scholar.NAME
 OPENALEX = openalex.NAME
+PUBMED = "pubmed"
 # A long review lists hundreds of works; 200 ids (4 list calls) cover nearly every paper
 # while keeping one lookup cheap. The true total is still reported.
 OPENALEX_MAX_REFERENCES = 200
@@ -128,20 +131,29 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
         progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
     lookup = await _look_up(s2_session, oa_session, paper_ref, attempts)
     if lookup.s2 is None and lookup.openalex is None:
-        raise _not_found(paper_ref, lookup, attempts)
+        pubmed_record = await _pubmed_record(http, paper_ref.value, attempts) if paper_ref.kind == "pmid" else None
+        if pubmed_record is None:
+            raise _not_found(paper_ref, lookup, attempts)
+        attempts.note("Semantic Scholar and OpenAlex do not know this PMID; PubMed's record is shown, "
+                      "without references or citing papers")
+        return PaperBundle(paper=pubmed_record, references=[], citations=[], reference_count=0,
+                           citation_count=0, notes=attempts.notes, sources=[PUBMED], records=[pubmed_record])
     paper, records = _merged_record(lookup, attempts)
 
     # The lists are asked of S2 only when S2 knows the paper (by its own id, most specific).
     s2_ids = semantic_scholar.api_ids(lookup.s2[0]) if lookup.s2 else []
     s2_id = s2_ids[0] if s2_ids else None
     work = lookup.openalex
-    (references, references_from), (citations, citations_from), notices = await asyncio.gather(
+    (references, references_from), (citations, citations_from), notices, pubmed_record = await asyncio.gather(
         _reference_list(s2_session, oa_session, s2_id, _known(work), attempts),
         _citation_list(s2_session, oa_session, s2_id, work, attempts),
         _notices(http, paper, attempts),
+        _pubmed_record(http, paper.pmid, attempts),
     )
     if notices is not None:  # Crossref's retraction and correction notices, with their DOIs
         paper = with_notices(paper, notices.retracted, notices.updates)
+    if pubmed_record is not None:  # PubMed's "Retracted Publication" and CommentsCorrections
+        paper = with_notices(paper, pubmed_record.retracted, pubmed_record.updates)
     reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
     reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
     citation_count = max(paper.citation_count or 0, len(citations))
@@ -163,6 +175,18 @@ async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> Paper
     _, found = await attempts.run(crossref.NAME, "looking up retraction and correction notices",
                                   crossref.get_work(http.session(crossref.NAME), paper.doi))
     return found
+
+
+async def _pubmed_record(http: HttpClient, pmid: str | None, attempts: _Attempts) -> Paper | None:
+    """PubMed's record of the PMID (None without a PMID, or when PubMed could not answer):
+    what MEDLINE says about retraction and notices, which OpenAlex and Crossref can lack."""
+    if not pmid:
+        return None
+    from ..providers import pubmed
+
+    _, found = await attempts.run(PUBMED, "looking up retraction and correction notices",
+                                  pubmed.fetch_notice_records(http.session(PUBMED), [pmid]))
+    return (found or {}).get(pmid)
 
 
 async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, attempts: _Attempts) -> _Lookup:
