@@ -566,6 +566,27 @@ OPENALEX_LIMIT_HEADERS = {"X-RateLimit-Limit-USD": "1", "X-RateLimit-Remaining-U
 CROSSREF_LIMIT_HEADERS = {"X-Rate-Limit-Limit": "1", "X-Rate-Limit-Interval": "1s", "X-Concurrency-Limit": "1"}
 
 
+# OpenAlex once the day's allowance is spent: a 429 with the budget headers of its production
+# proxy (../shared/reference/apis-more.md section 6: X-RateLimit-*-USD, -Credits-Required,
+# -Reset = seconds to midnight UTC, and Retry-After).
+def openalex_budget_spent(limit_usd: str = "0.1", reset_seconds: int = 35_000) -> Answer:
+    return Answer(429, json.dumps({"error": "Rate limit exceeded",
+                                   "message": "Daily budget exceeded. Resets at midnight UTC."}),
+                  headers={"X-RateLimit-Limit-USD": limit_usd, "X-RateLimit-Remaining-USD": "0",
+                           "X-RateLimit-Prepaid-Remaining-USD": "0", "X-RateLimit-Limit": "1000",
+                           "X-RateLimit-Remaining": "0", "X-RateLimit-Credits-Used": "1000",
+                           "X-RateLimit-Credits-Required": "10", "X-RateLimit-Cost-Required-USD": "0.001",
+                           "X-RateLimit-Reset": str(reset_seconds), "Retry-After": str(reset_seconds)})
+
+
+# The per-second limit (not the day's budget): a 429 with a short Retry-After and money left.
+OPENALEX_PER_SECOND_429 = Answer(429, json.dumps({"error": "Rate limit exceeded", "message": "Too many requests"}),
+                                 headers={"Retry-After": "1", "X-RateLimit-Limit-USD": "1",
+                                          "X-RateLimit-Remaining-USD": "0.7", "X-RateLimit-Reset": "35000"})
+# 403 as OpenAlex's current errors page has it: forbidden (a plan or resource), not "slow down".
+OPENALEX_FORBIDDEN = Answer(403, json.dumps({"error": "Forbidden", "message": "Plan upgrade required"}))
+
+
 def _with_headers(responder: Callable[[SeenRequest], Answer], headers: dict[str, str]):
     def answer(request: SeenRequest) -> Answer:
         reply = responder(request)

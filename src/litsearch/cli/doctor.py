@@ -62,8 +62,12 @@ def doctor_command(argv: Sequence[str]) -> int:
     report = diagnose(settings)
     if args.check:
         checks = asyncio.run(check_all(settings))
+        from ..providers.base import get_provider
+
         for entry in report["providers"]:
             entry["check"] = checks[entry["name"]]
+            # The check's answer carried today's allowance: show it as it is now.
+            entry["budget"] = get_provider(entry["name"]).budget_today(settings)
     from ..render.doctor import doctor_markdown
 
     write_output(json_text(report) if args.format == "json" else doctor_markdown(report), settings)
@@ -96,6 +100,7 @@ def diagnose(settings: Settings) -> dict[str, Any]:
             "pace": _pace_words(pace.min_interval, pace.max_in_flight),
             "limits": provider.limits,
             "missing": missing,
+            "budget": provider.budget_today(settings),  # a daily allowance as last seen (OpenAlex)
             "check": None,
         })
     return {

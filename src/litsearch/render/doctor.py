@@ -30,6 +30,8 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         lines += ["", f"**{entry['label']}** ({entry['name']}): {_code(entry['base_url'])}{url_variable}{key}",
                   f"- limits: {entry['limits']}",
                   f"- lit-search keeps: {entry['pace']}"]
+        if entry.get("budget"):
+            lines.append(f"- today's allowance: {entry['budget']['words']}")
         for missing in entry["missing"]:
             lines.append(f"- without {missing['variable']}: {missing['costs']}")
         check = entry.get("check")
