@@ -15,7 +15,7 @@ from ..core.identifiers import PaperRef, normalize_openalex_id
 from ..core.records import Paper
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import any_of, as_count, as_int, skipped_notes
+from ._common import any_of, as_count, as_dict, as_int, skipped_notes
 from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
@@ -242,12 +242,14 @@ async def fetch_works(session: ProviderSession, work_ids: list[str]) -> list[Pap
     return papers
 
 
-async def fetch_citing(session: ProviderSession, work_id: str) -> list[Paper]:
-    """The most cited works that cite ``work_id`` (first page, most cited first)."""
+async def fetch_citing(session: ProviderSession, work_id: str) -> tuple[list[Paper], int | None]:
+    """(the 100 most cited works citing ``work_id``, most cited first, as OpenAlex sorts them
+    on the server; how many cite it in all, ``meta.count``). One list call."""
     params = {"filter": f"cites:{work_id}", "sort": "cited_by_count:desc",
               "per_page": CITING_PER_PAGE, "select": LIST_SELECT, **_identity_params(session.settings)}
     response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
-    return parse_works(response.content)[:CITING_PER_PAGE]
+    total = as_count(as_dict(load_json_object(response.content).get("meta")).get("count"))
+    return parse_works(response.content)[:CITING_PER_PAGE], total
 
 
 async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> dict[str, list[str]]:

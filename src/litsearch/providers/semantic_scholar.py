@@ -314,6 +314,9 @@ LIST_FIELDS = "title,year,authors,externalIds,citationCount,venue"
 # One page per list: enough to pick the most cited few, and every S2 request costs a
 # second at its pace whatever the page size (the API allows up to 1,000).
 LIST_LIMIT = 100
+# Citing papers come in S2's own order, not by citations: pages of the most the API allows
+# (limit up to 1,000, ../shared/reference/apis.md A1), each a second at the keyed pace.
+CITATIONS_PAGE = 1000
 # referenceCount gives the true total when the list is longer than one page.
 RECORD_FIELDS = SEARCH_FIELDS + ",referenceCount"
 BATCH_PATH = "/graph/v1/paper/batch"
@@ -380,14 +383,20 @@ async def fetch_references(session: ProviderSession, paper_api_id: str) -> list[
     return parse_references(body) if body is not None else None
 
 
-async def fetch_citations(session: ProviderSession, paper_api_id: str) -> list[Paper] | None:
-    """The first page of the papers citing it; None when S2 does not know the paper."""
-    body = await _list_page(session, paper_api_id, "citations")
-    return parse_citations(body) if body is not None else None
+async def fetch_citations_page(session: ProviderSession, paper_api_id: str, offset: int = 0,
+                               limit: int = CITATIONS_PAGE) -> tuple[list[Paper], int | None] | None:
+    """One page of the papers citing it, in S2's order (not by citations), and the offset of
+    the next page (None at the end: the API's ``next``); None when S2 does not know the paper."""
+    body = await _list_page(session, paper_api_id, "citations", offset, limit)
+    if body is None:
+        return None
+    following = as_count(_load_json_object(body).get("next"))
+    return parse_citations(body), following if following and following > offset else None
 
 
-async def _list_page(session: ProviderSession, paper_api_id: str, direction: str) -> bytes | None:
-    params = {"fields": LIST_FIELDS, "limit": LIST_LIMIT, "offset": 0}
+async def _list_page(session: ProviderSession, paper_api_id: str, direction: str, offset: int = 0,
+                     limit: int = LIST_LIMIT) -> bytes | None:
+    params = {"fields": LIST_FIELDS, "limit": limit, "offset": offset}
     response = await session.get(_paper_url(session, paper_api_id, "/" + direction), params=params,
                                  headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
     return None if response.status == 404 else response.content
