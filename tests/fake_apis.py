@@ -237,19 +237,53 @@ def s2_search(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"total": len(data), "offset": 0, "data": data}))
 
 
+# POST /paper/batch's documented limits (../shared/reference/apis.md A1): at most 500 ids, and
+# at most 9,999 nested citations or references in one answer.
+S2_BATCH_MAX_IDS = 500
+S2_BATCH_NESTED_CAP = 9_999
+
+
+def s2_batch_for(find: Callable[[str], dict | None], references: Callable[[dict], list[dict]]):
+    """A POST /graph/v1/paper/batch responder: one entry per requested id (null when unknown),
+    the fields asked in the query string (``referenceCount``, ``references.*``), and a 400 with
+    S2's own words when a call passes a documented limit."""
+    def responder(request: SeenRequest) -> Answer:
+        wanted = json.loads(request.body or b"{}").get("ids", [])
+        fields = (request.param("fields") or "").split(",")
+        if len(wanted) > S2_BATCH_MAX_IDS:
+            return Answer(400, json.dumps({"error": f"Cannot process more than {S2_BATCH_MAX_IDS} ids"}))
+        papers = [find(paper_id) for paper_id in wanted]
+        nested = sum(len(references(p)) for p in papers if p) if any(f.startswith("references.") for f in fields) \
+            else 0
+        if nested > S2_BATCH_NESTED_CAP:
+            return Answer(400, json.dumps({"error": "Response would exceed maximum size. Too many references "
+                                                    f"({nested}); at most {S2_BATCH_NESTED_CAP} per request"}))
+        answers = []
+        for p in papers:
+            if p is None:
+                answers.append(None)
+                continue
+            entry: dict[str, Any] = {"paperId": p.get("s2")}
+            if "referenceCount" in fields:
+                entry["referenceCount"] = len(references(p))
+            if any(f.startswith("references.") for f in fields):
+                entry["references"] = references(p)
+            answers.append(entry)
+        return Answer(200, json.dumps(answers))
+    return responder
+
+
+def _corpus_references(paper: dict) -> list[dict]:
+    return [{"paperId": _by_key(k).get("s2"),
+             "externalIds": {"DOI": _by_key(k)["doi"]} if _by_key(k).get("doi") else {}}
+            for k in paper.get("refs", [])]
+
+
 def s2_batch(request: SeenRequest) -> Answer:
-    """POST /graph/v1/paper/batch: one entry per requested id, null when unknown."""
-    answers = []
-    for wanted in json.loads(request.body or b"{}").get("ids", []):
-        paper = next((p for p in CORPUS if "semantic_scholar" in p["in"] and wanted in _s2_keys(p)), None)
-        if paper is None:
-            answers.append(None)
-            continue
-        references = [{"paperId": _by_key(k).get("s2"),
-                       "externalIds": {"DOI": _by_key(k)["doi"]} if _by_key(k).get("doi") else {}}
-                      for k in paper.get("refs", [])]
-        answers.append({"paperId": paper.get("s2"), "references": references})
-    return Answer(200, json.dumps(answers))
+    """POST /graph/v1/paper/batch over the corpus."""
+    find = lambda wanted: next((p for p in CORPUS if "semantic_scholar" in p["in"] and wanted in _s2_keys(p)),  # noqa: E731
+                               None)
+    return s2_batch_for(find, _corpus_references)(request)
 
 
 def _s2_keys(p: dict) -> set:

@@ -37,6 +37,7 @@ from ._common import (
     skipped_notes,
 )
 from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer, SearchRequest
+from .semantic_scholar_batch import fetch_reference_ids  # noqa: F401 (reference lists of many papers)
 
 NAME = "semantic_scholar"
 
@@ -319,8 +320,6 @@ LIST_LIMIT = 100
 CITATIONS_PAGE = 1000
 # referenceCount gives the true total when the list is longer than one page.
 RECORD_FIELDS = SEARCH_FIELDS + ",referenceCount"
-BATCH_PATH = "/graph/v1/paper/batch"
-BATCH_SIZE = 100  # ids per /paper/batch call: what a keyed client may send at its 1 request/s
 
 
 def api_id(ref: PaperRef) -> str | None:
@@ -402,38 +401,6 @@ async def _list_page(session: ProviderSession, paper_api_id: str, direction: str
     return None if response.status == 404 else response.content
 
 
-async def fetch_reference_ids(session: ProviderSession, paper_api_ids: list[str]) -> list[list[dict[str, Any]]]:
-    """For each id (same order), its references as ``{paperId, externalIds}`` dicts, from
-    /paper/batch (100 ids per call). A paper S2 does not know gives an empty list."""
-    answers: list[list[dict[str, Any]]] = []
-    for start in range(0, len(paper_api_ids), BATCH_SIZE):
-        chunk = paper_api_ids[start:start + BATCH_SIZE]
-        response = await session.post(session.url(BATCH_PATH),
-                                      params={"fields": "paperId,references.paperId,references.externalIds"},
-                                      json={"ids": chunk}, headers=_auth_headers(session.settings))
-        papers = _json_list(response.content)
-        for paper in papers:
-            references = paper.get("references") if isinstance(paper, dict) else None
-            answers.append([ref for ref in references or [] if isinstance(ref, dict)])
-    return answers
-
-
-def _json_list(body: bytes) -> list[Any]:
-    """/paper/batch answers a JSON list (one entry per id, null for unknown ids)."""
-    import json
-
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        raise ProviderError("unexpected response (not JSON)") from None
-    if isinstance(payload, dict):
-        _load_json_object(body)  # an error payload says why
-        raise ProviderError("unexpected response (an object where a list of papers was expected)")
-    if not isinstance(payload, list):
-        raise ProviderError("unexpected response (not a list of papers)")
-    return payload
-
-
 # ---------------------------------------------------------------- the provider
 
 class SemanticScholar(Provider):
@@ -441,8 +408,12 @@ class SemanticScholar(Provider):
     label = "Semantic Scholar"
     key_variable = "SEMANTIC_SCHOLAR_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-    key_benefit = ("Semantic Scholar's shared pool for requests without a key is busy; set "
-                   "SEMANTIC_SCHOLAR_API_KEY (free on request) for a dedicated 1 request/s")
+    # Keys are requested through the form on semanticscholar.org/product/api; they are no longer
+    # approved for free email domains or for third-party apps (issue 20), so no promise is made.
+    key_benefit = ("Semantic Scholar's shared pool for requests without a key is busy; with "
+                   "SEMANTIC_SCHOLAR_API_KEY set you get a dedicated 1 request/s (request a key on "
+                   "semanticscholar.org/product/api with an institutional email: free addresses and "
+                   "third-party apps are not approved)")
     # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
     pace = PacePolicy(min_interval=1.0, max_in_flight=1)
     limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"
