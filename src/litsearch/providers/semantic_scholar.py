@@ -409,11 +409,9 @@ class SemanticScholar(Provider):
     key_variable = "SEMANTIC_SCHOLAR_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
     # Keys are requested through the form on semanticscholar.org/product/api; they are no longer
-    # approved for free email domains or for third-party apps (issue 20), so no promise is made.
-    key_benefit = ("Semantic Scholar's shared pool for requests without a key is busy; with "
-                   "SEMANTIC_SCHOLAR_API_KEY set you get a dedicated 1 request/s (request a key on "
-                   "semanticscholar.org/product/api with an institutional email: free addresses and "
-                   "third-party apps are not approved)")
+    # approved for free email domains or for third-party apps (issue 20), so none is promised.
+    key_benefit = ("Semantic Scholar's keyless pool is shared and busy; SEMANTIC_SCHOLAR_API_KEY gives a "
+                   "dedicated 1 request/s (keys are not approved for free email addresses or third-party apps)")
     # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
     pace = PacePolicy(min_interval=1.0, max_in_flight=1)
     limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"
