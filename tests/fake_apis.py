@@ -164,6 +164,26 @@ CORPUS: list[dict[str, Any]] = [
         "crossref_updated_by": [{"DOI": "10.5555/jfg.2020.0303", "type": "correction", "source": "publisher",
                                  "label": "Correction", "updated": {"date-parts": [[2020, 9, 1]]}}],
     },
+    # Two abstracts of one congress supplement, sharing its DOI (issue 20, item 9): the same
+    # group, titles a word apart, different pages. Semantic Scholar has one, OpenAlex the other.
+    {
+        "key": "supplement_adults",
+        "topic": "eculizumab registry",
+        "title": "Long-term outcomes of eculizumab in adults with paroxysmal nocturnal haemoglobinuria: "
+                 "registry results",
+        "authors": ["Rhona Kelly", "Louise Arnold", "Peter Hillmen"], "year": 2019, "venue": "Blood",
+        "volume": "134", "pages": "S123", "doi": "10.1182/blood-2019-supplement.1",
+        "s2": "f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4", "citations": 3, "in": ["semantic_scholar"],
+    },
+    {
+        "key": "supplement_children",
+        "topic": "eculizumab registry",
+        "title": "Long-term outcomes of eculizumab in children with paroxysmal nocturnal haemoglobinuria: "
+                 "registry results",
+        "authors": ["Rhona Kelly", "Louise Arnold", "Peter Hillmen"], "year": 2019, "venue": "Blood",
+        "volume": "134", "pages": "S456", "doi": "10.1182/blood-2019-supplement.1",
+        "openalex": "W3100000005", "citations": 1, "in": ["openalex"],
+    },
     # A retraction only PubMed knows (issue 20, item 1): OpenAlex has not caught up (is_retracted
     # false), Crossref has no notice, and the topic is one the automatic choice sends to Semantic
     # Scholar and OpenAlex only. Its PMID reaches the row through both.
@@ -214,7 +234,8 @@ def s2_paper(p: dict) -> dict:
         "title": p.get("s2_title", p["title"]),
         "authors": [{"authorId": str(i + 1), "name": n} for i, n in enumerate(p["authors"])],
         "year": p["year"], "venue": p.get("venue", ""),
-        "journal": {"name": p.get("venue", "")},
+        "journal": {"name": p.get("venue", ""), **({"volume": p["volume"]} if p.get("volume") else {}),
+                    **({"pages": p["pages"]} if p.get("pages") else {})},
         "externalIds": ids,
         "abstract": p.get("abstract"),
         "tldr": {"model": "tldr@v2.0.0", "text": p["tldr"]} if p.get("tldr") else None,
@@ -334,6 +355,8 @@ def openalex_work(p: dict, position: int) -> dict:
         "type": "preprint" if "arxiv" in (doi or "") else "article",
         "abstract_inverted_index": inverted_index(p.get("abstract")),
         "is_retracted": p.get("openalex_retracted", False),
+        "biblio": {"volume": p.get("volume"), "issue": None, "first_page": (p.get("pages") or "").split("-")[0] or None,
+                   "last_page": (p.get("pages") or "").split("-")[-1] or None},
         "relevance_score": round(1000.0 / (position + 1), 3),
         "referenced_works": [f"https://openalex.org/{_by_key(k)['openalex']}" for k in p.get("refs", [])
                              if _by_key(k).get("openalex")],

@@ -16,7 +16,9 @@ SEARCH_PARAMETERS = ("query", "search", "term", "search_query", "filter")
 DEDUPLICATION = ("Duplicates were merged with lit-search's merge engine: records sharing a DOI (in any "
                  "spelling), PMID, arXiv id, OpenAlex or Semantic Scholar id are one record; without a shared "
                  "id, titles must match closely after normalisation, with years within one and overlapping "
-                 "authors; records with different DOIs, volumes or issues are never merged.")
+                 "authors; records with different DOIs, volumes or issues are never merged, and a DOI shared by "
+                 "records whose titles and pages disagree (one DOI for a whole abstract supplement) does not "
+                 "join them.")
 
 
 SHOWN_LABEL = "Records shown (the highest ranked, up to the limit; none screened by lit-search)"
