@@ -165,6 +165,43 @@ CORPUS: list[dict[str, Any]] = [
         "crossref_updated_by": [{"DOI": "10.5555/jfg.2020.0303", "type": "correction", "source": "publisher",
                                  "label": "Correction", "updated": {"date-parts": [[2020, 9, 1]]}}],
     },
+    # Two abstracts of one congress supplement, sharing its DOI (issue 20, item 9): the same
+    # group, titles a word apart, different pages. Semantic Scholar has one, OpenAlex the other.
+    {
+        "key": "supplement_adults",
+        "topic": "eculizumab registry",
+        "title": "Long-term outcomes of eculizumab in adults with paroxysmal nocturnal haemoglobinuria: "
+                 "registry results",
+        "authors": ["Rhona Kelly", "Louise Arnold", "Peter Hillmen"], "year": 2019, "venue": "Blood",
+        "volume": "134", "pages": "S123", "doi": "10.1182/blood-2019-supplement.1",
+        "s2": "f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4f4", "citations": 3, "in": ["semantic_scholar"],
+    },
+    {
+        "key": "supplement_children",
+        "topic": "eculizumab registry",
+        "title": "Long-term outcomes of eculizumab in children with paroxysmal nocturnal haemoglobinuria: "
+                 "registry results",
+        "authors": ["Rhona Kelly", "Louise Arnold", "Peter Hillmen"], "year": 2019, "venue": "Blood",
+        "volume": "134", "pages": "S456", "doi": "10.1182/blood-2019-supplement.1",
+        "openalex": "W3100000005", "citations": 1, "in": ["openalex"],
+    },
+    # A retraction only PubMed knows (issue 20, item 1): OpenAlex has not caught up (is_retracted
+    # false), Crossref has no notice, and the topic is one the automatic choice sends to Semantic
+    # Scholar and OpenAlex only. Its PMID reaches the row through both.
+    {
+        "key": "pubmed_only_retraction",
+        "topic": "turing pattern",
+        "title": "Turing patterns on a growing reaction-diffusion domain",
+        "authors": ["Rosa Ficta", "Ugo Inventato"], "year": 2018, "date": "2018-05-14",
+        "venue": "Journal of Fictional Morphogenesis",
+        "doi": "10.5555/jfm.2018.0042", "pmid": "29000003", "s2": "f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3f3",
+        "openalex": "W3100000003", "citations": 64,
+        "abstract": "Turing patterns emerge on a domain that grows while the reaction diffusion system runs.",
+        "in": ["semantic_scholar", "openalex", "pubmed"],
+        "pubmed_types": ["Journal Article", "Retracted Publication"],
+        "pubmed_comments": [("RetractedandRepublishedIn", "J Fict Morphog. 2020;3:12. doi: 10.5555/jfm.2020.0012.",
+                             "32000004")],
+    },
 ]
 
 
@@ -198,7 +235,8 @@ def s2_paper(p: dict) -> dict:
         "title": p.get("s2_title", p["title"]),
         "authors": [{"authorId": str(i + 1), "name": n} for i, n in enumerate(p["authors"])],
         "year": p["year"], "venue": p.get("venue", ""),
-        "journal": {"name": p.get("venue", "")},
+        "journal": {"name": p.get("venue", ""), **({"volume": p["volume"]} if p.get("volume") else {}),
+                    **({"pages": p["pages"]} if p.get("pages") else {})},
         "externalIds": ids,
         "abstract": p.get("abstract"),
         "tldr": {"model": "tldr@v2.0.0", "text": p["tldr"]} if p.get("tldr") else None,
@@ -221,19 +259,53 @@ def s2_search(request: SeenRequest) -> Answer:
     return Answer(200, json.dumps({"total": len(data), "offset": 0, "data": data}))
 
 
+# POST /paper/batch's documented limits (../shared/reference/apis.md A1): at most 500 ids, and
+# at most 9,999 nested citations or references in one answer.
+S2_BATCH_MAX_IDS = 500
+S2_BATCH_NESTED_CAP = 9_999
+
+
+def s2_batch_for(find: Callable[[str], dict | None], references: Callable[[dict], list[dict]]):
+    """A POST /graph/v1/paper/batch responder: one entry per requested id (null when unknown),
+    the fields asked in the query string (``referenceCount``, ``references.*``), and a 400 with
+    S2's own words when a call passes a documented limit."""
+    def responder(request: SeenRequest) -> Answer:
+        wanted = json.loads(request.body or b"{}").get("ids", [])
+        fields = (request.param("fields") or "").split(",")
+        if len(wanted) > S2_BATCH_MAX_IDS:
+            return Answer(400, json.dumps({"error": f"Cannot process more than {S2_BATCH_MAX_IDS} ids"}))
+        papers = [find(paper_id) for paper_id in wanted]
+        nested = sum(len(references(p)) for p in papers if p) if any(f.startswith("references.") for f in fields) \
+            else 0
+        if nested > S2_BATCH_NESTED_CAP:
+            return Answer(400, json.dumps({"error": "Response would exceed maximum size. Too many references "
+                                                    f"({nested}); at most {S2_BATCH_NESTED_CAP} per request"}))
+        answers = []
+        for p in papers:
+            if p is None:
+                answers.append(None)
+                continue
+            entry: dict[str, Any] = {"paperId": p.get("s2")}
+            if "referenceCount" in fields:
+                entry["referenceCount"] = len(references(p))
+            if any(f.startswith("references.") for f in fields):
+                entry["references"] = references(p)
+            answers.append(entry)
+        return Answer(200, json.dumps(answers))
+    return responder
+
+
+def _corpus_references(paper: dict) -> list[dict]:
+    return [{"paperId": _by_key(k).get("s2"),
+             "externalIds": {"DOI": _by_key(k)["doi"]} if _by_key(k).get("doi") else {}}
+            for k in paper.get("refs", [])]
+
+
 def s2_batch(request: SeenRequest) -> Answer:
-    """POST /graph/v1/paper/batch: one entry per requested id, null when unknown."""
-    answers = []
-    for wanted in json.loads(request.body or b"{}").get("ids", []):
-        paper = next((p for p in CORPUS if "semantic_scholar" in p["in"] and wanted in _s2_keys(p)), None)
-        if paper is None:
-            answers.append(None)
-            continue
-        references = [{"paperId": _by_key(k).get("s2"),
-                       "externalIds": {"DOI": _by_key(k)["doi"]} if _by_key(k).get("doi") else {}}
-                      for k in paper.get("refs", [])]
-        answers.append({"paperId": paper.get("s2"), "references": references})
-    return Answer(200, json.dumps(answers))
+    """POST /graph/v1/paper/batch over the corpus."""
+    find = lambda wanted: next((p for p in CORPUS if "semantic_scholar" in p["in"] and wanted in _s2_keys(p)),  # noqa: E731
+                               None)
+    return s2_batch_for(find, _corpus_references)(request)
 
 
 def _s2_keys(p: dict) -> set:
@@ -284,6 +356,8 @@ def openalex_work(p: dict, position: int) -> dict:
         "type": "preprint" if "arxiv" in (doi or "") else "article",
         "abstract_inverted_index": inverted_index(p.get("abstract")),
         "is_retracted": p.get("openalex_retracted", False),
+        "biblio": {"volume": p.get("volume"), "issue": None, "first_page": (p.get("pages") or "").split("-")[0] or None,
+                   "last_page": (p.get("pages") or "").split("-")[-1] or None},
         "relevance_score": round(1000.0 / (position + 1), 3),
         "referenced_works": [f"https://openalex.org/{_by_key(k)['openalex']}" for k in p.get("refs", [])
                              if _by_key(k).get("openalex")],
@@ -343,6 +417,62 @@ def _pubmed_name(name: str) -> str:
     return parts[-1] + " " + "".join(x[0] for x in parts[:-1])
 
 
+# Every CommentsCorrections@RefType value of the PubMed DTD (pubmed_*.dtd, as listed in
+# ../shared/reference/apis-more.md section 2): the "…In" forms sit on the original article,
+# the "…Of/For/From" forms on the notice or new version.
+PUBMED_REF_TYPES = (
+    "AssociatedDataset", "AssociatedPublication", "Cites", "CommentIn", "CommentOn",
+    "CorrectedandRepublishedFrom", "CorrectedandRepublishedIn", "ErratumFor", "ErratumIn",
+    "ExpressionOfConcernFor", "ExpressionOfConcernIn", "OriginalReportIn", "ReprintIn", "ReprintOf",
+    "RepublishedFrom", "RepublishedIn", "RetractedandRepublishedFrom", "RetractedandRepublishedIn",
+    "RetractionIn", "RetractionOf", "SummaryForPatientsIn", "UpdateIn", "UpdateOf",
+)
+
+
+def comments_corrections_xml(comments: list[tuple[str, str, str]]) -> str:
+    """``<CommentsCorrectionsList>`` as efetch writes it: (RefType, RefSource, PMID) each."""
+    items = "".join(f'<CommentsCorrections RefType="{ref_type}"><RefSource>{escape(source)}</RefSource>'
+                    f'<PMID Version="1">{pmid}</PMID></CommentsCorrections>'
+                    for ref_type, source, pmid in comments)
+    return f"<CommentsCorrectionsList>{items}</CommentsCorrectionsList>" if items else ""
+
+
+def pubmed_article_xml(p: dict, pmid: str) -> str:
+    """One ``<PubmedArticle>`` of an efetch answer (rettype=abstract, retmode=xml)."""
+    sentences = (p.get("abstract") or "").split(". ")
+    abstract = ""
+    if sentences and sentences[0]:
+        abstract = (
+            "<Abstract>"
+            f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">{escape(sentences[0])}.</AbstractText>'
+            f'<AbstractText Label="RESULTS" NlmCategory="RESULTS">{escape(". ".join(sentences[1:]))}'
+            "</AbstractText></Abstract>"
+        )
+    authors = "".join(
+        f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
+        for n in p["authors"])
+    types = "".join(f"<PublicationType>{escape(kind)}</PublicationType>"
+                    for kind in p.get("pubmed_types", ["Journal Article"]))
+    comments = comments_corrections_xml(p.get("pubmed_comments", []))
+    doi = p.get("pubmed_doi", p.get("doi"))
+    doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
+    return (
+        "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
+        f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
+        "<Journal><JournalIssue CitedMedium=\"Internet\"><Volume>11</Volume>"
+        f"<PubDate><Year>{p['year']}</Year><Month>Mar</Month></PubDate></JournalIssue>"
+        f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
+        f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
+        f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
+        f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}</MedlineCitation>"
+        f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
+        "</ArticleIdList></PubmedData></PubmedArticle>")
+
+
+def efetch_body(articles: list[str]) -> str:
+    return '<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>"
+
+
 def pubmed_efetch(request: SeenRequest) -> Answer:
     corpus = _pubmed_corpus()
     return pubmed_articles([corpus[pmid] for pmid in _requested_ids(request) if pmid in corpus])
@@ -350,42 +480,8 @@ def pubmed_efetch(request: SeenRequest) -> Answer:
 
 def pubmed_articles(papers: list[dict]) -> Answer:
     """An efetch answer (a PubmedArticleSet) holding ``papers``."""
-    articles = []
-    for p in papers:
-        pmid = p["pmid"]
-        sentences = (p.get("abstract") or "").split(". ")
-        abstract = ""
-        if sentences and sentences[0]:
-            abstract = (
-                "<Abstract>"
-                f'<AbstractText Label="BACKGROUND" NlmCategory="BACKGROUND">{escape(sentences[0])}.</AbstractText>'
-                f'<AbstractText Label="RESULTS" NlmCategory="RESULTS">{escape(". ".join(sentences[1:]))}'
-                "</AbstractText></Abstract>"
-            )
-        authors = "".join(
-            f"<Author><LastName>{escape(n.split()[-1])}</LastName><ForeName>{escape(' '.join(n.split()[:-1]))}</ForeName></Author>"
-            for n in p["authors"])
-        types = "".join(f"<PublicationType>{escape(kind)}</PublicationType>"
-                        for kind in p.get("pubmed_types", ["Journal Article"]))
-        comments = "".join(f'<CommentsCorrections RefType="{ref_type}"><RefSource>{escape(source)}</RefSource>'
-                           f'<PMID Version="1">{pmid}</PMID></CommentsCorrections>'
-                           for ref_type, source, pmid in p.get("pubmed_comments", []))
-        comments = f"<CommentsCorrectionsList>{comments}</CommentsCorrectionsList>" if comments else ""
-        doi = p.get("pubmed_doi", p.get("doi"))
-        doi_xml = f'<ArticleId IdType="doi">{escape(doi)}</ArticleId>' if doi else ""
-        articles.append(
-            "<PubmedArticle><MedlineCitation Status=\"MEDLINE\" Owner=\"NLM\">"
-            f"<PMID Version=\"1\">{pmid}</PMID><Article PubModel=\"Print\">"
-            "<Journal><JournalIssue CitedMedium=\"Internet\"><Volume>11</Volume>"
-            f"<PubDate><Year>{p['year']}</Year><Month>Mar</Month></PubDate></JournalIssue>"
-            f"<Title>{escape(p['venue'])}</Title><ISOAbbreviation>{escape(p['venue'][:20])}</ISOAbbreviation></Journal>"
-            f"<ArticleTitle>{escape(p['title'])}.</ArticleTitle><Pagination><MedlinePgn>1143157</MedlinePgn>"
-            f"</Pagination>{abstract}<AuthorList>{authors}</AuthorList>"
-            f"<PublicationTypeList>{types}</PublicationTypeList></Article>{comments}</MedlineCitation>"
-            f"<PubmedData><ArticleIdList><ArticleId IdType=\"pubmed\">{pmid}</ArticleId>{doi_xml}"
-            "</ArticleIdList></PubmedData></PubmedArticle>")
-    body = ('<?xml version="1.0" ?>\n<PubmedArticleSet>' + "".join(articles) + "</PubmedArticleSet>")
-    return Answer(200, body, content_type="text/xml; charset=UTF-8")
+    articles = [pubmed_article_xml(p, p["pmid"]) for p in papers]
+    return Answer(200, efetch_body(articles), content_type="text/xml; charset=UTF-8")
 
 
 # --- arXiv ----------------------------------------------------------------------
@@ -519,6 +615,27 @@ PREFIXES = {
 OPENALEX_LIMIT_HEADERS = {"X-RateLimit-Limit-USD": "1", "X-RateLimit-Remaining-USD": "0.9412",
                           "X-RateLimit-Cost-USD": "0", "X-RateLimit-Reset": "41000"}
 CROSSREF_LIMIT_HEADERS = {"X-Rate-Limit-Limit": "1", "X-Rate-Limit-Interval": "1s", "X-Concurrency-Limit": "1"}
+
+
+# OpenAlex once the day's allowance is spent: a 429 with the budget headers of its production
+# proxy (../shared/reference/apis-more.md section 6: X-RateLimit-*-USD, -Credits-Required,
+# -Reset = seconds to midnight UTC, and Retry-After).
+def openalex_budget_spent(limit_usd: str = "0.1", reset_seconds: int = 35_000) -> Answer:
+    return Answer(429, json.dumps({"error": "Rate limit exceeded",
+                                   "message": "Daily budget exceeded. Resets at midnight UTC."}),
+                  headers={"X-RateLimit-Limit-USD": limit_usd, "X-RateLimit-Remaining-USD": "0",
+                           "X-RateLimit-Prepaid-Remaining-USD": "0", "X-RateLimit-Limit": "1000",
+                           "X-RateLimit-Remaining": "0", "X-RateLimit-Credits-Used": "1000",
+                           "X-RateLimit-Credits-Required": "10", "X-RateLimit-Cost-Required-USD": "0.001",
+                           "X-RateLimit-Reset": str(reset_seconds), "Retry-After": str(reset_seconds)})
+
+
+# The per-second limit (not the day's budget): a 429 with a short Retry-After and money left.
+OPENALEX_PER_SECOND_429 = Answer(429, json.dumps({"error": "Rate limit exceeded", "message": "Too many requests"}),
+                                 headers={"Retry-After": "1", "X-RateLimit-Limit-USD": "1",
+                                          "X-RateLimit-Remaining-USD": "0.7", "X-RateLimit-Reset": "35000"})
+# 403 as OpenAlex's current errors page has it: forbidden (a plan or resource), not "slow down".
+OPENALEX_FORBIDDEN = Answer(403, json.dumps({"error": "Forbidden", "message": "Plan upgrade required"}))
 
 
 def _with_headers(responder: Callable[[SeenRequest], Answer], headers: dict[str, str]):

@@ -63,7 +63,7 @@ def run_cli(monkeypatch, capsys, env: dict[str, str], args: list[str]) -> Run:
     # Each scenario is judged alone: no pace carried over from the previous run, neither the
     # process's own nor the machine-wide one beside the cache (tests/net/test_shared_pace.py
     # checks that back-to-back runs do keep it).
-    PROCESS_PACE_BOOK._next_start.clear()
+    PROCESS_PACE_BOOK.clear()
     shutil.rmtree(data_folder() / "pace", ignore_errors=True)
     capsys.readouterr()
     started = time.monotonic()

@@ -5,6 +5,7 @@ or email costs, the data folder, and with --check one request per API with its l
 from __future__ import annotations
 
 import json
+import re
 import os
 import socket
 import subprocess
@@ -149,3 +150,21 @@ def test_the_proxy_in_use_is_shown_without_its_password(tmp_path):
     report = json.loads(doctor(env, "--format", "json").stdout)
     assert report["proxies"] == {"HTTPS_PROXY": "http://proxy.uni.example:3128", "NO_PROXY": "localhost,.uni.example"}
     assert "s3cret" not in text and "alice" not in text
+
+
+def test_json_names_every_variable_the_text_names(tmp_path):
+    """Issue 20, item 12: a script reading the JSON learns which variable to set, as a person
+    reading the text does."""
+    env = {"LITSEARCH_CACHE_DIR": str(tmp_path / "data")}
+    report = json.loads(doctor(env, "--format", "json").stdout)
+    text = doctor(env).stdout
+    assert report["contact_email"] == {"variable": "LITSEARCH_EMAIL", "fallbacks": ["OPENALEX_EMAIL", "UNPAYWALL_EMAIL"],
+                                       "set": False}
+    assert report["data_folder"]["variable"] == "LITSEARCH_CACHE_DIR"
+    providers = by_name(report)
+    assert providers["openalex"]["base_url_variable"] == "LITSEARCH_OPENALEX_URL"
+    assert providers["web"]["base_url_variable"] == "LITSEARCH_TAVILY_URL"
+    named_in_json = set(re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b", json.dumps(report)))
+    named_in_text = set(re.findall(r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b", text.replace("\\_", "_")))
+    assert named_in_text <= named_in_json, named_in_text - named_in_json
+    assert {"LITSEARCH_EMAIL", "LITSEARCH_CACHE_DIR", "LITSEARCH_OPENALEX_URL"} <= named_in_text

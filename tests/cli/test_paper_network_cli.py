@@ -157,12 +157,16 @@ class CitationGraphAPI:
             if self.echo_key and key:
                 record["abstract"] = f"{record['abstract']} (served for key {key})"
             return Answer(200, json.dumps(record))
-        limit = int(request.param("limit") or 100)
+        # Paged as the API pages: offset and limit, and "next" while more remain (apis.md A1).
+        limit, offset = int(request.param("limit") or 100), int(request.param("offset") or 0)
         if direction == "references":
             data = [{"citedPaper": self._s2_record(self.papers[k])} for k in paper["refs"]]
         else:
             data = [{"citingPaper": self._s2_record(p)} for p in self.citing(paper["key"])]
-        return Answer(200, json.dumps({"offset": 0, "data": data[:limit]}))
+        page = {"offset": offset, "data": data[offset:offset + limit]}
+        if offset + limit < len(data):
+            page["next"] = offset + limit
+        return Answer(200, json.dumps(page))
 
     def _s2_find(self, wanted: str) -> dict | None:
         for p in self.papers.values():
@@ -200,11 +204,13 @@ class CitationGraphAPI:
         elif expression.startswith("cites:"):
             cited = self._openalex_find(expression[len("cites:"):])
             works = [self._work(p) for p in self.citing(cited["key"]) if OA in p["in"]] if cited else []
-            works.sort(key=lambda w: -w["cited_by_count"])
+            if request.param("sort") == "cited_by_count:desc":  # sorted on the server, as OpenAlex does
+                works.sort(key=lambda w: -w["cited_by_count"])
         else:
             return fake_apis.openalex_works(request)
-        works = works[: int(request.param("per_page") or 25)]
-        return Answer(200, json.dumps({"meta": {"count": len(works)}, "results": works}))
+        total = len(works)  # meta.count is the whole list's size; results is one page
+        works = works[: min(int(request.param("per_page") or 25), 100)]
+        return Answer(200, json.dumps({"meta": {"count": total, "per_page": len(works)}, "results": works}))
 
     def _openalex_find(self, wanted: str) -> dict | None:
         for p in self.papers.values():
@@ -330,10 +336,12 @@ def test_json_has_the_record_lists_counts_and_ranked_order(graph_api):
     assert [c["title"] for c in payload["citations"]] == [
         "A review of Cas9 specificity", "Follow-up measurements of off-target cleavage",
         "A brand-new paper citing the specificity study"]
-    # One page each, with the documented fields and page size.
+    # One page each, with the documented fields and page size (citing papers: the API's most, 1,000).
     lists = server.requests_to("/s2/graph/v1/paper/a1b2c3d4e5f60718293a4b5c6d7e8f9012345678/")
     assert len(lists) == 2
-    assert {r.param("limit") for r in lists} == {"100"}
+    assert {(r.path.rsplit("/", 1)[1], r.param("limit")) for r in lists} == {("references", "100"),
+                                                                            ("citations", "1000")}
+    assert payload["citations_coverage"] == "all 3 citing papers Semantic Scholar lists"
     assert {r.param("fields") for r in lists} == {"title,year,authors,externalIds,citationCount,venue"}
     assert all(r.headers.get("user-agent", "").startswith("lit-search/") for r in server.requests)
 
@@ -625,7 +633,8 @@ def _run(coro):
     return asyncio.run(coro)
 
 
-def test_openalex_references_are_fetched_in_batches_of_50(graph_api):
+def test_openalex_references_are_fetched_in_batches_of_100(graph_api):
+    # An OR-filter takes 100 values and a list call costs the same at any size (issue 20, item 4).
     server, env, api = graph_api
     refs = [make(f"many{i}", f"Reference number {i} on {WORDS[i % 15]}", 1990 + i % 30, i, providers=(OA,),
                  authors=[f"Many{i} Writer"]) for i in range(120)]
@@ -640,8 +649,8 @@ def test_openalex_references_are_fetched_in_batches_of_50(graph_api):
 
     bundle = _run(fetch())
     calls = [r for r in server.requests_to("/openalex/works") if (r.param("filter") or "").startswith("openalex_id:")]
-    assert [len(r.param("filter").split("|")) for r in calls] == [50, 50, 20]
-    assert [r.param("per_page") for r in calls] == ["50", "50", "20"]
+    assert [len(r.param("filter").split("|")) for r in calls] == [100, 20]
+    assert [r.param("per_page") for r in calls] == ["100", "20"]
     assert len(bundle.references) == 120 and bundle.reference_count == 120
     assert bundle.references_from == OA and bundle.citations_from == OA and bundle.citations == []
     assert [p.citation_count for p in bundle.references[:3]] == [119, 118, 117]

@@ -174,3 +174,66 @@ def test_record_numbers_in_the_issue_field_are_not_compared():
     result = dedupe(records)
     assert [25, 26] in [c.members for c in result.clusters]
     assert any("record numbers" in note for note in result.notes)
+
+
+def test_two_abstracts_of_one_supplement_doi_with_similar_titles_and_other_pages_stay_apart():
+    """Issue 20, item 9: two conference abstracts sharing their congress supplement's DOI, by
+    the same group, with titles that differ in a word or two and different pages."""
+    supplement = dict(doi="10.1182/blood.V134.Supplement_1.4000", journal="Blood", volume="134", year=2019,
+                      authors=["Kelly, R.", "Arnold, L.", "Hillmen, P."])
+    adults = paper("Long-term outcomes of eculizumab in adults with paroxysmal nocturnal haemoglobinuria: "
+                   "registry results", pages="S123", **supplement)
+    children = paper("Long-term outcomes of eculizumab in children with paroxysmal nocturnal haemoglobinuria: "
+                     "registry results", pages="S456", **supplement)
+    result = dedupe([adults, children])
+    assert [c.members for c in result.clusters] == [[0], [1]]
+    [pair] = result.uncertain_pairs  # near-identical enough to show a person
+    assert "pages differ" in pair.reason
+    # The same abstract exported twice (same pages) is still one record by its DOI.
+    assert groups([adults, paper(adults.title.upper(), pages="S123", **supplement)]) == [[0, 1]]
+    # And a copy without pages, or a title that agrees whatever the pages say, joins by the DOI.
+    assert groups([adults, paper(adults.title, **supplement)]) == [[0, 1]]
+    assert groups([adults, paper(adults.title + ".", pages="123", **supplement)]) == [[0, 1]]
+
+
+def test_supplement_abstracts_whose_volume_holds_the_supplement_number_are_one_abstract():
+    """Issue 20, item 10: one export files a congress abstract under volume 61 (Supplement 1),
+    the other under "volume" 1, the supplement's number. Not a recurring column: one abstract."""
+    common = dict(authors=["Rossi, M.", "Bianchi, L."], journal="Diabetologia", year=2018)
+    title = "Continuous glucose monitoring in pregnant women with type 1 diabetes: a cohort study"
+    with_pages = [paper(title, volume="61", issue="Suppl 1", pages="S123", **common),
+                  paper(title, volume="1", pages="S123", **common)]
+    without_pages = [paper(title, volume="61", issue="Supplement 1", **common), paper(title, volume="1", **common)]
+    embase = [paper(title, volume="61", pages="S123", **{**common, "journal": "Diabetologia.Conference: 54th "
+                                                                        "EASD Annual Meeting"}),
+              paper(title, volume="1", pages="S123", **{**common, "journal": "Diabetologia"})]
+    for records in (with_pages, without_pages, embase):
+        result = dedupe(records)
+        assert [c.members for c in result.clusters] == [[0, 1]], records
+        assert not any("recur" in note for note in result.notes)
+
+
+def test_the_supplement_excuse_never_joins_what_differs_elsewhere():
+    common = dict(authors=["Rossi, M.", "Bianchi, L."], journal="Diabetologia", year=2018, issue="Suppl 1")
+    title = "Continuous glucose monitoring in pregnant women with type 1 diabetes: a cohort study"
+    # Different pages: two abstracts (a repeated title), whatever the volumes say.
+    assert groups([paper(title, volume="61", pages="S123", **common),
+                   paper(title, volume="1", pages="S456", **common)]) == [[0], [1]]
+    # Another year: another congress.
+    assert groups([paper(title, volume="61", pages="S123", **common),
+                   paper(title, volume="62", pages="S123", **{**common, "year": 2019})]) == [[0], [1]]
+    # One abstract shown at two congresses, in two journals' supplements: two records.
+    assert groups([paper(title, volume="13", pages="93", **{**common, "journal": "American Journal of "
+                                                                   "Transplantation"}),
+                   paper(title, volume="32", pages="S136", **{**common, "journal": "Journal of Heart and Lung "
+                                                                     "Transplantation"})]) == [[0], [1]]
+    # Two real volumes (neither small enough to be a supplement's number): two printings.
+    assert groups([paper(title, volume="61", pages="S123", **common),
+                   paper(title, volume="62", pages="S123", **common)]) == [[0], [1]]
+    # No supplement anywhere: different volumes are different printings (a column), as before.
+    column = dict(authors=["Editor, A."], journal="Diabetologia", year=2018)
+    records = [paper("Notes from the editor on the year in diabetes", volume="61", issue="3", pages="401-402",
+                     **column),
+               paper("Notes from the editor on the year in diabetes", volume="60", pages="401-402", **column),
+               paper("Notes from the editor on the year in diabetes", **column)]
+    assert groups(records) == [[0], [1], [2]]

@@ -235,10 +235,11 @@ def normalize(url: str) -> str:
 
 # --------------------------------------------------------------------------- list helpers
 
-def test_id_batches_hold_at_most_fifty():
-    ids = [f"W{i}" for i in range(120)]
+def test_id_batches_hold_at_most_a_hundred():
+    # An OR-filter takes up to 100 values and a list call costs the same at any size (issue 20, item 4).
+    ids = [f"W{i}" for i in range(230)]
     batches = openalex_id_batches(ids)
-    assert [len(b) for b in batches] == [50, 50, 20] and OPENALEX_ID_BATCH == 50
+    assert [len(b) for b in batches] == [100, 100, 30] and OPENALEX_ID_BATCH == 100
     assert sum(batches, []) == ids and openalex_id_batches([]) == []
 
 

@@ -81,7 +81,9 @@ def test_the_table_footer_counts_and_states_the_cap(run):
     assert "cited by 10.5555/seed.a; cites 10.5555/seed.b" in table
     # seed B's two records of "shared" are one in its own list already: 4 + 1 references, 1 + 2 citing.
     assert "- found: 5 references, 3 citing papers; 5 papers after removing duplicates and the seeds; 5 shown" in table
-    assert "at most 100 citing papers per seed from Semantic Scholar" in table
+    # What each seed's citing list covers (issue 20, item 3).
+    assert ("- reach (both): references: up to 100 references per seed; citing papers: seed 1: all 1 citing "
+            "paper Semantic Scholar lists; seed 2: all 2 citing papers Semantic Scholar lists") in table
 
 
 def test_every_export_format_and_save(run, tmp_path):

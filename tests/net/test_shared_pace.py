@@ -24,35 +24,40 @@ class Wall:
         return self.now
 
 
-def test_only_one_process_may_start_within_the_interval(tmp_path):
+def test_only_one_process_holds_the_turn_and_the_next_start_counts_from_the_last_real_one(tmp_path):
     wall = Wall()
     first, second = SharedPace(tmp_path, wall), SharedPace(tmp_path, wall)
-    assert first.claim("semantic_scholar", 1.0) == 0.0
-    assert second.claim("semantic_scholar", 1.0) == 1.0  # wait a second, then ask again
+    turn = first.try_turn("semantic_scholar")
+    assert turn is not None and turn >= 0
+    assert second.try_turn("semantic_scholar") == BUSY  # nobody starts while a start is under way
+    assert second.try_turn("pubmed") not in (None, BUSY)  # another provider has its own turn
+    wall.now += 2.0  # the request's headers left 2 s after the turn was taken (a slow connect)
+    first.started("semantic_scholar", 1.0)
+    first.release(turn)
+    assert second.wait_before_start("semantic_scholar") == 1.0  # the interval counts from the real start
     wall.now += 0.4
-    assert second.claim("semantic_scholar", 1.0) == pytest.approx(0.6)
+    assert second.wait_before_start("semantic_scholar") == pytest.approx(0.6)
     wall.now += 0.6
-    assert second.claim("semantic_scholar", 1.0) == 0.0
-    assert first.claim("semantic_scholar", 1.0) == 1.0
-    # Another provider has its own clock.
-    assert first.claim("pubmed", 0.34) == 0.0
-
-
-def test_a_late_start_pushes_the_next_start_back(tmp_path):
-    wall = Wall()
-    pace = SharedPace(tmp_path, wall)
-    assert pace.claim("arxiv", 3.0) == 0.0
-    wall.now += 2.0  # the request's headers left 2 s after its claim (a slow connect)
-    pace.started("arxiv", 3.0)
-    assert SharedPace(tmp_path, wall).claim("arxiv", 3.0) == 3.0
+    assert second.wait_before_start("semantic_scholar") == 0.0
 
 
 def test_a_booking_from_another_clock_is_ignored_and_garbage_is_no_booking(tmp_path):
     wall = Wall()
     (tmp_path / "arxiv.next").write_text(repr(wall.now + STALE_AFTER_SECONDS + 1))
-    assert SharedPace(tmp_path, wall).claim("arxiv", 3.0) == 0.0
+    assert SharedPace(tmp_path, wall).wait_before_start("arxiv") == 0.0
     (tmp_path / "openalex.next").write_text("not a time")
-    assert SharedPace(tmp_path, wall).claim("openalex", 0.1) == 0.0
+    assert SharedPace(tmp_path, wall).wait_before_start("openalex") == 0.0
+
+
+def test_a_slowed_pace_is_shared_for_a_while(tmp_path):
+    wall = Wall()
+    first, second = SharedPace(tmp_path, wall), SharedPace(tmp_path, wall)
+    assert second.slowed_interval("unpaywall") == 0.0
+    first.slow_down("unpaywall", 0.4, memory=60)
+    first.slow_down("unpaywall", 0.2, memory=60)  # a faster pace never replaces a slower one
+    assert second.slowed_interval("unpaywall") == 0.4
+    wall.now += 61
+    assert second.slowed_interval("unpaywall") == 0.0
 
 
 def test_in_flight_places_are_held_until_released_or_the_process_ends(tmp_path):
@@ -85,7 +90,7 @@ def test_an_unwritable_data_folder_paces_per_process_only(tmp_path):
     locked.chmod(0o500)
     try:
         pace = SharedPace(locked / "pace", Wall())
-        assert pace.claim("openalex", 0.1) == 0.0 and pace.claim("openalex", 0.1) == 0.0
+        assert pace.try_turn("openalex") is None and pace.wait_before_start("openalex") == 0.0
         assert pace.try_flight("openalex", 5) is None and not pace.usable
     finally:
         locked.chmod(0o700)
@@ -96,7 +101,9 @@ def test_an_unwritable_data_folder_never_fails_a_search_step(tmp_path):
     blocker = tmp_path / "pace"
     blocker.write_text("")
     pace = SharedPace(blocker, Wall())
-    assert pace.claim("openalex", 0.1) == 0.0 and pace.claim("openalex", 0.1) == 0.0
+    assert pace.try_turn("openalex") is None and pace.wait_before_start("openalex") == 0.0
+    pace.slow_down("openalex", 1.0, memory=60)
+    assert pace.slowed_interval("openalex") == 0.0
     assert pace.try_flight("openalex", 5) is None and not pace.usable
 
 

@@ -230,3 +230,60 @@ def test_efetch_empty_set_is_empty():
 ])
 def test_combine_queries(variants, expected):
     assert pubmed.combine_queries(variants) == expected
+
+
+# ---------------------------------------------------------------- CommentsCorrections (issue 20, item 2)
+
+# What each RefType means for the record that carries it (../shared/reference/apis-more.md
+# section 2): a notice about this paper (its updates[].type), or nothing (a link, a reprint,
+# or the reverse form that sits on the notice or new version itself).
+NOTICE_OF_REF_TYPE = {
+    "RetractionIn": "retraction",
+    "RetractedandRepublishedIn": "retracted_and_republished",
+    "ErratumIn": "erratum",
+    "ExpressionOfConcernIn": "expression_of_concern",
+    "CorrectedandRepublishedIn": "correction",
+    "UpdateIn": "new_version",
+}
+RETRACTING = {"RetractionIn", "RetractedandRepublishedIn"}
+
+
+def test_every_dtd_ref_type_is_decided():
+    import fake_apis
+    from litsearch.core.updates import UPDATE_TYPES
+
+    assert set(NOTICE_OF_REF_TYPE) < set(fake_apis.PUBMED_REF_TYPES)
+    assert set(NOTICE_OF_REF_TYPE.values()) <= set(UPDATE_TYPES)
+
+
+@pytest.fixture(scope="module")
+def one_article_per_ref_type():
+    """An efetch body (the fake API's real format) with one article per RefType of the DTD,
+    each carrying that one CommentsCorrections entry, plus a PartialRetractionIn (no such
+    PubMed value) that must be read as nothing."""
+    import fake_apis
+
+    articles = []
+    kinds = list(fake_apis.PUBMED_REF_TYPES) + ["PartialRetractionIn"]
+    for number, ref_type in enumerate(kinds):
+        paper = {"title": f"An article carrying {ref_type}", "authors": ["Ann Author"], "year": 2019,
+                 "venue": "Journal of Tests", "doi": f"10.5555/refs.{number}",
+                 "pubmed_comments": [(ref_type, f"J Tests. 2021;2:{number}. doi: 10.5555/notice.{number}.",
+                                      str(40000000 + number))]}
+        articles.append(fake_apis.pubmed_article_xml(paper, str(30000000 + number)))
+    papers = pubmed.parse_efetch(fake_apis.efetch_body(articles))
+    return {kind: papers[str(30000000 + number)] for number, kind in enumerate(kinds)}
+
+
+@pytest.mark.parametrize("ref_type", [*__import__("fake_apis").PUBMED_REF_TYPES, "PartialRetractionIn"])
+def test_each_ref_type_maps_to_its_notice_or_to_none(one_article_per_ref_type, ref_type):
+    paper = one_article_per_ref_type[ref_type]
+    number = int(paper.pmid) - 30000000
+    expected = NOTICE_OF_REF_TYPE.get(ref_type)
+    if expected is None:
+        assert paper.updates == [], ref_type
+        assert paper.retracted is False  # MEDLINE marks every retracted article; this one is not
+        return
+    assert paper.updates == [{"type": expected, "notice_doi": f"10.5555/notice.{number}",
+                              "notice_pmid": str(40000000 + number), "date": None, "source": "pubmed"}]
+    assert paper.retracted is (ref_type in RETRACTING)

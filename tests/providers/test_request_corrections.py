@@ -48,22 +48,28 @@ def test_the_bulk_request_carries_the_mapped_query():
     assert request.param("query") == "(CRISPR + Cas9) | (gene -plants)"
 
 
-def test_paper_batch_sends_at_most_100_ids_per_call():
-    seen: list[list[str]] = []
+def test_paper_batch_sends_at_most_500_ids_per_call():
+    seen: list[tuple[str, list[str]]] = []
 
     def handler(request: httpx.Request) -> httpx.Response:
         ids = json.loads(request.content)["ids"]
-        seen.append(ids)
-        return httpx.Response(200, json=[{"paperId": i, "references": []} for i in ids])
+        fields = request.url.params["fields"]
+        seen.append((fields, ids))
+        if fields == "referenceCount":
+            return httpx.Response(200, json=[{"paperId": i, "referenceCount": 5} for i in ids])
+        return httpx.Response(200, json=[{"paperId": i, "references": [{"paperId": "x"}] * 5} for i in ids])
 
     async def go():
         async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(handler),
                               policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
             return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"),
-                                                              [f"CorpusId:{n}" for n in range(250)])
+                                                              [f"CorpusId:{n}" for n in range(1200)])
 
     answers = asyncio.run(go())
-    assert [len(ids) for ids in seen] == [100, 100, 50] and len(answers) == 250
+    assert [(fields, len(ids)) for fields, ids in seen] == [("referenceCount", 500), ("referenceCount", 500),
+                                                            ("referenceCount", 200)] + [
+        ("paperId,references.paperId,references.externalIds", n) for n in (500, 500, 200)]
+    assert len(answers) == 1200 and all(len(references) == 5 for references in answers)
 
 
 # ---------------------------------------------------------------- Crossref pools
@@ -138,3 +144,71 @@ def test_the_date_retry_end_to_end_filters_the_year(monkeypatch, capsys):
     assert run.exit_code == 0 and payload["errors"] == []
     assert payload["results"] and all(r["year"] == 2017 for r in payload["results"])
     assert payload["filters"] == ["year 2017: no provider applies it itself; applied after fetching for arxiv"]
+
+
+# ---------------------------------------------------------------- /paper/batch sized by what it asks (issue 20, item 6)
+
+def _library_of_reviews(count: int, references_each: int) -> dict[str, dict]:
+    """Papers S2 knows, each citing ``references_each`` others (a library of reviews)."""
+    return {f"CorpusId:{n}": {"s2": f"{n:040x}", "refs": [{"paperId": f"{n:020x}{r:020x}", "externalIds": {}}
+                                                          for r in range(references_each)]}
+            for n in range(count)}
+
+
+def _batch_server(server: FakeServer, library: dict[str, dict]) -> dict[str, str]:
+    env = fake_apis.install(server)
+    server.route("/s2/graph/v1/paper/batch",
+                 fake_apis.s2_batch_for(library.get, lambda paper: paper["refs"]))
+    return env
+
+
+def test_linking_100_papers_with_many_references_stays_under_the_nested_cap():
+    """100 saved papers of 120 references each: 12,000 nested references, more than one call
+    may carry (9,999). Today's 100-id call is refused; sized batches carry them all."""
+    library = _library_of_reviews(100, 120)
+    with FakeServer() as server:
+        env = _batch_server(server, library)
+
+        async def go():
+            async with HttpClient(Settings.from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
+                return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"), list(library))
+
+        answers = asyncio.run(go())
+        calls = server.requests_to("/s2/graph/v1/paper/batch")
+    assert [len(ids) for ids in answers] == [120] * 100 and answers.notes == []
+    counts, *reference_calls = calls
+    assert counts.param("fields") == "referenceCount" and len(json.loads(counts.body)["ids"]) == 100
+    sizes = [len(json.loads(call.body)["ids"]) for call in reference_calls]
+    assert sum(sizes) == 100 and all(size * 120 <= 9_999 for size in sizes) and len(sizes) == 2
+
+
+def test_batches_skip_unknown_papers_and_papers_citing_nothing():
+    library = {"CorpusId:1": {"s2": "a" * 40, "refs": []},
+               "CorpusId:2": {"s2": "b" * 40, "refs": [{"paperId": "c" * 40, "externalIds": {"DOI": "10.1/x"}}]}}
+    with FakeServer() as server:
+        env = _batch_server(server, library)
+
+        async def go():
+            async with HttpClient(Settings.from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
+                return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"),
+                                                                  ["CorpusId:1", "CorpusId:9", "CorpusId:2"])
+
+        answers = asyncio.run(go())
+        _, only = server.requests_to("/s2/graph/v1/paper/batch")
+    assert answers == [[], [], [{"paperId": "c" * 40, "externalIds": {"DOI": "10.1/x"}}]]
+    assert json.loads(only.body)["ids"] == ["CorpusId:2"]
+
+
+def test_sized_batches_respect_the_cap_and_the_id_limit():
+    from litsearch.providers.semantic_scholar_batch import sized_batches
+
+    assert sized_batches([5000, 5000, 10, None, 0, 20_000, 1]) == [[0], [1, 2], [5], [6]]
+    assert [len(batch) for batch in sized_batches([1] * 1200)] == [500, 500, 200]
+
+
+def test_the_key_advice_says_what_is_true_now():
+    """Semantic Scholar keys are no longer "free on request": free email domains and
+    third-party apps are not approved (issue 20, item 6)."""
+    advice = semantic_scholar.PROVIDER.key_benefit
+    assert "free on request" not in advice
+    assert "SEMANTIC_SCHOLAR_API_KEY" in advice and "not approved for free email addresses" in advice

@@ -159,3 +159,66 @@ def test_the_vocabulary_merges_and_words_notices():
     assert combined_retracted([False], [crossref]) is True
     assert notice_words([merged]) == "retraction: 10.1/n (2021)"
     assert notices_about({"DOI": "10.1/n", "update-to": "not a list"}) == []
+
+
+# --------------------------------------------------------------------------- issue 20, item 1
+
+TURING = "turing patterns reaction diffusion"
+TURING_TITLE = "Turing patterns on a growing reaction-diffusion domain"
+
+
+def test_a_retraction_only_pubmed_knows_is_found_when_pubmed_was_not_searched(run):
+    """The automatic choice skips PubMed for this topic; the shown row's PMID (from Semantic
+    Scholar and OpenAlex) is checked at PubMed in the enrichment round, in one efetch."""
+    payload = json.loads(run([TURING, "--format", "json"]))
+    result = by_title(payload)[TURING_TITLE]
+    assert result["retracted"] is True
+    assert result["updates"] == [{"type": "retracted_and_republished", "notice_doi": "10.5555/jfm.2020.0012",
+                                  "notice_pmid": "32000004", "date": None, "source": "pubmed"}]
+    efetches = run.server.requests_to("/eutils/efetch.fcgi")
+    # One batched call for every shown PMID (the fake APIs serve their whole corpus).
+    assert len(efetches) == 1 and "29000003" in efetches[0].param("id").split(",")
+    assert not run.server.requests_to("/eutils/esearch.fcgi")  # PubMed was not searched
+    assert any("PMIDs checked at PubMed" in note and "1 retracted" in note for note in payload["notes"])
+    table = run([TURING])
+    row = next(line for line in table.splitlines() if TURING_TITLE in line)
+    assert row.split(" | ")[2].startswith(MARK)
+
+
+def test_exclude_retracted_drops_what_only_pubmed_says(run):
+    table = run([TURING, "--exclude-retracted"])
+    assert TURING_TITLE not in table and "1 retracted paper left out" in table
+
+
+def test_no_verify_skips_the_pubmed_check_too(run):
+    payload = json.loads(run([TURING, "--no-verify", "--format", "json"]))
+    assert by_title(payload)[TURING_TITLE]["retracted"] is False  # OpenAlex's word only
+    assert not run.server.requests_to("/eutils/")
+
+
+def test_rows_pubmed_supplied_are_not_asked_again(run):
+    run([TOPIC, "--providers", "pubmed,openalex", "--format", "json"])
+    efetches = run.server.requests_to("/eutils/efetch.fcgi")
+    assert len(efetches) == 1  # the search's own efetch; its rows carry PubMed's word already
+
+
+@pytest.mark.parametrize("given", ["PMID:29000003", "29000003", "10.5555/jfm.2018.0042"])
+def test_paper_consults_pubmed_for_a_pmid(run, given):
+    payload = json.loads(run(["paper", given, "--format", "json"]))
+    assert payload["retracted"] is True
+    assert payload["updates"][0]["type"] == "retracted_and_republished"
+    assert "pubmed" in payload["sources"] or payload["updates"][0]["source"] == "pubmed"
+    shown = run(["paper", given])
+    assert "**⚠ RETRACTED**" in shown
+    assert "- retracted and republished: [10.5555/jfm.2020.0012](https://doi.org/10.5555/jfm.2020.0012)" in shown
+
+
+def test_a_pmid_only_pubmed_knows_is_shown_from_pubmed(run):
+    not_found = lambda request: Answer(404, json.dumps({"error": "Paper not found"}))  # noqa: E731
+    run.server.route("/s2/graph/v1/paper/", not_found)
+    run.server.route("/openalex/works/", lambda request: Answer(404, "<html>Not Found</html>",
+                                                                 content_type="text/html"))
+    payload = json.loads(run(["paper", "PMID:29000003", "--format", "json"]))
+    assert payload["title"].startswith(TURING_TITLE) and payload["retracted"] is True
+    assert payload["sources"] == ["pubmed"] and payload["references"] == [] == payload["citations"]
+    assert any("PubMed's record is shown" in note for note in payload["notes"])

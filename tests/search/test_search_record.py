@@ -66,7 +66,7 @@ def test_report_prints_the_methods_and_a_table_that_adds_up(world):
     run([TOPIC, "--variant", "Cas9 specificity", "--limit", "5", "--record", "search.json"])
     report = run(["report", "search.json"])
     assert report.startswith("## Search methods\n\nWe searched Semantic Scholar, OpenAlex and PubMed on ")
-    assert "PubMed (/eutils/esearch.fcgi): term=(CRISPR off-target effects) OR (Cas9 specificity)" in report
+    assert "PubMed (/eutils/esearch.fcgi): `term=(CRISPR off-target effects) OR (Cas9 specificity)`" in report
     assert "Duplicates were merged" in report and "## Identification (PRISMA 2020)" in report
     payload = json.loads(run(["report", "search.json", "--format", "json"]))
     rows = {row["label"]: row["count"] for row in payload["identification"]}
@@ -74,7 +74,8 @@ def test_report_prints_the_methods_and_a_table_that_adds_up(world):
     assert per_source == rows["Records identified, total"]
     assert rows["Records identified, total"] - rows["Duplicate records removed"] == \
         rows["Records after duplicates removed"]
-    assert rows["Records screened (shown, after ranking)"] == 5 and payload["adds_up"] is True
+    assert rows["Records shown (the highest ranked, up to the limit; none screened by lit-search)"] == 5
+    assert payload["adds_up"] is True
 
 
 def test_rerun_of_an_unchanged_world_shows_nothing_new_then_exactly_the_new_paper(world):
@@ -160,3 +161,31 @@ def test_a_hand_edited_snowball_direction_is_reported_without_a_guess(direction)
                                                           "after_duplicates_removed": 2, "shown": 2, "per_source": {}}}
     text = report_markdown(record)
     assert "collected the reference lists of, or the papers citing, 1 seed paper (10.5555/seed.a)" in text
+
+
+def test_report_quotes_each_search_string_exactly_and_says_what_each_number_is(world):
+    """Issue 20, item 11: the methods paragraph showed Semantic Scholar's bulk query as
+    "(a) \\| (b)" and called the rows shown "screened"."""
+    run, folder, _ = world
+    run([TOPIC, "--variant", "Cas9 specificity", "--variant", "guide `RNA` design", "--limit", "5",
+         "--providers", "semantic_scholar,openalex", "--record", "search.json"])
+    record = json.loads((folder / "search.json").read_text(encoding="utf-8"))
+    sent = {p["name"]: p["requests"][0]["params"] for p in record["providers"]}
+    s2_query = sent["semantic_scholar"]["query"]
+    assert "|" in s2_query  # the variants joined by the bulk syntax's OR
+    report = run(["report", "search.json"])
+    paragraph = report.split("\n\n")[1]
+    assert "\\|" not in paragraph and "screened (" not in paragraph
+    # Each string as sent, verbatim, in a code span (backticks inside get a longer fence).
+    assert f"`` query={s2_query} ``" in paragraph or f"`query={s2_query}`" in paragraph
+    assert f"`search={sent['openalex']['search']}`" in paragraph or "``" in paragraph
+    counts = record["counts"]["per_source"]
+    assert (f"Records identified are those each source returned for its query, in its own order: "
+            f"Semantic Scholar {counts['semantic_scholar']}") in paragraph
+    assert f"OpenAlex {counts['openalex']} (asked for {sent['openalex']['per_page']})" in paragraph
+    assert "highest ranked were shown (the rest were found, not shown)" in paragraph
+    assert "lit-search ranks and shows records, it screens none" in paragraph
+    payload = json.loads(run(["report", "search.json", "--format", "json"]))
+    assert f"query={s2_query}" in payload["methods"]  # plain text: no Markdown at all
+    labels = [row["label"] for row in payload["identification"]]
+    assert not any("screened (" in label for label in labels)

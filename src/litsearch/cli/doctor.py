@@ -19,13 +19,15 @@ from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..core.config import DB_FILENAME, Settings, data_folder
+from ..core.config import BASE_URL_VARIABLES, DB_FILENAME, Settings, data_folder
 from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
 from .common import new_parser, run_command, write_output
 
 PROG = "lit-search doctor"
 EMAIL_VARIABLE = "LITSEARCH_EMAIL"
+EMAIL_FALLBACKS = ("OPENALEX_EMAIL", "UNPAYWALL_EMAIL")  # read when LITSEARCH_EMAIL is not set
+DATA_FOLDER_VARIABLE = "LITSEARCH_CACHE_DIR"
 CHECK_BUDGET_SECONDS = 15.0  # one request per API; arXiv's pace alone never needs more
 # Headers worth reporting: every API's rate-limit, quota or budget header, and Retry-After.
 LIMIT_HEADER = re.compile(r"^(x-)?(rate-?limit|ratelimit)|^retry-after$", re.I)
@@ -61,8 +63,12 @@ def doctor_command(argv: Sequence[str]) -> int:
     report["environment_problems"] = problems
     if args.check:
         checks = asyncio.run(check_all(settings))
+        from ..providers.base import get_provider
+
         for entry in report["providers"]:
             entry["check"] = checks[entry["name"]]
+            # The check's answer carried today's allowance: show it as it is now.
+            entry["budget"] = get_provider(entry["name"]).budget_today(settings)
     from ..render.doctor import doctor_markdown
 
     write_output(json_text(report) if args.format == "json" else doctor_markdown(report), settings)
@@ -105,20 +111,25 @@ def diagnose(settings: Settings) -> dict[str, Any]:
             "label": provider.label,
             "optional": not provider.used_by_default,
             "base_url": _shown_url(settings.base_urls.get(name, "")),
+            "base_url_variable": BASE_URL_VARIABLES.get(name),
             "key_variable": provider.key_variable,
             "key_set": key_set,
             "pace": _pace_words(pace.min_interval, pace.max_in_flight),
             "limits": provider.limits,
             "missing": missing,
+            "budget": provider.budget_today(settings),  # a daily allowance as last seen (OpenAlex)
             "check": None,
         })
     return {
         "version": __version__,
         "python": platform.python_version(),
         "executable": sys.executable,
+        # Every variable named, as the text report names it (scripts need the name, not only the state).
         "contact_email_set": bool(settings.email),
+        "contact_email": {"variable": EMAIL_VARIABLE, "fallbacks": list(EMAIL_FALLBACKS), "set": bool(settings.email)},
         "proxies": environment_proxies(),
-        "data_folder": {"path": str(folder), "exists": folder.is_dir(), "bytes": _size(folder),
+        "data_folder": {"variable": DATA_FOLDER_VARIABLE, "path": str(folder), "exists": folder.is_dir(),
+                        "bytes": _size(folder),
                         "database": str(folder / DB_FILENAME),
                         "cache_bytes": _cache_size(folder / DB_FILENAME, settings),
                         "cache_max_bytes": settings.cache_max_bytes,

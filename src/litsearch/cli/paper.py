@@ -34,9 +34,12 @@ papers citing it, each ranked by citation count."""
 
 ID_EPILOG = f"""\
 ids: {ID_HELP}.
-sources: Semantic Scholar first for references and citing papers (one page of 100 each);
-  OpenAlex when Semantic Scholar fails, lacks the paper or lists none. A provider that fails
-  is reported in the notes; the command still prints what the other one gave.
+sources: Semantic Scholar first for references (one page of 100) and citing papers (all it
+  lists when they fit in one page of 1,000; else OpenAlex's 100 most cited are added, sorted by
+  citations on its server); OpenAlex when Semantic Scholar fails, lacks the paper or lists
+  none; PubMed for a paper with a PMID (retraction and notices). What the citing list covers is
+  said under it. A provider that fails is reported in the notes; the command still prints what
+  the others gave.
 {EXIT_CODES_HELP}
   Here: 3 the paper could not be fetched (every provider failed), 5 no provider has it."""
 

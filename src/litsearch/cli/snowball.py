@@ -38,8 +38,10 @@ notices) and open-access links looked up, as for a search."""
 
 EPILOG = f"""\
 seeds: {ID_HELP}; or --from-library for every paper saved in the library. At most {MAX_SEEDS}.
-reach: each seed's reference list and one page of citing papers (Semantic Scholar first,
-  OpenAlex when it lacks the paper); the footer states the cap and the counts.
+reach: each seed's reference list (Semantic Scholar first, OpenAlex when it lacks the paper)
+  and its citing papers: all that Semantic Scholar lists when they fit in one page of 1,000,
+  else with OpenAlex's 100 most cited added (sorted by citations on its server); the footer
+  states what was covered for each seed, and the counts.
 {EXIT_CODES_HELP}
   Here: 3 no seed could be fetched, 5 no provider has any seed."""
 
@@ -134,7 +136,6 @@ def _library_seeds(store) -> list:
 async def as_search_result(http, found, args, started: float):
     """The snowball as a SearchResult (so that every search output serves it), with the shown
     rows enriched and the snowball's counts in the footer."""
-    from ..graph.snowball import CITING_CAP
     from ..render.markup import plural
     from ..search.enrich import EnrichmentReport, enrich_shown
     from ..search.pipeline import SearchResult, search_deadline
@@ -151,7 +152,7 @@ async def as_search_result(http, found, args, started: float):
         f"seeds: {len(seeds_ok)} of {len(found.seeds)} fetched ({', '.join(seed.label for seed in found.seeds)})",
         f"found: {plural(found.references_found, 'reference')}, {plural(found.citing_found, 'citing paper')}; "
         f"{plural(len(found.results), 'paper')} after removing duplicates and the seeds; {len(shown)} shown",
-        f"reach: {CITING_CAP}; direction {found.direction}",
+        f"reach ({found.direction}): {found.reach()}",
     ] + found.notes
     labels = ", ".join(seed.label for seed in found.seeds)
     return SearchResult(query=f"snowball from {labels} ({found.direction})", variants=[], outcomes=[],

@@ -13,22 +13,46 @@ import re
 from typing import Any, Iterable, Mapping
 
 RETRACTION, CORRECTION, CONCERN, ERRATUM = "retraction", "correction", "expression_of_concern", "erratum"
-UPDATE_TYPES = (RETRACTION, CORRECTION, CONCERN, ERRATUM)
+# Retracted, and replaced by a republished version (the notice points at the new version).
+RETRACTED_AND_REPUBLISHED = "retracted_and_republished"
+# Superseded: a newer version exists (a Cochrane review updated, a new edition).
+NEW_VERSION = "new_version"
+UPDATE_TYPES = (RETRACTION, RETRACTED_AND_REPUBLISHED, CORRECTION, CONCERN, ERRATUM, NEW_VERSION)
+# Notices that mean the paper itself is retracted.
+RETRACTING_TYPES = frozenset({RETRACTION, RETRACTED_AND_REPUBLISHED})
 
-# Crossref's update types (the "type" of updated-by / update-to) and PubMed's RefTypes.
+# Crossref's update types (the "type" of updated-by / update-to; Crossmark's list).
 _CROSSREF_TYPES = {
     "retraction": RETRACTION, "partial_retraction": RETRACTION, "withdrawal": RETRACTION, "removal": RETRACTION,
     "correction": CORRECTION, "corrigendum": CORRECTION, "addendum": CORRECTION, "clarification": CORRECTION,
     "erratum": ERRATUM, "expression_of_concern": CONCERN, "expression-of-concern": CONCERN,
+    "new_version": NEW_VERSION, "new_edition": NEW_VERSION,
 }
+# PubMed's CommentsCorrections RefType values that sit on the ORIGINAL article and point at a
+# later notice or version (the "...In" forms). The complete DTD list and its meanings are in
+# ../shared/reference/apis-more.md section 2 (PubMed DTD; NLM errata fact sheet,
+# nlm.nih.gov/pubs/factsheets/errata.html). Left out on purpose:
+# - the reverse forms (RetractionOf, ErratumFor, ExpressionOfConcernFor,
+#   RetractedandRepublishedFrom, CorrectedandRepublishedFrom, RepublishedFrom, ReprintOf,
+#   UpdateOf): they sit on the notice or the new version itself and point back; they say
+#   nothing against the record that carries them;
+# - RepublishedIn / ReprintIn: the same article printed again elsewhere, no notice;
+# - CommentIn/CommentOn, SummaryForPatientsIn, OriginalReportIn, AssociatedDataset,
+#   AssociatedPublication, Cites: links, not notices.
+# Partial retractions are indexed as errata since 2016 (ErratumIn); PubMed has no
+# "PartialRetractionIn".
 _PUBMED_REF_TYPES = {
-    "RetractionIn": RETRACTION, "PartialRetractionIn": RETRACTION, "ErratumIn": ERRATUM,
-    "ExpressionOfConcernIn": CONCERN, "CorrectedandRepublishedIn": CORRECTION, "RepublishedIn": CORRECTION,
+    "RetractionIn": RETRACTION,
+    "RetractedandRepublishedIn": RETRACTED_AND_REPUBLISHED,
+    "ErratumIn": ERRATUM,
+    "ExpressionOfConcernIn": CONCERN,
+    "CorrectedandRepublishedIn": CORRECTION,
+    "UpdateIn": NEW_VERSION,
 }
 PUBMED_RETRACTED_TYPE = "Retracted Publication"
 # Words for people, as the table and the exports say them.
-LABELS = {RETRACTION: "retraction", CORRECTION: "correction", CONCERN: "expression of concern",
-          ERRATUM: "erratum"}
+LABELS = {RETRACTION: "retraction", RETRACTED_AND_REPUBLISHED: "retracted and republished", CORRECTION: "correction",
+          CONCERN: "expression of concern", ERRATUM: "erratum", NEW_VERSION: "newer version"}
 _DOI_IN_TEXT = re.compile(r"\bdoi:?\s*(10\.\d{4,9}/\S+?)[.;,]?(?:\s|$)", re.I)
 
 
@@ -78,7 +102,7 @@ def combined_retracted(values: Iterable[bool | None], updates: Iterable[dict[str
     """True when any source says so (or a retraction notice exists), False when some source
     could tell and none says so, None when no source could tell."""
     values = list(values)
-    if any(value is True for value in values) or any(item.get("type") == RETRACTION for item in updates):
+    if any(value is True for value in values) or any(item.get("type") in RETRACTING_TYPES for item in updates):
         return True
     return False if any(value is False for value in values) else None
 

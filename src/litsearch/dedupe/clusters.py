@@ -11,7 +11,8 @@ How it works:
    DOIs 10.48550/arXiv.* count as arXiv ids, not DOIs), OpenAlex, Semantic
    Scholar, PMC or DBLP id are united (union-find), so a preprint joins its
    journal version when any record links the two ids. A shared DOI between
-   clearly different titles (one DOI for a whole abstract supplement) is ignored.
+   clearly different titles, or between titles that differ and pages that differ
+   (one DOI for a whole abstract supplement), is ignored.
 2. Fuzzy: candidate pairs come from blocking keys (title start and end, the
    longest title words, volume+page, first author+page), never from all pairs.
    Each pair is judged on a cleaned title (markup, database notes such as
@@ -43,9 +44,11 @@ from ..core.records import Paper
 from .features import Profile, ProfileBuilder
 from .input_traits import learn_from_input
 from .judge import (
+    NEAR_IDENTICAL,
     hard_veto,
     identifier_conflict,
     judge,
+    pages_conflict,
     subtitle_twin,
     title_similarity,
     translated_twin,
@@ -251,7 +254,15 @@ class _ClusterBuilder:
         a, b = self.profiles[i], self.profiles[j]
         if not a.title or not b.title:
             return True
-        if title_similarity(a, b) >= 60 or truncated_twin(a, b) or subtitle_twin(a, b):
+        if truncated_twin(a, b) or subtitle_twin(a, b):
+            return True
+        similarity = title_similarity(a, b)
+        if similarity >= NEAR_IDENTICAL:
+            return True
+        # A congress supplement gives all its abstracts one DOI: two abstracts on one topic
+        # have similar titles but are printed on different pages. A DOI shared by records
+        # whose titles and pages disagree is no identity (the library's rule, library/record.py).
+        if similarity >= 60 and not pages_conflict(a, b):
             return True
         # A translation shares the identifier but not the words; a supplement's abstracts share
         # its DOI, volume and even page, and often an author. Only a title in another language,

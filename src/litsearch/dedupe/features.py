@@ -62,6 +62,7 @@ class Profile:
     language: str = ""  # "en", "other" (another language or script) or "" (cannot tell): see titles.title_language
     journal_language: str = ""  # the journal name's language, as for titles
     conference: bool = False  # a conference paper (entry type or a proceedings venue)
+    supplement: bool = False  # printed in a supplement or an abstract book (issue, volume, pages or venue say so)
     recurring: bool = False  # the title recurs in one venue with different citations (set by the clusterer)
 
     @property
@@ -128,6 +129,7 @@ class ProfileBuilder:
             language=language,
             journal_language=_memo(self.journal_languages, record.journal, _journal_language),
             conference=_is_conference(record),
+            supplement=_in_supplement(record),
         )
 
 
@@ -297,6 +299,19 @@ _CONFERENCE_TYPES = frozenset({"inproceedings", "conference", "proceedings-artic
 def _is_conference(record: Paper) -> bool:
     types = {kind.lower() for kind in record.publication_types}
     return bool(types & _CONFERENCE_TYPES) or bool(record.journal and _CONFERENCE_VENUE.search(record.journal))
+
+
+_SUPPLEMENT_FIELD = re.compile(r"\bsup(?:p|pl|plement)?\b|\bsuppl|^\s*s\s*\d+\s*$", re.I)
+_SUPPLEMENT_PAGE = re.compile(r"^\s*s\d", re.I)  # "S123": a supplement's page numbering
+
+
+def _in_supplement(record: Paper) -> bool:
+    """Printed in a supplement or an abstract book: the issue or volume field names a supplement
+    ("Suppl 1", "Supplement 2", "S1", "61 Suppl 3"), the pages are numbered S…, or the venue is a
+    conference or congress (Embase files abstracts as "Journal.Conference: …")."""
+    fields = (record.issue or "", record.volume or "")
+    return (any(_SUPPLEMENT_FIELD.search(field) for field in fields) or bool(_SUPPLEMENT_PAGE.match(record.pages or ""))
+            or _is_conference(record))
 
 
 _PAGE_COUNT = re.compile(r"\d+\s*p+\.?", re.I)

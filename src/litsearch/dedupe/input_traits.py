@@ -10,6 +10,9 @@ Two traits no single record shows:
   without pages. A title is recurring when records giving it in agreeing venues, in the same
   or the next year, disagree on where they were printed (different issues, pages or volumes);
   every record with that title then needs its full citation to merge (as a generic title).
+  Two exports of one supplement abstract are not a column: when one files the supplement's
+  number as the volume ("1" against "61", same year, same or no pages), the volumes do not
+  count as printed apart (judge.supplement_volume_mixup).
 """
 
 from __future__ import annotations

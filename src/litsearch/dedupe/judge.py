@@ -114,6 +114,8 @@ def _is_subsequence(small: str, big: str) -> bool:
 def venue_agreement(a: Profile, b: Profile) -> str:
     """'match' (volume and pages agree, or the same multi-page range), 'conflict', or 'unknown'."""
     volume = _agreement(a.volume, b.volume)
+    if volume is False and supplement_volume_mixup(a, b):
+        volume = None  # one export wrote the supplement's number where the other wrote the volume
     pages = _pages_agree(a, b)
     if volume is False or pages is False:
         return "conflict"
@@ -135,6 +137,27 @@ def _pages_agree(a: Profile, b: Profile) -> bool | None:
         # A typo or a dropped start page leaves the end page: "2297-2108"/"2097-2108", "488"/"487-488".
         return (a.last_page or a.first_page) == (b.last_page or b.first_page)
     return False
+
+
+SUPPLEMENT_NUMBERS = 20  # a journal volume's supplements are numbered 1, 2, … ; never this many
+
+
+def supplement_volume_mixup(a: Profile, b: Profile) -> bool:
+    """Volumes that differ only because one export filed a supplement's number as the volume
+    ("1" for Supplement 1 of volume 61, "61" in the other): a supplement record, one journal,
+    one year, not on different pages, and the smaller "volume" small enough to be a supplement's
+    number. A journal column recurs in different issues or on different pages and its copies are
+    not in a supplement; one abstract shown at two congresses is in two journals: neither is
+    excused."""
+    if not (a.supplement or b.supplement) or a.volume is None or b.volume is None:
+        return False
+    return (a.year is not None and a.year == b.year and min(int(a.volume), int(b.volume)) <= SUPPLEMENT_NUMBERS
+            and _pages_agree(a, b) is not False and not issues_conflict(a, b) and journals_agree(a, b) is True)
+
+
+def pages_conflict(a: Profile, b: Profile) -> bool:
+    """Both records give comparable pages and they are not the same pages."""
+    return _pages_agree(a, b) is False
 
 
 def _same_printed_item(a: Profile, b: Profile) -> bool:

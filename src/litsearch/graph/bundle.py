@@ -2,9 +2,11 @@
 
 Semantic Scholar answers first: ``/paper/{id}`` for the record, ``/paper/{id}/references``
 and ``/paper/{id}/citations`` for the lists. OpenAlex is asked for the same record in
-parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 50
+parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 100
 ids) and its ``cites:`` filter are the fallback when Semantic Scholar fails, does not know
-the paper, or lists nothing. A provider failure becomes a note. Only a paper that no
+the paper, or lists nothing. A paper with a PMID is also asked of PubMed, in the round of the
+lists: MEDLINE marks retracted articles and links every notice (Crossref is asked for the
+DOI's notices in the same round). A provider failure becomes a note. Only a paper that no
 provider has is an error: ``NotFound``, or ``FetchFailed`` when every provider asked failed.
 """
 
@@ -19,27 +21,22 @@ from typing import Any, Awaitable, Callable, TypeVar
 from ..core.errors import FetchFailed, NotFound, ProviderError
 from ..core.identifiers import PaperRef, is_arxiv_doi, parse_paper_ref
 from ..core.records import Paper
-from ..core.text import fold_title
 from ..core.updates import with_notices
 from ..dedupe.clusters import find_clusters, merge_records
 from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient, ProviderSession
 from ..providers import openalex, semantic_scholar
 from ..providers.base import provider_label
+from .citing import citing_papers, rank_by_citations  # noqa: F401 (rank_by_citations: surface)
 
 log = logging.getLogger("litsearch")
 
 S2 = semantic_scholar.NAME
 OPENALEX = openalex.NAME
+PUBMED = "pubmed"
 # A long review lists hundreds of works; 200 ids (4 list calls) cover nearly every paper
 # while keeping one lookup cheap. The true total is still reported.
 OPENALEX_MAX_REFERENCES = 200
-
-
-def rank_by_citations(papers: list[Paper]) -> list[Paper]:
-    """Most cited first; papers without a count last; then newer, then by title (stable order)."""
-    return sorted(papers, key=lambda p: (p.citation_count is None, -(p.citation_count or 0),
-                                         -(p.year or 0), fold_title(p.title)))
 
 
 @dataclass
@@ -57,7 +54,10 @@ class PaperBundle:
     sources: list[str] = field(default_factory=list)  # providers whose record was merged
     records: list[Paper] = field(default_factory=list)  # those providers' own records
     references_from: str | None = None  # provider that supplied the reference list
-    citations_from: str | None = None
+    citations_from: str | None = None  # the first provider that listed citing papers
+    citations_sources: list[str] = field(default_factory=list)  # every provider that did
+    citations_coverage: str = ""  # what the citing list covers, in words (graph/citing.py)
+    citations_complete: bool = False  # every citing paper a provider lists was fetched
 
 
 T = TypeVar("T")
@@ -128,28 +128,38 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
         progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
     lookup = await _look_up(s2_session, oa_session, paper_ref, attempts)
     if lookup.s2 is None and lookup.openalex is None:
-        raise _not_found(paper_ref, lookup, attempts)
+        pubmed_record = await _pubmed_record(http, paper_ref.value, attempts) if paper_ref.kind == "pmid" else None
+        if pubmed_record is None:
+            raise _not_found(paper_ref, lookup, attempts)
+        attempts.note("Semantic Scholar and OpenAlex do not know this PMID; PubMed's record is shown, "
+                      "without references or citing papers")
+        return PaperBundle(paper=pubmed_record, references=[], citations=[], reference_count=0,
+                           citation_count=0, notes=attempts.notes, sources=[PUBMED], records=[pubmed_record])
     paper, records = _merged_record(lookup, attempts)
 
     # The lists are asked of S2 only when S2 knows the paper (by its own id, most specific).
     s2_ids = semantic_scholar.api_ids(lookup.s2[0]) if lookup.s2 else []
     s2_id = s2_ids[0] if s2_ids else None
     work = lookup.openalex
-    (references, references_from), (citations, citations_from), notices = await asyncio.gather(
+    (references, references_from), citing, notices, pubmed_record = await asyncio.gather(
         _reference_list(s2_session, oa_session, s2_id, _known(work), attempts),
-        _citation_list(s2_session, oa_session, s2_id, work, attempts),
+        citing_papers(s2_session, oa_session, s2_id, work, attempts),
         _notices(http, paper, attempts),
+        _pubmed_record(http, paper.pmid, attempts),
     )
     if notices is not None:  # Crossref's retraction and correction notices, with their DOIs
         paper = with_notices(paper, notices.retracted, notices.updates)
+    if pubmed_record is not None:  # PubMed's "Retracted Publication" and CommentsCorrections
+        paper = with_notices(paper, pubmed_record.retracted, pubmed_record.updates)
     reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
     reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
-    citation_count = max(paper.citation_count or 0, len(citations))
+    citation_count = max(paper.citation_count or 0, len(citing.papers))
     return PaperBundle(
-        paper=paper, references=references, citations=citations,
+        paper=paper, references=references, citations=citing.papers,
         reference_count=reference_count, citation_count=citation_count,
         notes=attempts.notes, sources=[record.provider for record in records], records=records,
-        references_from=references_from, citations_from=citations_from,
+        references_from=references_from, citations_from=citing.answered_by, citations_sources=citing.sources,
+        citations_coverage=citing.coverage, citations_complete=citing.complete,
     )
 
 
@@ -178,6 +188,18 @@ async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> Paper
     _, found = await attempts.run(crossref.NAME, "looking up retraction and correction notices",
                                   crossref.get_work(http.session(crossref.NAME), paper.doi))
     return found
+
+
+async def _pubmed_record(http: HttpClient, pmid: str | None, attempts: _Attempts) -> Paper | None:
+    """PubMed's record of the PMID (None without a PMID, or when PubMed could not answer):
+    what MEDLINE says about retraction and notices, which OpenAlex and Crossref can lack."""
+    if not pmid:
+        return None
+    from ..providers import pubmed
+
+    _, found = await attempts.run(PUBMED, "looking up retraction and correction notices",
+                                  pubmed.fetch_notice_records(http.session(PUBMED), [pmid]))
+    return (found or {}).get(pmid)
 
 
 async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, attempts: _Attempts) -> _Lookup:
@@ -268,25 +290,6 @@ async def _reference_list(s2: ProviderSession, oa: ProviderSession, s2_id: str |
     if len(found or []) < len(wanted):
         attempts.note(f"OpenAlex has usable records for {len(found or [])} of the {len(wanted)} works it lists "
                       f"as references")
-    return rank_by_citations(merge_records(found or [])), OPENALEX
-
-
-async def _citation_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | None,
-                         work: openalex.Work | None, attempts: _Attempts) -> tuple[list[Paper], str | None]:
-    """(citing papers, provider) from S2; from OpenAlex when S2 fails, lacks the paper or lists none."""
-    s2_answered = False  # S2 knows the paper and lists no citing papers
-    if s2_id:
-        ok, found = await attempts.run(S2, "citing papers", semantic_scholar.fetch_citations(s2, s2_id))
-        if found:
-            return rank_by_citations(merge_records(found)), S2
-        s2_answered = ok and found is not None
-    if work is None or work.paper.openalex_id is None or work.paper.citation_count == 0:
-        return [], (S2 if s2_answered else None)
-    ok, found = await attempts.run(OPENALEX, "citing papers", openalex.fetch_citing(oa, work.paper.openalex_id))
-    if not ok:
-        return [], None
-    if found and s2_answered:
-        attempts.note("Semantic Scholar lists no citing papers for this paper; OpenAlex's are shown")
     return rank_by_citations(merge_records(found or [])), OPENALEX
 
 

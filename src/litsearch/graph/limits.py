@@ -14,3 +14,6 @@ MAX_MERMAID_NODES = 60
 # Seeds fetched at once. S2 serves one request a second anyway; starting every seed at
 # once would only spend the later seeds' time budgets waiting in S2's queue.
 PARALLEL_FETCHES = 3
+# Citing papers drawn per seed: the most cited this many of its citing list (which holds at
+# least the most cited, graph/citing.py). More would bury the seeds' own links in the picture.
+MAX_CITING_PER_SEED = 100

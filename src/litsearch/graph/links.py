@@ -1,8 +1,8 @@
 """The citation links among the library's saved papers.
 
 After a save, the reference lists of the library's papers are fetched (OpenAlex
-``referenced_works``, 50 papers per call; Semantic Scholar's batch endpoint for papers
-OpenAlex does not know), and an edge is stored for every reference that is itself in the
+``referenced_works``, 100 papers per call; Semantic Scholar's batch endpoint for papers
+OpenAlex does not know, in batches sized by their reference counts), and an edge is stored for every reference that is itself in the
 library. All papers are asked, not only the new ones, so an older paper that cites a new
 one is linked too; the response cache makes repeated lists free for a day.
 """
@@ -87,6 +87,7 @@ async def link_citations(http: HttpClient, store: Store,
         except ProviderError as error:
             notes.append(f"Semantic Scholar references unavailable ({error})")
             answers = []
+        notes += [f"Semantic Scholar: {note}" for note in getattr(answers, "notes", [])]
         for (citing, _), references in zip(rest, answers):
             for reference in references:
                 cited = _s2_reference_match(index, reference)

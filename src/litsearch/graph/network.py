@@ -23,6 +23,7 @@ from ..dedupe.merge import merge_cluster
 from ..net.http import HttpClient
 from .bundle import PaperBundle, fetch_paper_bundle, fetch_references_of
 from .limits import (  # noqa: F401
+    MAX_CITING_PER_SEED,
     MAX_EXPANDED_NODES,
     MAX_MERMAID_NODES,
     MAX_NETWORK_NODES,
@@ -48,6 +49,7 @@ class CitationNetwork:
     notes: list[str] = field(default_factory=list)
     failed_seeds: list[str] = field(default_factory=list)  # the ids given that no provider could supply
     requests: dict[str, int] = field(default_factory=dict)  # per provider
+    citing_coverage: list[str] = field(default_factory=list)  # per seed: what its citing list covers
 
     def seed_links(self, key: str) -> int:
         """How many seeds cite this paper or are cited by it."""
@@ -93,7 +95,7 @@ class _Collected:
         seed = self.add(bundle.paper, 0)
         for reference in bundle.references:
             self.links.append((seed, self.add(reference, 1)))
-        for citing in bundle.citations:
+        for citing in bundle.citations[:MAX_CITING_PER_SEED]:  # the list is most cited first
             self.links.append((self.add(citing, 1), seed))
         return seed
 
@@ -166,6 +168,7 @@ async def build_network(http: HttpClient, refs: list[str | PaperRef], depth: int
         raise UsageError(f"{len(parsed)} seed papers given; the limit is {MAX_SEEDS}")
 
     bundles, notes, failures = await _fetch_seeds(http, parsed, progress)
+    coverage = [_citing_words(bundle) for bundle in bundles]
     failed = [str(error) for error in failures]
     if not bundles:
         message = "no seed paper could be fetched: " + "; ".join(failed)
@@ -193,6 +196,7 @@ async def build_network(http: HttpClient, refs: list[str | PaperRef], depth: int
     network.notes = notes
     network.failed_seeds = failed
     network.requests = dict(http.request_counts)
+    network.citing_coverage = coverage
     if network.omitted:
         network.notes.append(f"depth 2 found {network.omitted} more papers than the cap of "
                              f"{MAX_NETWORK_NODES} allows; those from the later expansions and the "
@@ -220,6 +224,17 @@ async def _fetch_seeds(http: HttpClient, refs: list[PaperRef], progress: Callabl
         bundles.append(bundle)
         notes.extend(f"{ref.label}: {note}" for note in bundle.notes)
     return bundles, notes, failed
+
+
+def _citing_words(bundle: PaperBundle) -> str:
+    """"Label: the 100 most cited of the 1,100 fetched (coverage)" for one seed."""
+    drawn = min(len(bundle.citations), MAX_CITING_PER_SEED)
+    head = f"{node_label(bundle.paper)}: "
+    if not bundle.citations:
+        return head + (bundle.citations_coverage or "no citing papers listed")
+    of = f"the {drawn:,} most cited of {len(bundle.citations):,} fetched" if drawn < len(bundle.citations) \
+        else f"{drawn:,} drawn"
+    return head + f"{of} ({bundle.citations_coverage})"
 
 
 def expansion_candidates(network: CitationNetwork, limit: int = MAX_EXPANDED_NODES) -> list[str]:

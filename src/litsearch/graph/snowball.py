@@ -2,7 +2,8 @@
 (backward) and the papers citing them (forward).
 
 Each seed is looked up as `paper` does (Semantic Scholar first, OpenAlex when S2 lacks it or
-fails), with its reference list and one page of citing papers. Every candidate then goes
+fails), with its reference list and its citing papers: all of them, or at least the most cited
+(graph/citing.py says how, and each seed's coverage is stated in the footer). Every candidate then goes
 through the search's merge engine with the seeds themselves, so a paper reached from several
 seeds, or from both providers, is one row; a cluster holding a seed is the seed, not a find.
 Rank: how many seeds a paper connects to, then relevance to ``topic`` (the search's lexical
@@ -21,16 +22,14 @@ from ..core.identifiers import PaperRef
 from ..core.records import Paper
 from ..core.text import fold_title
 from ..net.http import HttpClient
-from ..providers import openalex, semantic_scholar
+from ..providers import semantic_scholar
 from ..search.rank import RankedPaper, relevance_of, score_terms
 from .bundle import PaperBundle, fetch_paper_bundle
 from .limits import PARALLEL_FETCHES
 
 DIRECTIONS = ("backward", "forward", "both")
-# What one seed can bring: its reference list (S2's first page, else OpenAlex's first works)
-# and one page of citing papers. Stated in the footer.
-CITING_CAP = f"at most {semantic_scholar.LIST_LIMIT} citing papers per seed from Semantic Scholar " \
-             f"({openalex.CITING_PER_PAGE} from OpenAlex)"
+# What one seed's reference list can bring (S2's first page, else OpenAlex's first works).
+REFERENCES_CAP = f"up to {semantic_scholar.LIST_LIMIT} references per seed"
 
 
 @dataclass
@@ -52,6 +51,16 @@ class SnowballResult:
     seed_records: int = 0  # records found that were a seed itself (left out)
     notes: list[str] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
+    citing_coverage: list[str] = field(default_factory=list)  # per seed: what its citing list covers
+
+    def reach(self) -> str:
+        """What was fetched, for the footer: the reference cap and each seed's citing coverage."""
+        parts = []
+        if self.direction in ("backward", "both"):
+            parts.append(f"references: {REFERENCES_CAP}")
+        if self.direction in ("forward", "both"):
+            parts.append("citing papers: " + ("; ".join(self.citing_coverage) or "none fetched"))
+        return "; ".join(parts)
 
     @property
     def all_failed(self) -> bool:
@@ -93,6 +102,7 @@ async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction
         if direction in ("forward", "both"):
             candidates += [(paper, number, "forward") for paper in bundle.citations]
             result.citing_found += len(bundle.citations)
+            result.citing_coverage.append(f"seed {number + 1}: {bundle.citations_coverage or 'none listed'}")
     result.results, result.seed_records = _merged_and_ranked(seeds, candidates, topic)
     result.requests = dict(http.request_counts)
     return result

@@ -14,7 +14,7 @@ import contextlib
 import email.utils
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
@@ -24,10 +24,11 @@ from .. import __version__
 from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
 from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
-from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, paced_interval
+from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slow_down_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
 from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request
 from .shared_pace import BUSY, SharedPace
+from .start_turn import Turn, TurnTimeout, start_turn
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
@@ -46,6 +47,9 @@ class FetchedResponse:
     headers: Mapping[str, str]
     content: bytes
     url: str
+    # HttpClient's clock when the request was sent (None: from the cache); keyword-only, so a
+    # subclass (the store's CachedResponse) can still add fields without defaults.
+    sent_at: float | None = field(default=None, kw_only=True)
 
     @property
     def text(self) -> str:
@@ -92,6 +96,7 @@ class HttpClient:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         cache: Any = None,
+        shared_pace: SharedPace | None = None,
     ):
         self.settings = settings
         self.cache = cache  # a litsearch.net.cache.ResponseCache, or None
@@ -100,7 +105,7 @@ class HttpClient:
         self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
         # Real time and the process's own book: keep the pace with other lit-search processes
         # too, through lock files beside the cache. A test's clock paces alone.
-        self.shared_pace: SharedPace | None = (
+        self.shared_pace: SharedPace | None = shared_pace or (
             SharedPace(data_folder() / "pace") if self.pace_book is PROCESS_PACE_BOOK else None)
         self.clock = clock
         self.sleep = sleep
@@ -179,6 +184,15 @@ class HttpClient:
         budget = self.settings.provider_budget if budget is None else budget
         end = self.clock() + budget
         return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline))
+
+    def interval(self, provider: str) -> float:
+        """The spacing kept between the provider's starts now (pacing.interval_in_force)."""
+        return interval_in_force(self.policy(provider), provider, self.pace_book, self.shared_pace)
+
+    def note_rate_limited(self, provider: str, retry_after: float | None, sent_at: float | None) -> None:
+        """A 429: an API with no published rate is slowed down (pacing.slow_down_after_429)."""
+        slow_down_after_429(self.policy(provider), provider, retry_after, self.pace_book, self.shared_pace,
+                            sent_at=sent_at)
 
     def _slot(self, provider: str) -> asyncio.Semaphore:
         if provider not in self._slots:
@@ -308,6 +322,8 @@ class ProviderSession:
                 if response.status not in RETRYABLE_STATUS:
                     raise self.error(last_reason, status=response.status)
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
+                if response.status == 429:
+                    self.http.note_rate_limited(self.provider, retry_after, response.sent_at)
             if attempt == attempts - 1:
                 break
             wait = retry_after if retry_after is not None else self._backoff(attempt)
@@ -340,7 +356,7 @@ class ProviderSession:
             except TimeoutError:
                 raise self.error("gave up: other lit-search processes kept this API busy for the whole "
                                  "time budget", retryable=True) from None
-            interval = paced_interval(self.policy.min_interval)
+            interval = self.http.interval(self.provider)
             start = self.http.pace_book.reserve(self.provider, interval)
             wait = start - self.http.clock()
             if wait > 0:
@@ -349,43 +365,51 @@ class ProviderSession:
                                      f"({self.policy.min_interval:g} s apart) would pass the time budget",
                                      retryable=True)
                 await self.http.sleep(wait)
-            await self._claim_machine_start(interval)
-            self.http.pace_book.started(self.provider, interval)
+            turn = await places.enter_async_context(self._start_turn(interval))
             self.requests_sent += 1
             self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
+            sent_at = self.http.clock()
             try:
-                return await asyncio.wait_for(self._read(client, method, url, **kwargs),
-                                              timeout=max(self.remaining(), 0.001))
+                response = await asyncio.wait_for(self._read(client, method, url, turn, **kwargs),
+                                                  timeout=max(self.remaining(), 0.001))
+                response.sent_at = sent_at
+                return response
             except asyncio.TimeoutError:
                 raise self.error(f"gave up: no complete answer within this provider's time budget of "
                                  f"{self.http.settings.provider_budget:.0f} s", retryable=True) from None
 
-    async def _claim_machine_start(self, interval: float) -> None:
-        """Wait until no other lit-search process on the machine has started a request of this
-        provider within the interval, then claim the start."""
-        shared = self.http.shared_pace
-        if shared is None or interval <= 0:
+    @contextlib.asynccontextmanager
+    async def _start_turn(self, interval: float) -> AsyncIterator[Turn | None]:
+        """The provider's turn to start (net/start_turn.py), its pace waited out; None for an
+        unpaced provider. A turn or pace past the time budget ends the provider."""
+        if interval <= 0:
+            yield None
             return
-        while (wait := shared.claim(self.provider, interval)) > 0:
-            if wait >= self.remaining():
-                raise self.error(f"gave up: other lit-search processes are using this API's pace "
-                                 f"({self.policy.min_interval:g} s apart) past the time budget", retryable=True)
-            await self.http.sleep(wait)
+        try:
+            async with start_turn(self.http.pace_book, self.http.shared_pace, self.provider,
+                                  lambda: self.http.interval(self.provider), self.http.clock, self.http.sleep,
+                                  self.http.clock() + self.remaining()) as turn:
+                yield turn
+        except TurnTimeout as timeout:
+            if timeout.reason == "pace":
+                raise self.error(f"gave up: the next request allowed by this API's pace "
+                                 f"({self.policy.min_interval:g} s apart) would pass the time budget",
+                                 retryable=True) from None
+            raise self.error("gave up: other lit-search requests kept this API busy for the whole time budget",
+                             retryable=True) from None
 
-    async def _read(self, client: httpx.AsyncClient, method: str, url: str, **kwargs: Any) -> FetchedResponse:
+    async def _read(self, client: httpx.AsyncClient, method: str, url: str, turn: Turn | None,
+                    **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
         anonymous = ANONYMOUS_AGENT if kwargs.pop("other_origins", False) else None
         # follow_redirects=False from the caller: an API that never redirects; a 3xx is its answer.
         follow = kwargs.pop("follow_redirects", True) is not False
-        interval = paced_interval(self.policy.min_interval)
 
         async def sent(event: str, info: Any) -> None:
-            # The API times arrivals: a request that left late (a new connection, a busy loop)
-            # pushes the next slot back from when its headers were really sent.
-            if event.endswith("send_request_headers.complete"):
-                self.http.pace_book.started(self.provider, interval)
-                if self.http.shared_pace is not None and interval > 0:
-                    self.http.shared_pace.started(self.provider, interval)
+            # The API times arrivals: the next request's pace counts from when these headers
+            # really left (a new connection, a busy loop), and only then may it start.
+            if event.endswith("send_request_headers.complete") and turn is not None:
+                turn.started()
 
         for hops in range(MAX_HOPS):
             async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:

@@ -108,6 +108,11 @@ class Provider:
         no request worth spending on a check (``probe_skipped`` says why)."""
         return None
 
+    def budget_today(self, settings: Settings) -> dict[str, Any] | None:
+        """What is left of a daily allowance, as the API last said it (for `doctor`); None for
+        APIs without one, or before any answer said it."""
+        return None
+
     def probe_skipped(self, settings: Settings) -> str:
         return "no free request to check with"
 

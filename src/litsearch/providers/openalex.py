@@ -5,49 +5,36 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
-from ..core.identifiers import (
-    PaperRef,
-    arxiv_id_from_doi,
-    normalize_arxiv_id,
-    normalize_doi,
-    normalize_openalex_id,
-    normalize_pmcid,
-    normalize_pmid,
-)
+from ..core.identifiers import PaperRef, normalize_openalex_id
 from ..core.records import Paper
-from ..core.text import plain_text
-from ..core.urls import http_url, id_in_path
+from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ..net.pacing import PacePolicy
-from ._common import (
-    any_of,
-    api_error,
-    as_count,
-    as_date,
-    as_dict,
-    as_float,
-    as_int,
-    as_list,
-    as_year,
-    clean,
-    json_object,
-    parse_each,
-    skipped_notes,
-)
+from ._common import any_of, as_count, as_dict, as_int, skipped_notes
 from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
 from .openalex_entities import count_filter, works_filters
-
-NAME = "openalex"
+from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
+from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
+    NAME,
+    Work,
+    load_json_object,
+    parse_work,
+    parse_work_with_references,
+    parse_works,
+    rebuild_abstract,
+    referenced_work_ids,
+)
 
 WORKS_PATH = "/works"
-MAX_PER_PAGE = 100  # the current docs cap per_page at 100 (older ones said 200)
-MAX_ABSTRACT_WORDS = 20_000  # positions beyond this in an inverted index are not an abstract
+# per_page runs 1-100 (help.openalex.org paging; per_page=200 is deprecated) and a list or
+# search call costs the same whatever its size, so every list asks for up to 100 rows
+# (../shared/reference/apis.md A2: "use per_page=100"; apis-more.md section 6).
+MAX_PER_PAGE = 100
 
 # Root-level fields only (select cannot reach inside objects). relevance_score is
 # selectable: the API's own 400 answer for a bad select field lists it among the valid ones.
@@ -58,145 +45,6 @@ SELECT_FIELDS = ",".join((
 ))
 
 _BOOLEAN_WORD = re.compile(r"\b(AND|OR|NOT)\b")
-_ARXIV_HOST = re.compile(r"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/", re.I)
-
-
-# ---------------------------------------------------------------- parsing (pure)
-
-def rebuild_abstract(inverted_index: Any) -> str | None:
-    """Plain abstract text from OpenAlex's ``{word: [positions]}`` index, or None."""
-    if not isinstance(inverted_index, dict) or not inverted_index:
-        return None
-    placed: list[tuple[int, str]] = []
-    for word, positions in inverted_index.items():
-        for position in as_list(positions):
-            if isinstance(position, int) and not isinstance(position, bool) and 0 <= position < MAX_ABSTRACT_WORDS:
-                placed.append((position, str(word)))
-    placed.sort(key=lambda item: item[0])
-    return " ".join(word for _, word in placed) or None
-
-
-def parse_works(body: bytes | str) -> list[Paper]:
-    """Records of a /works list page, ranked by position; a single work object gives one record."""
-    payload = _load_json_object(body)
-    if "results" in payload:
-        results = payload["results"] or []
-        if not isinstance(results, list):
-            raise ProviderError("unexpected response ('results' is not a list)")
-        return parse_each(results, lambda work, position: parse_work(work, rank=position))
-    if "id" in payload:  # /works/{id} answers with the bare work
-        paper = parse_work(payload)
-        return [paper] if paper else []
-    raise ProviderError("unexpected response (neither a list of works nor a work)")
-
-
-def parse_work(obj: Any, rank: int | None = None) -> Paper | None:
-    """One OpenAlex work as a ``Paper``; None for a null entry or a work without a title."""
-    if not isinstance(obj, dict):
-        return None
-    title = plain_text(obj.get("display_name") or obj.get("title"))
-    if not title:
-        return None
-    ids = as_dict(obj.get("ids"))
-    doi = normalize_doi(clean(obj.get("doi")) or clean(ids.get("doi")))
-    biblio = as_dict(obj.get("biblio"))
-    work_type = clean(obj.get("type"))
-    return Paper(
-        provider=NAME,
-        title=title,
-        authors=_author_names(obj.get("authorships")),
-        year=as_year(obj.get("publication_year")),
-        publication_date=as_date(obj.get("publication_date")),
-        journal=_source_name(obj.get("primary_location")),
-        doi=doi,
-        pmid=normalize_pmid(clean(ids.get("pmid"))),
-        arxiv_id=arxiv_id_from_doi(doi) or _arxiv_id_from_locations(obj),
-        openalex_id=normalize_openalex_id(clean(obj.get("id")) or clean(ids.get("openalex"))),
-        abstract=plain_text(rebuild_abstract(obj.get("abstract_inverted_index"))),
-        citation_count=as_count(obj.get("cited_by_count")),
-        oa_url=_oa_url(obj),
-        publication_types=[work_type] if work_type else [],
-        external_ids=_external_ids(ids),
-        volume=clean(biblio.get("volume")),
-        issue=clean(biblio.get("issue")),
-        pages=_pages(biblio.get("first_page"), biblio.get("last_page")),
-        url=http_url(obj.get("id")),
-        rank=rank,
-        score=as_float(obj.get("relevance_score")),
-        retracted=obj.get("is_retracted") if isinstance(obj.get("is_retracted"), bool) else None,
-    )
-
-
-def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    """The decoded JSON object, or ProviderError for HTML pages, non-JSON and error payloads
-    (``error: message`` on one line, shortened: the 400 message lists every field)."""
-    payload = json_object(body)
-    if "error" in payload and "results" not in payload and "id" not in payload:
-        raise api_error(": ".join(str(payload.get(key)).strip() for key in ("error", "message") if payload.get(key)))
-    return payload
-
-
-def _author_names(authorships: Any) -> list[str]:
-    names = []
-    for authorship in as_list(authorships):
-        authorship = as_dict(authorship)
-        author = as_dict(authorship.get("author"))
-        name = clean(author.get("display_name")) or clean(authorship.get("raw_author_name"))
-        if name:
-            names.append(name)
-    return names
-
-
-def _source_name(location: Any) -> str | None:
-    return clean(as_dict(as_dict(location).get("source")).get("display_name"))
-
-
-def _locations(obj: dict[str, Any]) -> Iterable[dict[str, Any]]:
-    yield as_dict(obj.get("primary_location"))
-    yield as_dict(obj.get("best_oa_location"))
-    for location in as_list(obj.get("locations")):
-        yield as_dict(location)
-
-
-def _arxiv_id_from_locations(obj: dict[str, Any]) -> str | None:
-    """OpenAlex has no arXiv id field; an arxiv.org landing page or PDF link gives it away."""
-    for location in _locations(obj):
-        for url in (clean(location.get("landing_page_url")), clean(location.get("pdf_url"))):
-            if url and _ARXIV_HOST.match(url):
-                arxiv_id = normalize_arxiv_id(_ARXIV_HOST.sub("https://arxiv.org/abs/", url))
-                if arxiv_id:
-                    return arxiv_id
-    return None
-
-
-def _oa_url(obj: dict[str, Any]) -> str | None:
-    best = as_dict(obj.get("best_oa_location"))
-    return http_url(best.get("pdf_url")) or http_url(as_dict(obj.get("open_access")).get("oa_url"))
-
-
-def _external_ids(ids: dict[str, Any]) -> dict[str, str]:
-    """Every id OpenAlex lists, in its bare form (``W…``, bare DOI, digits, ``PMC…``)."""
-    normalizers = {
-        "openalex": normalize_openalex_id,
-        "doi": normalize_doi,
-        "pmid": normalize_pmid,
-        "pmcid": normalize_pmcid,
-    }
-    external: dict[str, str] = {}
-    for key, value in ids.items():
-        text = clean(value)
-        if text is None:
-            continue
-        normalize = normalizers.get(key)
-        external[str(key)] = (normalize(text) if normalize else None) or text
-    return external
-
-
-def _pages(first: Any, last: Any) -> str | None:
-    first, last = clean(first), clean(last)
-    if first and last and first != last:
-        return f"{first}-{last}"
-    return first or last
 
 
 # ---------------------------------------------------------------- query building (pure)
@@ -255,9 +103,10 @@ async def resolve_entity(session: ProviderSession, kind: str, name: str) -> tupl
     """(id, display name) of the author or source best matching ``name``: among the search
     hits, the one with the most works. One extra call; None when nothing matches."""
     path = {"author": "/authors", "venue": "/sources"}[kind]
+    # per_page 10 with select is priced as autocomplete: free (apis-more.md section 6).
     params = {"search": name, "per_page": 10, "select": "id,display_name,works_count",
               **_identity_params(session.settings)}
-    response = await session.get(session.url(path), params=params)
+    response = await budgeted_get(session, session.url(path), params=params)
     try:
         results = json.loads(response.content).get("results") or []
     except (ValueError, AttributeError):
@@ -328,34 +177,22 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     expression, native, notes = await filter_expression(session, filters)
     if expression:
         params["filter"] = expression
-    response = await session.get(session.url(WORKS_PATH), params=params)
+    response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
     records = parse_works(response.content)
     notes += budget_notes(response.headers)
     # Never more than asked, whatever the server sends.
     return ProviderAnswer(records[: params["per_page"]], frozenset(native), notes + skipped_notes(records))
 
 
-LOW_BUDGET_SHARE = 0.1  # of the daily allowance
-
-
-def budget_notes(headers: Any) -> list[str]:
-    """One line when OpenAlex says little of today's allowance is left (its X-RateLimit-*-USD
-    headers), so the user knows before searches start failing."""
-    remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
-    limit = as_float(headers.get("x-ratelimit-limit-usd"))
-    if remaining is None or (limit and remaining >= LOW_BUDGET_SHARE * limit) or (not limit and remaining >= 0.01):
-        return []
-    of_limit = f" of ${limit:g}" if limit else ""
-    return [f"only ${remaining:.4f}{of_limit} of today's OpenAlex allowance is left; it resets at midnight UTC"
-            + ("" if limit and limit > 0.1 else " (a free OPENALEX_API_KEY raises it to $1/day)")]
-
-
 # ---------------------------------------------------------------- one work, works by id, citing works
 
 NOT_FOUND = frozenset({404})
-# OR-filters take at most 50 values, so 50 ids per list call.
-ID_BATCH = 50
-CITING_PER_PAGE = 50
+# An OR-filter takes at most 100 values (help.openalex.org; older pages said 50): 100 ids
+# per list call, one page of 100 rows.
+ID_BATCH = 100
+# The citing works come sorted by cited_by_count:desc on the server: the first page of 100
+# is the 100 most cited.
+CITING_PER_PAGE = MAX_PER_PAGE
 # relevance_score exists only with a search; referenced_works is what the fallback needs.
 WORK_SELECT = ",".join(
     [name for name in SELECT_FIELDS.split(",") if name != "relevance_score"]
@@ -363,15 +200,6 @@ WORK_SELECT = ",".join(
 # List entries skip the abstract: the tables never show it and it is most of the bytes.
 LIST_SELECT = ",".join(
     name for name in SELECT_FIELDS.split(",") if name not in ("relevance_score", "abstract_inverted_index"))
-
-
-@dataclass
-class Work:
-    """One OpenAlex work: the record, the W-ids it cites and how many it cites in total."""
-
-    paper: Paper
-    referenced_ids: list[str]
-    referenced_count: int | None = None
 
 
 def api_id(ref: PaperRef) -> str | None:
@@ -390,24 +218,6 @@ def api_ids(paper: Paper) -> list[str]:
     return list(dict.fromkeys(i for i in ids if i))
 
 
-def parse_work_with_references(body: bytes | str) -> Work:
-    """One /works/{id} answer with its ``referenced_works``."""
-    papers = parse_works(body)  # rejects HTML pages, error payloads and non-JSON
-    if not papers:
-        raise ProviderError("unexpected response (a work without a title)")
-    payload = json.loads(body)
-    referenced = referenced_work_ids(payload)
-    total = as_count(payload.get("referenced_works_count"))
-    return Work(papers[0], referenced, total if total is not None else len(referenced))
-
-
-def referenced_work_ids(work: Any) -> list[str]:
-    """The bare W-ids of a work's ``referenced_works`` (given as URLs), in order, once each."""
-    values = work.get("referenced_works") if isinstance(work, dict) else None
-    ids = (normalize_openalex_id(value) for value in values or [] if isinstance(value, str))
-    return list(dict.fromkeys(work_id for work_id in ids if work_id))
-
-
 def id_batches(ids: list[str], size: int = ID_BATCH) -> list[list[str]]:
     """The ids in consecutive groups of at most ``size`` (one OR-filter call each)."""
     return [ids[start:start + size] for start in range(0, len(ids), size)]
@@ -417,39 +227,41 @@ async def fetch_work(session: ProviderSession, work_api_id: str) -> Work | None:
     """The work with its referenced W-ids; None when OpenAlex does not know it."""
     url = session.url(f"{WORKS_PATH}/{id_in_path(work_api_id, keep='/:')}")
     params = {"select": WORK_SELECT, **_identity_params(session.settings)}
-    response = await session.get(url, params=params, accept_status=NOT_FOUND)
+    response = await budgeted_get(session, url, params=params, accept_status=NOT_FOUND)
     if response.status == 404:
         return None
     return parse_work_with_references(response.content)
 
 
 async def fetch_works(session: ProviderSession, work_ids: list[str]) -> list[Paper]:
-    """The records of the given W-ids: one ``openalex_id:W1|W2|…`` call per 50 ids."""
+    """The records of the given W-ids: one ``openalex_id:W1|W2|…`` call per 100 ids."""
     papers: list[Paper] = []
     for batch in id_batches(work_ids):
         params = {"filter": "openalex_id:" + "|".join(batch), "per_page": len(batch),
                   "select": LIST_SELECT, **_identity_params(session.settings)}
-        response = await session.get(session.url(WORKS_PATH), params=params)
+        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
         papers.extend(parse_works(response.content))
     return papers
 
 
-async def fetch_citing(session: ProviderSession, work_id: str) -> list[Paper]:
-    """The most cited works that cite ``work_id`` (first page, most cited first)."""
+async def fetch_citing(session: ProviderSession, work_id: str) -> tuple[list[Paper], int | None]:
+    """(the 100 most cited works citing ``work_id``, most cited first, as OpenAlex sorts them
+    on the server; how many cite it in all, ``meta.count``). One list call."""
     params = {"filter": f"cites:{work_id}", "sort": "cited_by_count:desc",
               "per_page": CITING_PER_PAGE, "select": LIST_SELECT, **_identity_params(session.settings)}
-    response = await session.get(session.url(WORKS_PATH), params=params)
-    return parse_works(response.content)[:CITING_PER_PAGE]
+    response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+    total = as_count(as_dict(load_json_object(response.content).get("meta")).get("count"))
+    return parse_works(response.content)[:CITING_PER_PAGE], total
 
 
 async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> dict[str, list[str]]:
-    """W-id -> the W-ids it references, one call per 50 works (works OpenAlex lacks are absent)."""
+    """W-id -> the W-ids it references, one call per 100 works (works OpenAlex lacks are absent)."""
     found: dict[str, list[str]] = {}
     for batch in id_batches(work_ids):
         params = {"filter": "openalex_id:" + "|".join(batch), "select": "id,referenced_works",
                   "per_page": len(batch), **_identity_params(session.settings)}
-        response = await session.get(session.url(WORKS_PATH), params=params)
-        results = _load_json_object(response.content).get("results")
+        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+        results = load_json_object(response.content).get("results")
         for work in results if isinstance(results, list) else []:
             work_id = normalize_openalex_id(work.get("id")) if isinstance(work, dict) else None
             if work_id:
@@ -474,10 +286,35 @@ class OpenAlex(Provider):
     search_function = staticmethod(search)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
-        # One work by DOI: free in OpenAlex's pricing, and it answers with the allowance headers.
-        return await session.get(session.url(f"{WORKS_PATH}/doi:{PROBE_DOI}"),
-                                 params={"select": "id", **_identity_params(session.settings)},
-                                 accept_status=PROBE_STATUSES, retries=0)
+        # One work by DOI: free in OpenAlex's pricing, and it answers with the allowance headers
+        # (remembered, so doctor shows what is left today).
+        response = await session.get(session.url(f"{WORKS_PATH}/doi:{PROBE_DOI}"),
+                                     params={"select": "id", **_identity_params(session.settings)},
+                                     accept_status=PROBE_STATUSES, retries=0)
+        observe(session.settings, response)
+        return response
+
+    def budget_today(self, settings: Settings) -> dict[str, Any] | None:
+        return doctor_budget(settings)
+
+    def explain(self, error: ProviderError, settings: Settings) -> str:
+        """A spent allowance already says what to do. A 403 is "forbidden" in OpenAlex's current
+        errors page (a resource or plan this account may not use), not a rate limit as an older
+        page had it: it is named as such, and was not retried. A 401 is a key OpenAlex refuses."""
+        text = str(error)
+        if text.startswith(SPENT):
+            return text
+        if error.status == 403:
+            detail = text.removeprefix("HTTP 403").lstrip(" :;")
+            words = ("HTTP 403 not allowed: OpenAlex refuses this request to this account or plan"
+                     + (f" (the API said: {detail})" if detail else "") + "; not a rate limit, so it was not retried")
+            if not settings.openalex_api_key and "key" in detail.lower():
+                words += "; set OPENALEX_API_KEY (free from your OpenAlex account settings)"
+            return words
+        if error.status == 401:
+            return ("HTTP 401: OpenAlex does not accept this OPENALEX_API_KEY (invalid or revoked); "
+                    "check it in your OpenAlex account settings")
+        return super().explain(error, settings)
 
 
 PROVIDER = OpenAlex()

@@ -191,6 +191,17 @@ async def fetch_records(session: ProviderSession, pmids: list[str]) -> tuple[lis
     return records, skipped_notes(records)
 
 
+async def fetch_notice_records(session: ProviderSession, pmids: list[str]) -> dict[str, Paper]:
+    """PubMed's record of each PMID it knows (by PMID), for what it says about the paper:
+    "Retracted Publication" and the CommentsCorrections notices. One efetch for all of them
+    (POST past 200 ids), paced like every NCBI call (3/s, 10/s with a key: NCBI KA-05510)."""
+    wanted = list(dict.fromkeys(pmids))
+    if not wanted:
+        return {}
+    response = await _request_ids(session, "/efetch.fcgi", wanted, {"rettype": "abstract", "retmode": "xml"})
+    return dict(parse_efetch(response.content))
+
+
 async def _request_ids(session: ProviderSession, path: str, pmids: list[str], extra: dict[str, str]):
     url = session.url(path)
     params = {"db": "pubmed", "id": ",".join(pmids), **extra, **_identity(session.settings)}

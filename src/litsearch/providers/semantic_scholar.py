@@ -36,6 +36,7 @@ from ._common import (
     skipped_notes,
 )
 from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer, SearchRequest
+from .semantic_scholar_batch import fetch_reference_ids  # noqa: F401 (reference lists of many papers)
 
 NAME = "semantic_scholar"
 
@@ -319,10 +320,11 @@ LIST_FIELDS = "title,year,authors,externalIds,citationCount,venue"
 # One page per list: enough to pick the most cited few, and every S2 request costs a
 # second at its pace whatever the page size (the API allows up to 1,000).
 LIST_LIMIT = 100
+# Citing papers come in S2's own order, not by citations: pages of the most the API allows
+# (limit up to 1,000, ../shared/reference/apis.md A1), each a second at the keyed pace.
+CITATIONS_PAGE = 1000
 # referenceCount gives the true total when the list is longer than one page.
 RECORD_FIELDS = SEARCH_FIELDS + ",referenceCount"
-BATCH_PATH = "/graph/v1/paper/batch"
-BATCH_SIZE = 100  # ids per /paper/batch call: what a keyed client may send at its 1 request/s
 
 
 def api_id(ref: PaperRef) -> str | None:
@@ -385,49 +387,23 @@ async def fetch_references(session: ProviderSession, paper_api_id: str) -> list[
     return parse_references(body) if body is not None else None
 
 
-async def fetch_citations(session: ProviderSession, paper_api_id: str) -> list[Paper] | None:
-    """The first page of the papers citing it; None when S2 does not know the paper."""
-    body = await _list_page(session, paper_api_id, "citations")
-    return parse_citations(body) if body is not None else None
+async def fetch_citations_page(session: ProviderSession, paper_api_id: str, offset: int = 0,
+                               limit: int = CITATIONS_PAGE) -> tuple[list[Paper], int | None] | None:
+    """One page of the papers citing it, in S2's order (not by citations), and the offset of
+    the next page (None at the end: the API's ``next``); None when S2 does not know the paper."""
+    body = await _list_page(session, paper_api_id, "citations", offset, limit)
+    if body is None:
+        return None
+    following = as_count(_load_json_object(body).get("next"))
+    return parse_citations(body), following if following and following > offset else None
 
 
-async def _list_page(session: ProviderSession, paper_api_id: str, direction: str) -> bytes | None:
-    params = {"fields": LIST_FIELDS, "limit": LIST_LIMIT, "offset": 0}
+async def _list_page(session: ProviderSession, paper_api_id: str, direction: str, offset: int = 0,
+                     limit: int = LIST_LIMIT) -> bytes | None:
+    params = {"fields": LIST_FIELDS, "limit": limit, "offset": offset}
     response = await session.get(_paper_url(session, paper_api_id, "/" + direction), params=params,
                                  headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
     return None if response.status == 404 else response.content
-
-
-async def fetch_reference_ids(session: ProviderSession, paper_api_ids: list[str]) -> list[list[dict[str, Any]]]:
-    """For each id (same order), its references as ``{paperId, externalIds}`` dicts, from
-    /paper/batch (100 ids per call). A paper S2 does not know gives an empty list."""
-    answers: list[list[dict[str, Any]]] = []
-    for start in range(0, len(paper_api_ids), BATCH_SIZE):
-        chunk = paper_api_ids[start:start + BATCH_SIZE]
-        response = await session.post(session.url(BATCH_PATH),
-                                      params={"fields": "paperId,references.paperId,references.externalIds"},
-                                      json={"ids": chunk}, headers=_auth_headers(session.settings))
-        papers = _json_list(response.content)
-        for paper in papers:
-            references = paper.get("references") if isinstance(paper, dict) else None
-            answers.append([ref for ref in references or [] if isinstance(ref, dict)])
-    return answers
-
-
-def _json_list(body: bytes) -> list[Any]:
-    """/paper/batch answers a JSON list (one entry per id, null for unknown ids)."""
-    import json
-
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        raise ProviderError("unexpected response (not JSON)") from None
-    if isinstance(payload, dict):
-        _load_json_object(body)  # an error payload says why
-        raise ProviderError("unexpected response (an object where a list of papers was expected)")
-    if not isinstance(payload, list):
-        raise ProviderError("unexpected response (not a list of papers)")
-    return payload
 
 
 # ---------------------------------------------------------------- the provider
@@ -437,8 +413,10 @@ class SemanticScholar(Provider):
     label = "Semantic Scholar"
     key_variable = "SEMANTIC_SCHOLAR_API_KEY"
     capabilities = Capabilities(combines_variants=True, native_filters=True)
-    key_benefit = ("Semantic Scholar's shared pool for requests without a key is busy; set "
-                   "SEMANTIC_SCHOLAR_API_KEY (free on request) for a dedicated 1 request/s")
+    # Keys are requested through the form on semanticscholar.org/product/api; they are no longer
+    # approved for free email domains or for third-party apps (issue 20), so none is promised.
+    key_benefit = ("Semantic Scholar's keyless pool is shared and busy; SEMANTIC_SCHOLAR_API_KEY gives a "
+                   "dedicated 1 request/s (keys are not approved for free email addresses or third-party apps)")
     # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
     pace = PacePolicy(min_interval=1.0, max_in_flight=1)
     limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"

@@ -13,7 +13,7 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         f"## lit-search {report['version']}",
         "",
         f"- Python {report['python']} ({_code(report['executable'])})",
-        f"- data folder: {_code(folder['path'])}"
+        f"- data folder ({folder.get('variable', 'LITSEARCH_CACHE_DIR')}): {_code(folder['path'])}"
         + (f" ({_size(folder['bytes'])}; database {_size(folder['database_bytes'])})" if folder["exists"]
            else " (not created yet)"),
         f"- response cache: {_cache_words(folder)}",
@@ -30,9 +30,12 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         key = ""
         if entry["key_variable"]:
             key = f"; {entry['key_variable']} {'set' if entry['key_set'] else 'not set'}"
-        lines += ["", f"**{entry['label']}** ({entry['name']}): {_code(entry['base_url'])}{key}",
+        url_variable = f" ({entry['base_url_variable']})" if entry.get("base_url_variable") else ""
+        lines += ["", f"**{entry['label']}** ({entry['name']}): {_code(entry['base_url'])}{url_variable}{key}",
                   f"- limits: {entry['limits']}",
                   f"- lit-search keeps: {entry['pace']}"]
+        if entry.get("budget"):
+            lines.append(f"- today's allowance: {entry['budget']['words']}")
         for missing in entry["missing"]:
             lines.append(f"- without {missing['variable']}: {missing['costs']}")
         check = entry.get("check")

@@ -140,6 +140,7 @@ def _summary_lines(network: CitationNetwork) -> list[str]:
         total = sum(network.requests.values())
         detail = ", ".join(f"{name} {count}" for name, count in sorted(network.requests.items()))
         lines.append(f"{total} requests ({detail})")
+    lines += [markdown_text(f"citing papers of {line}") for line in network.citing_coverage]
     lines += [markdown_text(f"failed: {line}") for line in network.failed_seeds]
     lines += [markdown_text(note) for note in network.notes]
     return lines
@@ -161,6 +162,7 @@ def network_payload(network: CitationNetwork) -> dict[str, Any]:
                               for key, count in shared_reference_keys(network)],
         "expanded": [ids[key] for key in network.expanded],
         "omitted_by_cap": network.omitted,
+        "citing_coverage": network.citing_coverage,
         "failed_seeds": network.failed_seeds,
         "notes": network.notes,
         "requests": network.requests,

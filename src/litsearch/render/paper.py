@@ -49,6 +49,9 @@ def paper_payload(bundle: PaperBundle) -> dict[str, Any]:
         "citation_count": bundle.citation_count,
         "references_from": bundle.references_from,
         "citations_from": bundle.citations_from,
+        "citations_sources": bundle.citations_sources,
+        "citations_coverage": bundle.citations_coverage,
+        "citations_complete": bundle.citations_complete,
         "references": [record_dict(paper) for paper in bundle.references],
         "citations": [record_dict(paper) for paper in bundle.citations],
         "notes": bundle.notes,
@@ -73,7 +76,10 @@ def paper_markdown(bundle: PaperBundle, limit: int) -> str:
         if paper.tldr:
             lines += ["**TL;DR** (Semantic Scholar):", "", f"> {markdown_text(paper.tldr, MAX_ABSTRACT_CHARS)}", ""]
     lines += _list_section("References", bundle.references, bundle.reference_count, bundle.references_from, limit)
-    lines += _list_section("Cited by", bundle.citations, bundle.citation_count, bundle.citations_from, limit)
+    lines += _list_section("Cited by", bundle.citations, bundle.citation_count, bundle.citations_from, limit,
+                           sources=bundle.citations_sources)
+    if bundle.citations_coverage and bundle.citations:
+        lines += ["", f"Citing papers fetched: {markdown_text(bundle.citations_coverage)}."]
     if bundle.notes:
         lines += ["---"] + [f"- note: {markdown_text(note)}" for note in bundle.notes]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).rstrip() + "\n"  # one blank line between blocks
@@ -113,13 +119,15 @@ def _notice_lines(paper: Paper) -> list[str]:
     return lines
 
 
-def _list_section(title: str, papers: list[Paper], total: int, source: str | None, limit: int) -> list[str]:
+def _list_section(title: str, papers: list[Paper], total: int, source: str | None, limit: int,
+                  sources: Sequence[str] = ()) -> list[str]:
     lines = ["", f"### {title} ({total:,})", ""]
     if not papers:
         lines.append("None listed by the providers." if source else "Not available: no provider could list them.")
         return lines
     shown = papers[:limit]
-    where = provider_label(source or "")
+    names = [provider_label(name) for name in (sources or [source or ""])]
+    where = " and ".join(names)
     lines.append(f"The {len(shown)} most cited of the {len(papers):,} fetched from {where}.")
     lines += ["", "| # | Authors | Title | Year | Venue | Cites | DOI |", "|---|---|---|---|---|---|---|"]
     for position, paper in enumerate(shown, start=1):

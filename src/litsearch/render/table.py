@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.updates import LABELS, RETRACTION
+from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
 from .markup import (
@@ -71,7 +71,7 @@ def _update_mark(paper) -> str:
 def _update_note(paper) -> str:
     """A short note after the title of a paper with a correction, erratum or expression of
     concern (a retraction is the mark in front)."""
-    kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] != RETRACTION]
+    kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] not in RETRACTING_TYPES]
     return f" _({', '.join(dict.fromkeys(kinds))} published)_" if kinds else ""
 
 
@@ -79,7 +79,7 @@ def update_counts(items) -> tuple[int, int]:
     """(retracted, with another notice) among ``items`` (RankedPapers)."""
     retracted = sum(1 for item in items if item.paper.retracted)
     noticed = sum(1 for item in items if not item.paper.retracted
-                  and any(u.get("type") != RETRACTION for u in item.paper.updates))
+                  and any(u.get("type") not in RETRACTING_TYPES for u in item.paper.updates))
     return retracted, noticed
 
 

@@ -1,6 +1,7 @@
-"""Enrich the shown results: Crossref checks each DOI, Unpaywall finds free full text.
+"""Enrich the shown results: Crossref checks each DOI, PubMed says whether each PMID is
+retracted, Unpaywall finds free full text.
 
-Both run on the rows about to be shown (not on every fetched record), batched and paced
+All run on the rows about to be shown (not on every fetched record), batched and paced
 through the same HTTP layer, so they add a request or a few, not one per paper. Each
 returns what it found for each item (by position), and the pipeline builds the enriched
 items from that: nothing is changed in place.
@@ -9,10 +10,12 @@ items from that: nothing is changed in place.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..core.errors import ProviderError
 from ..core.identifiers import is_arxiv_doi
+from ..core.updates import with_notices
 from ..core.urls import is_pdf_url
 from ..net.http import HttpClient
 from .rank import RankedPaper
@@ -45,24 +48,34 @@ async def enrich_shown(http: HttpClient, items: list[RankedPaper], report: Enric
     if deadline - http.clock() < MIN_SECONDS_LEFT:
         report.notes.append("DOI checks and open-access lookups skipped: the search's time budget ran out")
         return items
-    oa_report, doi_report = EnrichmentReport(), EnrichmentReport()
-    linked, checked = await asyncio.gather(
+    oa_report, doi_report, pubmed_report = EnrichmentReport(), EnrichmentReport(), EnrichmentReport()
+    linked, checked, pubmed_says = await asyncio.gather(
         _guarded(find_open_access(http, items, oa_report, deadline), items, oa_report, "open-access lookups",
                  http) if open_access else _same(items),
         _guarded(check_dois(http, items, doi_report, deadline), items, doi_report, "DOI checks", http)
-        if verify else _same(items))
+        if verify else _same(items),
+        _guarded(pubmed_notices(http, items, pubmed_report, deadline), {}, pubmed_report,
+                 "PubMed retraction checks", http) if verify else _nothing())
     report.extend(oa_report)
     report.extend(doi_report)
-    return [with_link.with_doi_check(with_check.doi_check) if with_check.doi_check is not None else with_link
-            for with_link, with_check in zip(linked, checked)]
+    report.extend(pubmed_report)
+    enriched = [with_link.with_doi_check(with_check.doi_check) if with_check.doi_check is not None else with_link
+                for with_link, with_check in zip(linked, checked)]
+    for position, (retracted, updates) in pubmed_says.items():
+        item = enriched[position]
+        enriched[position] = replace(item, paper=with_notices(item.paper, retracted, updates))
+    return enriched
+
+
+async def _nothing() -> dict:
+    return {}
 
 
 async def _same(items: list[RankedPaper]) -> list[RankedPaper]:
     return items
 
 
-async def _guarded(work, items: list[RankedPaper], report: EnrichmentReport, what: str,
-                   http: HttpClient) -> list[RankedPaper]:
+async def _guarded(work, items: Any, report: EnrichmentReport, what: str, http: HttpClient) -> Any:
     """Enrichment that fails costs only the enrichment: the rows are shown without it and the
     footer says why. (A provider failure normally arrives as a value; this is the last guard.)"""
     try:
@@ -71,7 +84,7 @@ async def _guarded(work, items: list[RankedPaper], report: EnrichmentReport, wha
         reason = str(error) if isinstance(error, ProviderError) else f"{type(error).__name__}: {error}"
         reason = http.settings.redact(" ".join(reason.split()))[:160]
         report.notes.append(f"{what} failed ({reason}); the results are shown without them")
-        return items
+        return items  # what the step had before it: the rows as they were, or nothing learnt
 
 
 async def check_dois(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
@@ -99,6 +112,36 @@ async def check_dois(http: HttpClient, items: list[RankedPaper], report: Enrichm
         line += f"; {failures} could not be checked ({why})"
     report.notes.append(line)
     return checked
+
+
+async def pubmed_notices(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
+                         deadline: float | None = None) -> dict[int, tuple[bool | None, list[dict]]]:
+    """What PubMed says about each shown row with a PMID that PubMed did not supply itself
+    (a search that skipped PubMed, a PMID from Semantic Scholar or OpenAlex): by position,
+    (retracted, notices). MEDLINE marks every retracted article ("Retracted Publication") and
+    links its notices (CommentsCorrections), where OpenAlex's is_retracted can lag and a
+    notice may never reach Crossref. One batched efetch for all of them."""
+    from ..providers import pubmed  # loaded when the shown rows are known, not before
+
+    wanted = {position: item.paper.pmid for position, item in enumerate(items)
+              if item.paper.pmid and not any(hit.provider == pubmed.NAME for hit in item.hits)}
+    if not wanted:
+        return {}
+    session = http.session(pubmed.NAME, deadline=deadline)
+    try:
+        records = await pubmed.fetch_notice_records(session, list(wanted.values()))
+    except ProviderError as error:
+        why = "their PubMed answers are not in the cache" if _offline(http) else str(error)
+        report.notes.append(f"PubMed retraction check skipped for {len(wanted)} PMIDs ({why})")
+        return {}
+    finally:
+        report.count(pubmed.NAME, session.requests_sent)
+    found = {position: (records[pmid].retracted, records[pmid].updates)
+             for position, pmid in wanted.items() if pmid in records}
+    retracted = sum(1 for is_retracted, _ in found.values() if is_retracted)
+    line = f"PMIDs checked at PubMed for retractions and notices: {len(found)} of {len(wanted)}"
+    report.notes.append(line + (f", {retracted} retracted" if retracted else ""))
+    return found
 
 
 async def find_open_access(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,

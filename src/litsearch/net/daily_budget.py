@@ -1,0 +1,92 @@
+"""A provider's daily allowance as last seen, remembered across runs until it resets.
+
+OpenAlex prices requests against a daily allowance in USD that resets at midnight UTC
+(../shared/reference/apis-more.md section 6). Once an answer says it is spent, every later
+run on this machine should know without spending a request to find out: the state is a small
+JSON file per provider in ``<data folder>/budget/``, replaced atomically, read by searches
+and by ``doctor``. It belongs to one account (no key, or one key, told apart by a hash that
+cannot be turned back into the key), so setting or changing the key starts afresh.
+
+These few functions are all there is to it; the response cache is a separate thing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable
+
+from ..core.config import data_folder
+
+DAY_SECONDS = 86_400
+
+
+@dataclass(frozen=True)
+class BudgetState:
+    """What the provider last said about today's allowance (``None``: it did not say)."""
+
+    provider: str
+    account: str  # "no key" or "key <hash>"
+    remaining_usd: float | None
+    limit_usd: float | None
+    exhausted: bool
+    resets_at: float  # wall-clock seconds (UTC epoch) when the allowance comes back
+    seen_at: float
+
+    def seconds_to_reset(self, now: float | None = None) -> float:
+        return max(0.0, self.resets_at - (time.time() if now is None else now))
+
+
+def next_utc_midnight(now: float) -> float:
+    """The epoch seconds of the next midnight UTC after ``now``."""
+    day = datetime.fromtimestamp(now, tz=timezone.utc).date() + timedelta(days=1)
+    return datetime(day.year, day.month, day.day, tzinfo=timezone.utc).timestamp()
+
+
+def budget_path(provider: str, folder: Path | None = None) -> Path:
+    return (folder or data_folder()) / "budget" / f"{provider}.json"
+
+
+def read_budget(provider: str, account: str, *, folder: Path | None = None,
+                wall: Callable[[], float] = time.time) -> BudgetState | None:
+    """The remembered state for this account, or None when there is none, it belongs to
+    another account, it has reset (its midnight passed), or the file cannot be read."""
+    try:
+        raw = json.loads(budget_path(provider, folder).read_text(encoding="utf-8"))
+        state = BudgetState(**{name: raw[name] for name in BudgetState.__dataclass_fields__})
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+    if state.account != account or wall() >= state.resets_at or state.resets_at - wall() > DAY_SECONDS + 60:
+        return None  # another account, an allowance already renewed, or a time from another clock
+    return state
+
+
+def remember_budget(state: BudgetState, *, folder: Path | None = None) -> None:
+    """Write the state for later runs (replace the file whole, never half); a read-only or
+    missing data folder only means the next run asks again."""
+    path = budget_path(state.provider, folder)
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            json.dump(asdict(state), handle)
+        os.replace(temporary, path)
+        temporary = None
+    except OSError:
+        pass
+    finally:
+        if temporary is not None and os.path.exists(temporary):
+            os.unlink(temporary)
+
+
+def reset_words(state: BudgetState, now: float | None = None) -> str:
+    """"midnight UTC, in 5 h 12 min"."""
+    seconds = int(state.seconds_to_reset(now))
+    hours, minutes = divmod((seconds + 59) // 60, 60)
+    return f"midnight UTC, in {hours} h {minutes:02d} min" if hours else f"midnight UTC, in {minutes} min"

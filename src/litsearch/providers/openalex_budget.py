@@ -1,0 +1,160 @@
+"""OpenAlex's daily allowance: read from every answer, remembered until it resets, and every
+OpenAlex request sent through ``budgeted_get`` so a spent allowance costs no request at all.
+
+What the documentation says (../shared/reference/apis-more.md section 6, from OpenAlex's help
+pages of 2026-08 and the production proxy; newer than apis.md's "OA-new" figures):
+- the allowance is in USD and resets at midnight UTC: $0.10/day without a key, $1/day with a
+  free key; a search costs 10 credits ($0.001), a list or filter call 1, one work by id 0;
+- every answer carries ``X-RateLimit-Limit-USD``, ``-Remaining-USD``, ``-Prepaid-Remaining-USD``
+  and ``X-RateLimit-Reset`` (seconds to midnight UTC); a 429 adds ``Retry-After`` and
+  ``X-RateLimit-Credits-Required``;
+- 429 means the per-second rate or the daily budget was exceeded; 403 means "forbidden"
+  (a resource or plan this account may not use), not "slow down": the older errors page
+  said 403 was a rate limit, the current one does not. A 403 is reported as refused and
+  never retried.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from datetime import datetime, timezone
+from typing import Any, Mapping
+
+from ..core.config import Settings
+from ..net.daily_budget import BudgetState, next_utc_midnight, read_budget, remember_budget, reset_words
+from ..net.http import FetchedResponse, ProviderSession, parse_retry_after
+from ._common import as_float
+
+NAME = "openalex"
+KEY_VARIABLE = "OPENALEX_API_KEY"
+LOW_BUDGET_SHARE = 0.1  # of the daily allowance: a note that little is left
+# A 429 asking to wait this long is the daily budget, not the per-second rate.
+DAILY_RETRY_AFTER = 3_600
+SPENT = "OpenAlex skipped: today's allowance"  # how every spent-budget message starts
+RATE_LIMITED = frozenset({429})
+
+
+def account(settings: Settings) -> str:
+    """Whose allowance: "no key", or the key's hash (never the key)."""
+    key = settings.openalex_api_key
+    return f"key {hashlib.sha256(key.encode()).hexdigest()[:16]}" if key else "no key"
+
+
+def remembered(settings: Settings, wall=None) -> BudgetState | None:
+    """Today's remembered state for this account (None when nothing is known)."""
+    return read_budget(NAME, account(settings), **({"wall": wall} if wall else {}))
+
+
+def spent_message(state: BudgetState, settings: Settings, now: float | None = None) -> str:
+    """One line: why OpenAlex is skipped, until when, and what to do about it."""
+    allowance = f"${state.limit_usd:g}/day" if state.limit_usd else "daily allowance"
+    head = f"{SPENT} ({allowance}) is spent until {reset_words(state, now)}"
+    if settings.openalex_api_key:
+        return f"{head}; this {KEY_VARIABLE}'s allowance renews then (or add prepaid usage in your OpenAlex account)"
+    return (f"{head}; set {KEY_VARIABLE} (free from your OpenAlex account settings) for $1/day instead of the "
+            f"keyless $0.10")
+
+
+def read_state(settings: Settings, response: FetchedResponse, now: float) -> BudgetState | None:
+    """What one answer says about the allowance (None when it carries no budget header)."""
+    headers = response.headers
+    remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
+    limit = as_float(headers.get("x-ratelimit-limit-usd"))
+    prepaid = as_float(headers.get("x-ratelimit-prepaid-remaining-usd")) or 0.0
+    credits_left = as_float(headers.get("x-ratelimit-remaining"))
+    credits_needed = as_float(headers.get("x-ratelimit-credits-required"))
+    retry_after = as_float(headers.get("retry-after"))
+    reset = as_float(headers.get("x-ratelimit-reset"))
+    if remaining is None and credits_left is None and response.status != 429:
+        return None
+    nothing_left = ((remaining is not None and remaining <= 0 and prepaid <= 0)
+                    or (credits_left is not None and credits_left <= 0 and prepaid <= 0)
+                    or (credits_needed is not None and credits_left is not None and credits_needed > credits_left))
+    exhausted = nothing_left if response.status != 429 else (
+        nothing_left or (retry_after is not None and retry_after >= DAILY_RETRY_AFTER))
+    if response.status == 429 and not exhausted and remaining is None and credits_left is None:
+        return None  # a per-second limit that says nothing about the day
+    resets_at = now + reset if reset is not None and 0 < reset <= 86_400 else next_utc_midnight(now)
+    return BudgetState(NAME, account(settings), remaining, limit, exhausted, resets_at, now)
+
+
+async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[str, Any],
+                       accept_status: frozenset[int] = frozenset(), retries: int | None = None) -> FetchedResponse:
+    """GET through the HTTP layer, unless today's allowance is known to be spent (then one
+    ProviderError, status 429, and nothing is sent; a cached answer is still served). Every
+    network answer's budget headers are remembered. A 429 that is the daily budget fails at
+    once; one that is the per-second rate is retried by the layer (Retry-After, bounded by the
+    provider's time budget)."""
+    settings = session.settings
+    wall = _wall()
+    state = remembered(settings)
+    if state is not None and state.exhausted and not _in_cache(session, url, params):
+        raise session.error(spent_message(state, settings, wall), status=429)
+    cache_hits = session.cache_hits
+    response = await session.get(url, params=params, accept_status=accept_status | RATE_LIMITED, retries=retries)
+    if session.cache_hits > cache_hits:
+        return response  # an old answer's headers say nothing about today
+    state = observe(settings, response)
+    if response.status != 429 or 429 in accept_status:
+        return response
+    if state is not None and state.exhausted:
+        raise session.error(spent_message(state, settings, _wall()), status=429)
+    # The per-second rate: wait as asked, then the layer's own retries (backoff), within the budget.
+    wait = parse_retry_after(response.headers.get("retry-after"))
+    if wait is not None:
+        if wait >= session.remaining():
+            raise session.error(f"HTTP 429 rate limited; server asked to wait {wait:.0f} s, more than the "
+                                f"{max(session.remaining(), 0):.0f} s left in this provider's budget", status=429,
+                                retryable=True)
+        await session.http.sleep(wait)
+    response = await session.get(url, params=params, accept_status=accept_status, retries=retries)
+    observe(settings, response)
+    return response
+
+
+def observe(settings: Settings, response: FetchedResponse) -> BudgetState | None:
+    """Remember what ``response`` says about the allowance; returns that state."""
+    state = read_state(settings, response, _wall())
+    if state is not None:
+        remember_budget(state)
+    return state
+
+
+def budget_notes(headers: Any) -> list[str]:
+    """One line when OpenAlex says little of today's allowance is left (its X-RateLimit-*-USD
+    headers), so the user knows before searches start failing."""
+    remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
+    limit = as_float(headers.get("x-ratelimit-limit-usd"))
+    if remaining is None or (limit and remaining >= LOW_BUDGET_SHARE * limit) or (not limit and remaining >= 0.01):
+        return []
+    of_limit = f" of ${limit:g}" if limit else ""
+    return [f"only ${remaining:.4f}{of_limit} of today's OpenAlex allowance is left; it resets at midnight UTC"
+            + ("" if limit and limit > 0.1 else f" (a free {KEY_VARIABLE} raises it to $1/day)")]
+
+
+def doctor_budget(settings: Settings) -> dict[str, Any] | None:
+    """Today's allowance as last seen by any run, for ``doctor`` (None when no answer said it
+    yet today): the figures, and the same in words."""
+    state = remembered(settings)
+    if state is None:
+        return None
+    seen = datetime.fromtimestamp(state.seen_at, timezone.utc)
+    if state.exhausted:
+        words = spent_message(state, settings).removeprefix("OpenAlex skipped: ")
+    else:
+        of_limit = f" of ${state.limit_usd:g}" if state.limit_usd is not None else ""
+        left = f"${state.remaining_usd:.4f}{of_limit}" if state.remaining_usd is not None else "an unknown amount"
+        words = f"{left} left today (as of {seen:%H:%M} UTC); it renews at {reset_words(state)}"
+    return {"remaining_usd": state.remaining_usd, "limit_usd": state.limit_usd, "exhausted": state.exhausted,
+            "resets_at": datetime.fromtimestamp(state.resets_at, timezone.utc).isoformat().replace("+00:00", "Z"),
+            "seen_at": seen.isoformat().replace("+00:00", "Z"), "words": words}
+
+
+def _in_cache(session: ProviderSession, url: str, params: Mapping[str, Any]) -> bool:
+    cache = session.http.cache
+    return cache is not None and cache.lookup(NAME, "GET", url, {"params": params}) is not None
+
+
+def _wall() -> float:
+    return time.time()
