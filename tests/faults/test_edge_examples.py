@@ -101,7 +101,9 @@ def test_a_doi_in_an_answer_cannot_send_unpaywall_elsewhere(tmp_path):
         env = command_env(fake_apis.install(server, {"/s2/graph/v1/paper/search": s2_with_traversal}),
                           LITSEARCH_CACHE_DIR=str(tmp_path / "data"), LITSEARCH_EMAIL="me@example.org")
         command_runner(env, tmp_path)(["CRISPR off-target effects", "--providers", "semantic_scholar"])
-    assert all(request.path.startswith(("/s2/", "/crossref/", "/unpaywall/v2/")) for request in server.requests)
+    # (/eutils/: PubMed's retraction check of the shown rows' PMIDs, issue 20)
+    assert all(request.path.startswith(("/s2/", "/crossref/", "/unpaywall/v2/", "/eutils/"))
+               for request in server.requests)
     assert not any("steal" in request.path for request in server.requests)
 
 

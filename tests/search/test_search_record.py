@@ -167,8 +167,9 @@ def test_report_quotes_each_search_string_exactly_and_says_what_each_number_is(w
     """Issue 20, item 11: the methods paragraph showed Semantic Scholar's bulk query as
     "(a) \\| (b)" and called the rows shown "screened"."""
     run, folder, _ = world
+    # --sort citations: Semantic Scholar's bulk endpoint, with the variants joined by its OR.
     run([TOPIC, "--variant", "Cas9 specificity", "--variant", "guide `RNA` design", "--limit", "5",
-         "--providers", "semantic_scholar,openalex", "--record", "search.json"])
+         "--providers", "semantic_scholar,openalex", "--sort", "citations", "--record", "search.json"])
     record = json.loads((folder / "search.json").read_text(encoding="utf-8"))
     sent = {p["name"]: p["requests"][0]["params"] for p in record["providers"]}
     s2_query = sent["semantic_scholar"]["query"]

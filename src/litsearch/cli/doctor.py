@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..core.config import BASE_URL_VARIABLES, DB_FILENAME, Settings, data_folder
+from ..core.config import BASE_URL_VARIABLES, CACHE_SIZE_VARIABLE, DB_FILENAME, Settings, data_folder
 from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
 from .common import new_parser, run_command, write_output
@@ -133,6 +133,7 @@ def diagnose(settings: Settings) -> dict[str, Any]:
                         "database": str(folder / DB_FILENAME),
                         "cache_bytes": _cache_size(folder / DB_FILENAME, settings),
                         "cache_max_bytes": settings.cache_max_bytes,
+                        "cache_max_variable": CACHE_SIZE_VARIABLE,
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
                                               for suffix in ("", "-wal", "-shm"))},
         "providers": providers,
