@@ -16,6 +16,7 @@ import fake_apis
 from command import command_env
 from conftest import REPO
 from fake_server import FakeServer
+from test_mcp_stdio import TOOLS
 
 pytest.importorskip("mcp")
 tomllib = pytest.importorskip("tomllib")
@@ -63,7 +64,7 @@ def test_each_snippet_starts_a_working_server(client, tmp_path):
                 return tools, await session.call_tool("topic_get", {"id": "T10211"})
 
     tools, answer = asyncio.run(go())
-    assert len(tools) == 17 and not answer.is_error
+    assert len(tools) == len(TOOLS) and not answer.is_error
 
 
 def test_the_plugin_declares_the_server_at_its_root():

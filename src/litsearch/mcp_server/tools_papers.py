@@ -83,7 +83,9 @@ async def paper_search(
                                                                   "biomedicine, arXiv for computing/physics)")] = None,
     filters: Annotated[SearchFilters | None, Field(description="filters; each is sent to the providers that "
                                                                "apply it and checked after fetching")] = None,
-    sort: Literal["relevance", "citations", "year"] = "relevance",
+    sort: Annotated[Literal["relevance", "impact", "citations", "year"],
+                    Field(description="relevance to the topic (default); impact: relevance x ln(citations + 1); "
+                                      "citations: most cited first; year: newest first")] = "relevance",
     limit: Annotated[int, Field(ge=1, le=100, description="papers to rank, check and show")] = 20,
     exclude_retracted: Annotated[bool, Field(description="leave out papers marked retracted")] = False,
     include_abstracts: Annotated[bool, Field(description="abstract snippets in the table")] = True,
