@@ -223,7 +223,8 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
     out, err = process.communicate(timeout=60)
     if process.returncode == 0:  # finished before the signal arrived
         return
-    assert process.returncode == 130, err
+    # 130, or killed by SIGINT before Python had started at all (which a shell also reports as 130)
+    assert process.returncode in (130, -signal.SIGINT), err
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
 
 

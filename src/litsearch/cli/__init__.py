@@ -1,32 +1,9 @@
 """The ``lit-search`` command: ``dispatch`` picks the module of the subcommand; ``common``
 holds what they share (options, exit codes, the output writer)."""
 
-INTERRUPTED = 130  # ExitCode.INTERRUPTED: 128 + SIGINT, as shells report a command ended by Ctrl-C
+from .. import INTERRUPTED
 
 
-def _quiet_until_main() -> None:
-    """The console script imports this package, then runs a line of its own (``re.sub`` on
-    argv[0]) before calling main: a Ctrl-C there would print a traceback. Only in that
-    script, and only until main starts, Ctrl-C ends the process at once with exit 130."""
-    import os
-    import signal
-    import sys
-    import threading
-
-    if os.path.basename(sys.argv[0] if sys.argv else "") not in ("lit-search", "lit-search.exe") or \
-            threading.current_thread() is not threading.main_thread():
-        return
-
-    def stop(_signal, _frame):
-        try:
-            os.write(2, b"lit-search: interrupted\n")
-        finally:
-            os._exit(INTERRUPTED)
-
-    signal.signal(signal.SIGINT, stop)
-
-
-_quiet_until_main()
 
 
 def main(argv=None) -> int:
