@@ -85,3 +85,16 @@ def test_the_private_name_check_catches_both_forms(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source)
     assert private_reaches(fake) == ["line 2: from litsearch.providers.openalex import _identity_params",
                                      "line 4: openalex._identity_params"]
+
+
+def test_help_and_usage_checks_load_no_http_or_merge_engine():
+    """`lit-search --help` and the command line's own checks run before any request: they must
+    not pay for httpx, the merge engine or the MCP SDK (tens to hundreds of milliseconds each)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from litsearch.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in ('httpx', 'rapidfuzz', 'mcp', 'jinja2') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert loaded.stdout.strip().splitlines()[-1] == "[]", loaded.stdout[-500:] + loaded.stderr[-500:]

@@ -7,10 +7,14 @@ it stands for is an error, never a silent overwrite."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
+
 from ..core.errors import ProviderError, UsageError
 from ..core.filters import ENTITY_FILTERS, OPENALEX_ONLY_FILTERS, Filters, build_filters, parse_count_range
-from ..net.http import HttpClient
 from .options import SearchOptions
+
+if TYPE_CHECKING:  # the command line checks the aliases before any HTTP is loaded (--help stays fast)
+    from ..net.http import HttpClient
 
 
 def search_filters(*, year: str | None = None, since: str | None = None, until: str | None = None,
