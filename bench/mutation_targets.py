@@ -99,4 +99,43 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "_url_ref | return ... -> return None | return PaperRef(\"arxiv\", arxiv_id) if arxiv_id else None":
             "an arxiv.org URL left unread here is read by _bare_ref with the same result",
     },
+    "updates": {
+        "doi_in_citation | '' -> 'XX..XX' | match = _DOI_IN_TEXT.search(f\"{text or ''} \")":
+            "the stand-in for None only has to hold no DOI",
+        "merged_updates | 9 -> 10 | if item.get(\"type\") in UPDATE_TYPES else 9,":
+            "any rank after the last known type (5) sorts unknown types last",
+        "merged_updates | 9 -> 8 | if item.get(\"type\") in UPDATE_TYPES else 9,":
+            "any rank after the last known type (5) sorts unknown types last",
+    },
+    "filters": {
+        "Filters.describe | 'venue' -> 'XX..XX' | if name == \"venue\":":
+            "the entity fallback at the end words an unresolved venue the same way: venue '…'",
+        "Filters.describe | 'author' -> 'XX..XX' | if name == \"author\":":
+            "the entity fallback at the end words an author the same way: author '…'",
+        "parse_year_range | > -> >= | if start and end and start > end:":
+            "start is a 1 January and end a 31 December: they are never equal",
+        "parse_count_range | '>=' -> 'XX..XX' | return {\">\": (low + 1, None), \">=\": (low, None), "
+        "\"<\": (None, max(low - 1, 0)), \"<=\": (None, low)}.get(":
+            "the default for a missing operator is the same (low, None)",
+        "parse_count_range | '' -> 'XX..XX' | operator or \"\", (low, None))":
+            "any key missing from the table gives the same default (low, None)",
+        "_paper_date | 1 -> 2 | return date(paper.year, 1, 1), False":
+            "a year-only date is compared by its year alone",
+        "_paper_date | 1 -> 2 #2 | return date(paper.year, 1, 1), False":
+            "a year-only date is compared by its year alone",
+        "_paper_date | False -> True | return None, False":
+            "with no date the caller stops before reading the flag",
+        "matches_date | 0 -> 1 | low = filters.year_from or 0":
+            "years below 1 never reach here (date.min.year is 1)",
+        "matches_date | 0 -> -1 | low = filters.year_from or 0":
+            "years below 1 never reach here (date.min.year is 1)",
+        "matches_date | 9999 -> 10000 | high = filters.year_to or 9999":
+            "years above 9999 never reach here (date.max.year is 9999)",
+        "matches_author | 0 -> -1 | if any(w == wanted[-1] for w in words) or any(w == wanted[0] for w in words[-1:]):":
+            "the left-hand any() already tests wanted[-1] against every word",
+        "matches_author | 1 -> 0 #3 | others = wanted[:-1] if wanted[-1] in words else wanted[1:]":
+            "wanted[0] equals the last name word here, so adding it to the words to find changes nothing",
+        "matches | 0 -> -1 #2 | return (paper.citation_count or 0) >= (filters.min_citations or 0)":
+            "citation counts are never negative: >= 0 and >= -1 agree",
+    },
 }

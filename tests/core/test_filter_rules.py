@@ -72,6 +72,19 @@ def test_a_count_range_names_its_own_flag():
         parse_count_range("9-1", "--references")
 
 
+def test_nothing_asked_is_no_filter():
+    built = build_filters()
+    assert built.active() == [] and not built
+    assert (built.venue, built.author, built.open_access, built.types) == (None, None, False, ())
+
+
+@pytest.mark.parametrize("flag", ["since", "until"])
+def test_a_bad_day_names_its_flag(flag):
+    with pytest.raises(ValueError) as caught:
+        build_filters(**{flag: "2020-13-01"})
+    assert str(caught.value) == f"--{flag} takes a date as YYYY-MM-DD, not '2020-13-01'"
+
+
 def test_days():
     assert parse_day(" 2021-03-04 ", "--since") == date(2021, 3, 4)
     with pytest.raises(ValueError) as caught:
@@ -222,6 +235,14 @@ def test_a_year_only_paper_is_judged_by_years(year, kept):
     assert matches_date(paper(year=year, publication_date="no date"), filters) is kept
 
 
+def test_a_full_date_is_judged_by_the_day_not_the_year():
+    filters = Filters(date_from=date(2020, 3, 15), date_to=date(2020, 9, 1))
+    assert matches_date(paper(year=2020, publication_date="2020-02-01"), filters) is False
+    assert matches_date(paper(year=2020, publication_date="2020-09-02"), filters) is False
+    assert matches_date(paper(year=2020, publication_date="2020-06-01"), filters) is True
+    assert matches_date(paper(year=2020), filters) is True  # only the year is known
+
+
 def test_open_ended_ranges_and_missing_dates():
     assert matches_date(paper(year=1), Filters(date_to=date(2000, 12, 31))) is True
     assert matches_date(paper(year=9999), Filters(date_from=date(2000, 1, 1))) is True
@@ -244,6 +265,7 @@ def test_open_ended_ranges_and_missing_dates():
     ("The Lancet", "lancet", True),
     ("Nature", "", False),
     (None, "Nature", False),
+    (None, "X", False),
 ])
 def test_venues(journal, asked, kept):
     assert matches_venue(paper(journal=journal), asked) is kept
@@ -265,6 +287,9 @@ def test_venues(journal, asked, kept):
     ([], "Doudna", False),
     (["Jennifer A. Doudna"], "", False),
     (["Jennifer A. Doudna"], "  ", False),
+    (["—"], "Doudna", False),  # a name with no words matches nobody
+    (["Anna Maria Miller"], "Maria A", False),  # a given name asked as the surname
+
 ])
 def test_authors(authors, asked, kept):
     assert matches_author(paper(authors=authors), asked) is kept
@@ -279,6 +304,16 @@ def test_authors(authors, asked, kept):
     ({"publication_types": ["proceedings-article"]}, {"conference"}),
     ({"publication_types": ["Conference Paper"]}, {"conference"}),
     ({"publication_types": ["Congress"]}, {"conference"}),
+    ({"publication_types": ["article"]}, {"article"}),
+    ({"publication_types": ["journal-article"]}, {"article"}),
+    ({"publication_types": ["Journal Article."]}, {"article"}),  # an export's stray punctuation
+    ({"publication_types": ["MetaAnalysis"]}, {"review"}),  # Semantic Scholar's spelling
+    ({"publication_types": ["Meta Analysis"]}, {"review"}),
+    ({"publication_types": ["Preprint"]}, {"preprint"}),
+    ({"publication_types": ["Posted Content"]}, {"preprint"}),
+    ({"publication_types": ["Conference"]}, {"conference"}),
+    ({"publication_types": ["inproceedings"]}, {"conference"}),
+    ({"publication_types": ["In Proceedings"]}, {"conference"}),
     ({"publication_types": ["Editorial"]}, set()),
     ({"arxiv_id": "1706.03762"}, {"preprint"}),
     ({"arxiv_id": "1706.03762", "doi": "10.5555/3295222.3295349"}, set()),
@@ -295,6 +330,19 @@ def test_citation_bounds_include_their_ends():
     assert matches(paper(citation_count=None), Filters(min_citations=0), "min_citations") is True
     assert matches(paper(citation_count=0), Filters(max_citations=0), "max_citations") is True
     assert matches(paper(citation_count=1), Filters(max_citations=0), "max_citations") is False
+    assert matches(paper(citation_count=None), Filters(min_citations=1), "min_citations") is False
+
+
+@pytest.mark.parametrize("name", ["institution", "topic", "publisher", "funder", "country", "continent"])
+def test_openalex_only_filters_match_no_record_of_their_own(name):
+    everything = paper(journal="Nature", authors=["A B"], year=2020, citation_count=5, oa_url="https://x.org/a")
+    assert matches(everything, Filters(), name) is False
+    assert has_data(everything, name) is False
+
+
+def test_an_unset_venue_or_author_matches_nothing():
+    assert matches(paper(journal="XX Century Studies"), Filters(), "venue") is False
+    assert matches(paper(authors=["Li Xx"]), Filters(), "author") is False
 
 
 def test_other_filters_on_one_record():

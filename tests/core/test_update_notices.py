@@ -104,7 +104,7 @@ def test_notices_in_the_order_of_gravity_then_date():
 
 
 def test_what_a_stored_record_may_hold_instead_of_notices_is_skipped():
-    assert merged_updates(None, ["retraction", 3, None], [update("erratum", "10.1/e", None, "crossref")]) == [
+    assert merged_updates(None, ["retraction", 3, None, update("erratum", "10.1/e", None, "crossref")]) == [
         update("erratum", "10.1/e", None, "crossref")]
     assert merged_updates() == []
 
@@ -157,3 +157,16 @@ def test_notice_words_for_people():
                      "newer version: 10.1002/14651858.CD000001.pub2; something_new")
     assert notice_words([update("correction", "10.1/c", None, "crossref")]) == "correction: 10.1/c"
     assert notice_words([]) == ""
+
+
+@pytest.mark.parametrize("types,retracted", [(["Journal Article", "Retracted Publication"], True),
+                                            (["Journal Article", "Retraction of Publication"], False),
+                                            (["Journal Article"], False)])
+def test_medline_marks_a_retracted_article_by_its_publication_type(types, retracted):
+    import fake_apis
+    from litsearch.providers.pubmed_parse import parse_efetch
+
+    record = {"title": "Ileal-lymphoid-nodular hyperplasia", "authors": ["Wakefield AJ"], "year": 1998,
+              "venue": "Lancet", "doi": "10.1016/s0140-6736(97)11096-0", "pubmed_types": types}
+    paper = parse_efetch(fake_apis.efetch_body([fake_apis.pubmed_article_xml(record, "9500320")]))["9500320"]
+    assert paper.retracted is retracted
