@@ -67,6 +67,7 @@ class Mutant:
     kind: str = field(repr=False, default="")
     payload: object = field(repr=False, default=None)
     occurrence: int = 1
+    statement_line: int = 0  # a multi-line statement reports only some of its lines as executed
 
     @property
     def key(self) -> str:
@@ -84,9 +85,19 @@ class _Collector(ast.NodeVisitor):
         self.found: list[Mutant] = []
         self.scope: list[str] = []
         self.constant: str | None = None  # the module-level name being assigned, if any
+        self.statements: list[int] = []  # first lines of the enclosing statements
         self.path: list[tuple[str, int | None]] = []
 
     # --- traversal keeping the path and the enclosing function's name
+    def visit(self, node):
+        if not isinstance(node, ast.stmt):
+            return super().visit(node)
+        self.statements.append(node.lineno)
+        try:
+            return super().visit(node)
+        finally:
+            self.statements.pop()
+
     def generic_visit(self, node):
         for name, value in ast.iter_fields(node):
             if name in ("annotation", "returns", "type_comment", "decorator_list"):
@@ -141,7 +152,7 @@ class _Collector(ast.NodeVisitor):
         line = getattr(node, "lineno", 0)
         text = self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
         self.found.append(Mutant(len(self.found), qualname, line, description, text, tuple(self.path), kind,
-                                 payload))
+                                 payload, statement_line=self.statements[-1] if self.statements else line))
 
     def visit_Compare(self, node):
         for index, op in enumerate(node.ops):
@@ -434,7 +445,7 @@ def run_target(name: str, target, jobs: int, verbose: bool) -> dict:
     for mutant in mutants:
         if mutant.key in equivalent:
             results[mutant.number] = "equivalent"
-        elif mutant.line not in covered:
+        elif mutant.line not in covered and mutant.statement_line not in covered:
             results[mutant.number] = "not covered"
         else:
             queue.append(mutant)

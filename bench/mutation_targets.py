@@ -64,7 +64,8 @@ TARGETS = {
     },
     "crossref_parse": {
         "file": "src/litsearch/providers/crossref_parse.py", "module": "litsearch.providers.crossref_parse",
-        "tests": ["tests/providers/test_crossref_check.py", "tests/providers/test_crossref_parse.py"],
+        "tests": ["tests/providers/test_crossref_records.py", "tests/providers/test_crossref_check.py",
+                  "tests/providers/test_crossref_parse.py"],
     },
 }
 
@@ -137,5 +138,60 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "wanted[0] equals the last name word here, so adding it to the words to find changes nothing",
         "matches | 0 -> -1 #2 | return (paper.citation_count or 0) >= (filters.min_citations or 0)":
             "citation counts are never negative: >= 0 and >= -1 agree",
+    },
+    "atomic_writer": {
+        "write_file_atomically | '.' -> 'XX..XX' | folder = path.parent if str(path.parent) else Path(\".\")":
+            "a Path's parent is never the empty string (it is \".\"), so the fallback never runs",
+        "_umask | 0 -> 1 | mask = os.umask(0)":
+            "the value set only to read the old mask is replaced on the next line",
+        "_umask | 0 -> -1 | mask = os.umask(0)":
+            "the value set only to read the old mask is replaced on the next line",
+    },
+    "redaction": {
+        "Settings._secret_spellings | '' -> 'XX..XX' | forms = {secret, quote(secret, safe=\"\"), quote(secret), "
+        "quote_plus(secret, safe=\"\"), quote_plus(secret),":
+            "'X' is an unreserved character that quote() never encodes: safe='XX' is safe=''",
+        "Settings._secret_spellings | '' -> 'XX..XX' #2 | forms = {secret, quote(secret, safe=\"\"), quote(secret), "
+        "quote_plus(secret, safe=\"\"), quote_plus(secret),":
+            "'X' is an unreserved character that quote_plus() never encodes: safe='XX' is safe=''",
+    },
+    "environment": {
+        "_MAILTO_SAFE | \".!$&'*+-=^_`{|}~\" -> 'XX..XX' | _MAILTO_SAFE = \".!$&'*+-=^_`{|}~\"  "
+        "# characters a mailto: local part may keep as they are":
+            "'X' is unreserved: quote() keeps it whether or not it is listed as safe",
+        "check_email | '@' -> 'XX..XX' | if not at or not local or not domain or any(char.isspace() for char in value) "
+        "or \"@\" in domain:":
+            "the domain comes after the last '@' (rpartition), so it never holds one",
+        "proxy_secrets | 1 -> 2 | userinfo = url.split(\"://\", 1)[1].split(\"/\", 1)[0].rpartition(\"@\")[0]":
+            "only the text up to the first '/' is kept, and a second '://' lies after it",
+        "proxy_secrets | 1 -> 2 #3 | userinfo = url.split(\"://\", 1)[1].split(\"/\", 1)[0].rpartition(\"@\")[0]":
+            "the first piece of a split is the same whatever the number of splits",
+        "problems | '' -> 'XX..XX' | checks += [(name, value, check_key) for name in KEY_VARIABLES "
+        "if (value := (env.get(name) or \"\").strip())]":
+            "the stand-in for an unset key, 'XX', is a valid key: no problem is reported either way",
+    },
+    "bibtex_ris": {
+        "_single_line | '' -> 'XX..XX' | return \" \".join(str(value).split()) if value not in (None, \"\") else \"\"":
+            "an empty string that skips the test is joined to the same empty string",
+    },
+    "crossref_check": {
+        "verify_many | False -> True | _verify_each(session, alone), return_exceptions=False)":
+            "every lookup returns its failure as a value (ProviderError caught): nothing is left to raise",
+        "title_similarity | or -> and | if not a or not b:":
+            "one empty title gives a length ratio of 0, which the next test turns into 0.0 as well",
+        "_title_candidates | '' -> 'XX..XX' | title = work_title(message) or \"\"":
+            "_compare returns before asking for candidates when Crossref has no title",
+        "_doi_prefix | 1 -> 2 | return doi.split(\"/\", 1)[0]":
+            "the first piece of a split is the same whatever the number of splits",
+    },
+    "crossref_parse": {
+        "jats_to_text.heading | 1 -> 0 | text = (plain_text(match.group(1)) or \"\").rstrip(\" :.\")":
+            "plain_text drops the <title> tags that the whole match adds to the group",
+        "_date_parts | 3 -> 4 | numbers = [number for part in parts[:3] if (number := as_int(part)) is not None]":
+            "_iso_date, the only reader of these numbers, uses the first three",
+        "_publication_date_parts | 3 -> 4 | for part in parts[:3]:":
+            "the callers read the year and _iso_date, which uses the first three numbers",
+        "_iso_date | 3 -> 4 | return \"-\".join([f\"{parts[0]:04d}\"] + [f\"{part:02d}\" for part in parts[1:3]])":
+            "the date parts passed in are at most three",
     },
 }

@@ -300,17 +300,30 @@ def test_every_other_kind_and_every_special_character_in_ris():
     ({"publication_types": ["paper-conference"]}, "conference", "inproceedings"),
     ({"publication_types": ["CPAPER"]}, "conference", "inproceedings"),
     ({"publication_types": ["proceedings"]}, "conference", "inproceedings"),
+    ({"publication_types": ["Conference Paper"]}, "conference", "inproceedings"),
+    ({"publication_types": ["ConferencePaper"]}, "conference", "inproceedings"),
+    ({"publication_types": ["CONF"]}, "conference", "inproceedings"),  # RIS
+    ({"publication_types": ["inproceedings"]}, "conference", "inproceedings"),
+    ({"publication_types": ["conference"]}, "conference", "inproceedings"),
     ({"journal": "Proceedings of the 2019 Workshop on X"}, "conference", "inproceedings"),
     ({"journal": "International Symposium on Y"}, "conference", "inproceedings"),
     ({"journal": "Conferences in Z"}, "journal", "article"),  # a whole word only
     ({"publication_types": ["monograph"]}, "book", "book"),
     ({"publication_types": ["edited-book"]}, "book", "book"),
+    ({"publication_types": ["reference-book"]}, "book", "book"),
+    ({"publication_types": ["book"]}, "book", "book"),
+    ({"publication_types": ["incollection"]}, "chapter", "incollection"),
+    ({"publication_types": ["chapter"]}, "chapter", "incollection"),
+    ({"publication_types": ["phdthesis"]}, "thesis", "phdthesis"),
+    ({"publication_types": ["thesis"]}, "thesis", "phdthesis"),
     ({"publication_types": ["inbook"]}, "chapter", "incollection"),
     ({"publication_types": ["book-section"]}, "chapter", "incollection"),
     ({"publication_types": ["mastersthesis"]}, "thesis", "phdthesis"),
     ({"publication_types": ["report"]}, "report", "techreport"),
     ({"publication_types": ["Journal Article"]}, "journal", "article"),
     ({"publication_types": ["JournalArticle"]}, "journal", "article"),
+    ({"publication_types": ["article"]}, "journal", "article"),  # no venue, but the type says so
+    ({"publication_types": ["journal-article"]}, "journal", "article"),
     ({"publication_types": ["editorial"]}, "other", "misc"),
     ({"doi": "10.1038/nbt.2647"}, "other", "misc"),
 ])
@@ -380,3 +393,8 @@ def test_an_arxiv_preprint_without_its_own_venue_has_no_howpublished():
     assert "howpublished = {arXiv (Cornell University)}" in to_bibtex([with_venue], ["k"])
     assert "howpublished" not in to_bibtex([Paper(provider="arxiv", title="t", journal="arXiv", arxiv_id="2101.00001")],
                                            ["k"])
+
+
+def test_verbatim_values_keep_the_entry_balanced():
+    paper = Paper(provider="import", title="t", url="https://example.org/a\\b{c}")
+    assert "  url = {https://example.org/a%5Cb%7Bc%7D}" in to_bibtex([paper], ["k"])

@@ -38,22 +38,24 @@ def test_an_existing_file_is_replaced_whole(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib"]
 
 
-def test_a_new_file_gets_the_umask_mode(tmp_path):
-    old = os.umask(0o027)
+@pytest.mark.parametrize("umask,mode", [(0o027, 0o640), (0o022, 0o644), (0o000, 0o666), (0o077, 0o600)])
+def test_a_new_file_gets_the_umask_mode(tmp_path, umask, mode):
+    old = os.umask(umask)
     try:
         write_file_atomically(tmp_path / "new.bib", ENTRY)
+        assert os.umask(umask) == umask  # the writer put the process umask back as it was
     finally:
         os.umask(old)
-    assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == 0o640
-    assert os.umask(old) == old  # the writer put the process umask back as it was
+    assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == mode
 
 
 def test_a_replaced_file_keeps_its_own_mode(tmp_path):
     target = tmp_path / "shared.bib"
     target.write_text("old", encoding="utf-8")
-    target.chmod(0o604)
-    write_file_atomically(target, ENTRY)
-    assert stat.S_IMODE(target.stat().st_mode) == 0o604
+    for mode in (0o604, 0o755):  # a script keeps its execute bits
+        target.chmod(mode)
+        write_file_atomically(target, ENTRY)
+        assert stat.S_IMODE(target.stat().st_mode) == mode
     target.chmod(0o2640)  # setgid on a file: the mode's upper bits are kept too
     write_file_atomically(target, "again")
     assert stat.S_IMODE(target.stat().st_mode) == 0o2640
@@ -136,3 +138,23 @@ def test_a_close_that_fails_after_a_failed_write_reports_the_first_error(tmp_pat
         write_file_atomically(target, ENTRY)
     assert caught.value.strerror == "Input/output error" and caught.value.filename == str(target)
     assert list(tmp_path.iterdir()) == []
+
+
+def closes_everything(action) -> list[str]:
+    """The ResourceWarnings ``action`` leaves: a file object dropped without close()."""
+    import gc
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        try:
+            action()
+        except (OSError, UnicodeError):
+            pass
+        gc.collect()
+    return [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_no_file_is_left_open(tmp_path):
+    assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", ENTRY)) == []
+    assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", "\udcff")) == []  # failed write

@@ -51,6 +51,7 @@ ATTENTION_S2 = "204e3073870fae3d05bcbc2f6a8e263d9b72e776"  # "Attention is all y
     ("10.1002/(SICI)1097-4636(199703)", "10.1002/(sici)1097-4636(199703)"),
     # Wiley's DOIs end in ".x": a letter, not punctuation
     ("10.1111/j.1365-2133.2005.06597.x", "10.1111/j.1365-2133.2005.06597.x"),
+    ("10.1111/J.1365-2133.2005.06597.X", "10.1111/j.1365-2133.2005.06597.x"),  # as Crossref's API sends it
     # registrant codes of 4 to 9 digits only
     ("10.123/x", None), ("10.1234/x", "10.1234/x"), ("10.123456789/x", "10.123456789/x"),
     ("10.1234567890/x", None), ("11.1038/nbt.2647", None), ("10.1038", None), ("10.1038/", None),

@@ -270,3 +270,45 @@ def test_a_work_that_is_not_an_object_is_an_error():
     with pytest.raises(Exception) as caught:
         run(lambda session: crossref.get_work(session, "not a doi"), httpx.MockTransport(respond))
     assert "not a DOI: 'not a doi'" in str(caught.value)
+
+
+def test_more_failures_one_at_a_time():
+    def respond(request):
+        return httpx.Response(500, text="Internal Server Error")
+    items = [("https://doi.org/10.1038/NBT.2647", CAS9, 2013)]
+    failed = run(lambda session: crossref.verify_dois(session, items), httpx.MockTransport(respond))
+    assert failed["https://doi.org/10.1038/NBT.2647"]["doi"] == "10.1038/nbt.2647"  # named in its bare form
+    comma = "10.1002/(sici)1097-4636(199703)35:1<1::aid-jbm1>3.0.co;2-x,y"
+    checks = run(lambda session: crossref.verify_many(session, [(comma, "A comma in the DOI", 1997)]),
+                 httpx.MockTransport(respond))
+    assert checks.unreachable == {comma}
+    assert checks.verdicts[comma]["reason"].startswith("Crossref lookup failed: HTTP 500")
+
+
+def test_verify_doi_never_asks_about_what_crossref_cannot_answer():
+    fake = FakeCrossref([CORRECTED])
+    transport = httpx.MockTransport(fake)
+    assert run(lambda session: crossref.verify_doi(session, "not a doi", CAS9), transport) == {
+        "doi": "not a doi", "verified": False, "reason": "not a DOI", "crossref_title": None, "crossref_year": None,
+        "title_similarity": None}
+    arxiv = run(lambda session: crossref.verify_doi(session, "10.48550/arXiv.1706.03762", "Attention"), transport)
+    assert (arxiv["doi"], arxiv["verified"], arxiv["reason"]) == (
+        "10.48550/arxiv.1706.03762", None, "arXiv DOI, registered with DataCite, not Crossref: not checked")
+    zenodo = run(lambda session: crossref.verify_doi(session, "10.5281/zenodo.1234567", "A data set"), transport)
+    assert (zenodo["verified"], zenodo["reason"]) == (None, "DataCite DOI, not at Crossref: not checked")
+    assert [r.url.path for r in fake.requests] == ["/works/10.5281/zenodo.1234567"]
+
+
+def test_a_doi_goes_into_the_path_with_its_slashes_as_slashes():
+    fake = FakeCrossref([CORRECTED])
+    paper = run(lambda session: crossref.get_work(session, "10.1038/NBT.2647"), httpx.MockTransport(fake))
+    assert paper.title == CAS9 and paper.score is None
+    assert fake.requests[0].url.raw_path.split(b"?")[0] == b"/works/10.1038/nbt.2647"
+
+
+def test_the_threshold_itself_and_the_length_ratio_itself():
+    assert compare("Sepsis after surgery", "Sepsis aftur surgury")["title_similarity"] == 90.0
+    assert compare("Sepsis after surgery", "Sepsis aftur surgury")["verified"] is True  # 90 is enough
+    # 40 and 50 characters: a ratio of 0.8 exactly is still compared
+    assert title_similarity("Heart failure trials in elderly patients",
+                            "Heart failure trials in elderly patients: an update") == 88.9
