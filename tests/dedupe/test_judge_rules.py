@@ -453,3 +453,13 @@ def typos(text: str, count: int) -> str:
 ])
 def test_abstracts(first, second, agree):
     assert rules._abstracts_agree(one(abstract=first), one(abstract=second)) is agree
+
+
+def test_a_name_ending_in_a_suffix_keeps_its_surname():
+    """"Martin Luther King Jr": the surname is King, not the suffix (which once left the name out)."""
+    first = one(authors=["Ralph Abernathy", "Martin Luther King Jr"])
+    second = one(authors=["Coretta Scott", "King, M. L."])
+    assert first.surnames == ("abernathy", "king")
+    assert rules.authors_agree(first, second) is True  # half of each list: King
+    found = verdict((TITLE, dict(CITED, authors=["Martin Luther King Jr"])), (TITLE, dict(CITED, authors=["King, M"])))
+    assert found[1] == f"title 100% similar, year 2019, first author King, {SAME_VOLUME_PAGE}"
