@@ -181,6 +181,8 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "one empty title gives a length ratio of 0, which the next test turns into 0.0 as well",
         "_title_candidates | '' -> 'XX..XX' | title = work_title(message) or \"\"":
             "_compare returns before asking for candidates when Crossref has no title",
+        "_fetch_work | '/' -> 'XX..XX' | url = session.url(f\"{WORKS_PATH}/{id_in_path(doi, keep='/')}\")":
+            "keep='XX/XX' still keeps '/', and 'X' is never encoded anyway",
         "_doi_prefix | 1 -> 2 | return doi.split(\"/\", 1)[0]":
             "the first piece of a split is the same whatever the number of splits",
     },
@@ -193,5 +195,33 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "the callers read the year and _iso_date, which uses the first three numbers",
         "_iso_date | 3 -> 4 | return \"-\".join([f\"{parts[0]:04d}\"] + [f\"{part:02d}\" for part in parts[1:3]])":
             "the date parts passed in are at most three",
+    },
+    "judge": {
+        "authors_agree | or -> and | if not a.author_pool or not b.author_pool:":
+            "a side without names has no surnames either, and the next test returns None for it",
+        "authors_agree | 1 -> 0 | return found >= 1 and found * 2 >= len(shorter.surnames)  "
+        "# half the shorter list, in any order":
+            "with no surname found, found * 2 >= len fails on its own (the list is never empty here)",
+        "_is_acronym_of | return ... -> return None | return False":
+            "read only inside any(), where None and False are the same",
+        "_folded_abstract | '' -> 'XX..XX' | folded = fold_plain(plain_text(text) or \"\")":
+            "the stand-in for an abstract with no text is under 200 characters either way",
+        "_abstracts_agree | or -> and | if not a.abstract or not b.abstract:":
+            "a missing abstract folds to '', which the next test turns into None as well",
+        "truncated_twin | '' -> 'XX..XX' | return fuzz.ratio(short, long[: len(short)]) >= 97 "
+        "and long[len(short) : len(short) + 1] in (\"\", \" \")":
+            "the longer title always has a character after the shorter one's length",
+        "judge | or -> and | if not a.title or not b.title:":
+            "a pair with one empty title scores 0 and no rule can join it: the result is None either way",
+        "judge | and -> or | same_page = a.first_page is not None and a.first_page == b.first_page":
+            "only an early exit: a pair on different pages below 85% reaches None further down as well",
+        "judge | 1 -> 2 | near_year = a.year is None or b.year is None or abs(a.year - b.year) <= 1":
+            "years two or more apart are vetoed before this line",
+        "_refusal | return ... -> return None | return \"years differ\"":
+            "years two or more apart are vetoed before a refusal is asked for",
+        "_refusal | 'years differ' -> 'XX..XX' | return \"years differ\"":
+            "years two or more apart are vetoed before a refusal is asked for",
+        "_refusal | 'authors differ' -> 'XX..XX' | return \"authors differ\"":
+            "a pair refused for its authors is never reported (reporting needs authors not False)",
     },
 }

@@ -247,6 +247,7 @@ def test_authors_agree(first, second, agree):
     (["Smith, John", "Lee, Ann", "Ng, Kim"], ["Smith, J"], False),  # two fewer
     (["Smith, John", "Lee, Ann", "Ng, Kim"], ["Smith, J", "Lee, A", "Ito, K"], False),  # one differs
     (["Smith, John", "Lee, Ann"], ["Park, J", "Smith, J"], False),  # another first author
+    (["Smith, John", "Lee, Park"], ["Smith, J", "Park, Kim"], False),  # Park is a given name in the first list
     (["Smith, John"], [], False), ([], ["Smith, John"], False),
 ])
 def test_all_authors_agree(first, second, agree):
@@ -267,6 +268,7 @@ def test_all_authors_agree(first, second, agree):
     ("Journal of Neurology", "Journal of Neurosurgery", None),  # a shared word: unclear
     ("J Neurol", "Journal of Neurosurgery", None),
     ("J Oncol", "Journal of Clinical Oncology", None),  # no word may be skipped
+    ("J Cell Immunol", "Journal of Clinical and Cellular Immunology", None),  # not even one with the same letter
     ("Science", "Neuroscience", False),  # letters in order, but not from the first
     ("Nature", "Science", False),
     ("The AB Journal", "Applied Biology", False),  # two letters are no acronym
@@ -316,6 +318,7 @@ def test_supplement_number_filed_as_the_volume(first, second, mixup):
     (dict(issue="3"), dict(issue="4", volume="394"), False),
     (dict(issue="3"), dict(issue="4", authors=["Garcia, Luis"]), False),
     (dict(issue="3", pages="1234"), dict(issue="4", pages="1234"), False),  # a single page is not enough
+    (dict(issue="3"), dict(issue="4", year=2021), False),  # two years apart
 ])
 def test_a_mistyped_issue(first, second, typo):
     assert rules.issue_typo(one(**{**CITED, **first}), one(**{**CITED, **second})) is typo
@@ -327,6 +330,12 @@ def test_a_mistyped_issue_needs_a_near_identical_title_that_identifies():
     assert rules.issue_typo(one("Sepsis after surgery", **sepsis), one("Sepsis aftur surgury", **sepsis)) is False
     editorial = one("Editorial", **sepsis)
     assert rules.issue_typo(editorial, one("Editorial", **dict(CITED, issue="4"))) is False
+    from dataclasses import replace
+
+    column, other = one(TITLE, **sepsis), one(TITLE, **dict(CITED, issue="4"))
+    assert rules.issue_typo(column, other) is True
+    assert rules.issue_typo(replace(column, recurring=True), other) is False  # a title recurring in the venue
+    assert rules.issue_typo(column, replace(other, recurring=True)) is False
 
 
 @pytest.mark.parametrize("first,second,differ", [
@@ -337,6 +346,7 @@ def test_a_mistyped_issue_needs_a_near_identical_title_that_identifies():
     ("Outcome at 12", "Outcome at 12 months and 24 months", False),
     ("Outcome at 1", "Outcome at 12 months", True),
     ("Handbook of cardiology volume 1", "Handbook of cardiology volume 1, 2nd edition", False),
+    ("COVID-19 vaccines in pregnancy", "COVID vaccines in pregnancy", False),  # numbers on one side only
 ])
 def test_numbers_in_titles(first, second, differ):
     assert rules.numbers_differ(one(first), one(second)) is differ
@@ -351,6 +361,7 @@ def test_numbers_in_titles(first, second, differ):
     (dict(year=2019), dict(year=2021), "years 2019/2021"),
     (dict(year=2019), dict(year=2020), None),
     (dict(issue="3-4", pages="1-9"), dict(issue="5", pages="1-9"), "different issues (3/4 vs 5)"),
+    (dict(issue="5", pages="1-9"), dict(issue="3-4", pages="1-9"), "different issues (5 vs 3/4)"),
     (dict(issue="3", pages="1-9"), dict(issue="3", pages="1-9"), None),
 ])
 def test_vetoes(first, second, veto):
@@ -453,6 +464,13 @@ def typos(text: str, count: int) -> str:
 ])
 def test_abstracts(first, second, agree):
     assert rules._abstracts_agree(one(abstract=first), one(abstract=second)) is agree
+
+
+def test_abstracts_are_compared_on_their_first_600_characters():
+    text = ABSTRACT + " " + ABSTRACT  # 839 characters
+    at_90 = typos(text[:598], 60) + text[598:]  # 60 typos in the first 600: 90% alike there
+    beyond = at_90[:600] + "q" + at_90[601:]  # and one more just after them
+    assert rules._abstracts_agree(one(abstract=text), one(abstract=beyond)) is True
 
 
 def test_a_name_ending_in_a_suffix_keeps_its_surname():

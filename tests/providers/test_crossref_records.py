@@ -44,6 +44,8 @@ def test_dates(dates, year, day):
     ("<jats:title></jats:title><jats:p>Cas9 cuts DNA.</jats:p>", "Cas9 cuts DNA."),
     ("<JATS:TITLE>Materials and\nmethods</JATS:TITLE><jats:p>We sequenced.</jats:p>",
      "Materials and methods: We sequenced."),
+    ("<jats:title>SUPPLEMENTARY APPENDIX</jats:title><jats:p>Tables.</jats:p>", "SUPPLEMENTARY APPENDIX: Tables."),
+    ("Earlier text.<jats:title>Abstract</jats:title>Cas9 cuts DNA.", "Earlier text. Cas9 cuts DNA."),
     ("<jats:p>Abstract.</jats:p>", None), ("<jats:p>Abstract:</jats:p>", None), ("<p>Abstract</p>", None),
     ("", None), (None, None),
 ])
@@ -58,7 +60,7 @@ def test_a_work_without_notices_is_not_retracted_as_far_as_crossref_knows():
 
 def test_notices_in_updated_by():
     updates = work_updates(work(**{"updated-by": [
-        {"DOI": "10.1038/NBT0114-104A", "type": "correction", "updated": {"date-parts": [[2014, 1, 8]]}},
+        {"DOI": "10.1038/NBT0114-104A", "type": "correction", "updated": {"date-parts": [[2014, 1, 8], [2015]]}},
         {"DOI": "10.1/x", "type": "comment"},  # not a notice
         "garbage",
         {"DOI": "10.1038/nbt.9999", "type": "retraction", "updated": {"date-parts": [[None]]}, "source": "retraction-watch"},
