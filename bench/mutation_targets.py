@@ -136,6 +136,13 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "the left-hand any() already tests wanted[-1] against every word",
         "matches_author | 1 -> 0 #3 | others = wanted[:-1] if wanted[-1] in words else wanted[1:]":
             "wanted[0] equals the last name word here, so adding it to the words to find changes nothing",
+        "_TYPE_SPELLINGS | 'journal article' -> 'XX..XX' | \"article\": {\"journalarticle\", \"article\", "
+        "\"journal article\", \"journal-article\"},":
+            "\"journal article\" without its space is \"journalarticle\", which the set holds too",
+        "matches | '' -> 'XX..XX' | return matches_venue(paper, filters.venue or \"\")":
+            "matches() runs only for active filters (Filters.active), and an active venue filter is set",
+        "matches | '' -> 'XX..XX' | return matches_author(paper, filters.author or \"\")":
+            "matches() runs only for active filters (Filters.active), and an active author filter is set",
         "matches | 0 -> -1 #2 | return (paper.citation_count or 0) >= (filters.min_citations or 0)":
             "citation counts are never negative: >= 0 and >= -1 agree",
     },
