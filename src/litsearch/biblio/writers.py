@@ -37,7 +37,7 @@ import io
 import re
 from collections.abc import Sequence
 
-from ..core.identifiers import is_arxiv_doi
+from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
 from ..core.records import Paper
 from ..core.sanitize import json_text, spreadsheet_cell
 from ..core.updates import notice_words
@@ -80,11 +80,8 @@ def publication_kind(paper: Paper) -> str:
 
 
 def _arxiv_id(paper: Paper) -> str | None:
-    if paper.arxiv_id:
-        return paper.arxiv_id
-    if is_arxiv_doi(paper.doi):
-        return paper.doi.split("arxiv.", 1)[1]
-    return None
+    # arXiv writes its own DOIs "10.48550/arXiv.…": the case of the DOI must not matter
+    return paper.arxiv_id or arxiv_id_from_doi(paper.doi)
 
 
 def _link(paper: Paper) -> str | None:

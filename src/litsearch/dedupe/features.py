@@ -259,8 +259,8 @@ def _surname(author: str) -> str | None:
         part = author.split(",", 1)[0]
     elif _initials_after_surname(author):
         part = " ".join(author.split()[:-1])
-    else:
-        part = author.split()[-1] if author.split() else ""
+    else:  # the last word that is a name: "Martin Luther King Jr" -> "King", not the suffix
+        part = next((word for word in reversed(author.split()) if _name_words(word)), "")
     tokens = _name_words(part)
     return max(tokens, key=len) if tokens else None
 

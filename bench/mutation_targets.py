@@ -1,0 +1,234 @@
+"""What bench/mutation.py mutates, and which test files judge each module.
+
+Each target: ``file`` (under the repository), ``module`` (its import name), ``tests`` (the
+test files, or single tests, that exercise it in-process, quickest killers first: a test that
+runs the command in a subprocess cannot see the mutant), and optionally ``only`` (function
+names, ``Class.method`` names or module-level constant names: the parts of a larger module
+that guard data).
+"""
+
+TARGETS = {
+    "identifiers": {
+        "file": "src/litsearch/core/identifiers.py", "module": "litsearch.core.identifiers",
+        "tests": ["tests/core/test_identifier_forms.py", "tests/core/test_text_and_ids.py",
+                  "tests/core/test_mutation_survivors.py"],
+    },
+    "judge": {
+        "file": "src/litsearch/dedupe/judge.py", "module": "litsearch.dedupe.judge",
+        "tests": ["tests/dedupe/test_judge_rules.py", "tests/dedupe/test_adversarial.py", "tests/dedupe/test_merge.py",
+                  "tests/dedupe/test_dedupe_benchmark.py"],
+    },
+    "atomic_writer": {
+        "file": "src/litsearch/cli/common.py", "module": "litsearch.cli.common",
+        "only": ("write_file_atomically", "_umask"),
+        "tests": ["tests/core/test_atomic_writer.py", "tests/core/test_mutation_survivors.py"],
+    },
+    "redaction": {
+        "file": "src/litsearch/core/config.py", "module": "litsearch.core.config",
+        "only": ("Settings.redact", "Settings._secret_spellings", "redactor"),
+        "tests": ["tests/core/test_redaction.py", "tests/cli/test_secrets.py"],
+    },
+    "environment": {
+        "file": "src/litsearch/core/environment.py", "module": "litsearch.core.environment",
+        "tests": ["tests/core/test_environment_values.py", "tests/core/test_redaction.py"],
+    },
+    "updates": {
+        "file": "src/litsearch/core/updates.py", "module": "litsearch.core.updates",
+        "tests": ["tests/core/test_update_notices.py", "tests/core/test_mutation_survivors.py"],
+    },
+    "filters": {
+        "file": "src/litsearch/core/filters.py", "module": "litsearch.core.filters",
+        "tests": ["tests/core/test_filter_rules.py", "tests/core/test_mutation_survivors.py"],
+    },
+    "bibtex_ris": {
+        "file": "src/litsearch/biblio/writers.py", "module": "litsearch.biblio.writers",
+        # the BibTeX and RIS writers and what they share; CSL-JSON and CSV are left out
+        "only": ("publication_kind", "_arxiv_id", "_link", "_page_range", "update_note", "_single_line",
+                 "bibtex_escape", "bibtex_text", "_bibtex_title", "_keeps_its_case", "_bibtex_name", "_verbatim",
+                 "bibtex_type", "_bibtex_fields", "_bibtex_key", "to_bibtex", "_ris_name", "_ris_lines", "to_ris",
+                 "_PREPRINT_TYPES", "_CONFERENCE_TYPES", "_PREPRINT_VENUE", "_CONFERENCE_VENUE", "_OTHER_KINDS",
+                 "_ARTICLE_TYPES", "_BIBTEX_SPECIAL", "_BIBTEX_SPECIAL_CHAR", "_DOUBLE_HYPHEN", "_BIBTEX_KEY_UNSAFE",
+                 "_RIS_TYPE"),
+        "tests": ["tests/biblio/test_bibtex_ris_writers.py", "tests/core/test_mutation_survivors.py",
+                  "tests/biblio/test_exports.py"],
+    },
+    "crossref_check": {
+        "file": "src/litsearch/providers/crossref.py", "module": "litsearch.providers.crossref",
+        # the DOI check; query building and the search provider are not data guards
+        "only": ("TITLE_MATCH_THRESHOLD", "MIN_TITLE_LENGTH_RATIO", "YEAR_TOLERANCE", "DATACITE_PREFIXES",
+                 "VERIFY_BATCH", "_VERIFY_SELECT", "verify_doi", "verify_dois", "_verify_each", "verify_many",
+                 "_verify_batch", "_absent", "title_similarity", "_compare", "_title_candidates", "_verdict",
+                 "_fetch_work", "_identity", "_require_doi", "_doi_prefix"),
+        "tests": ["tests/providers/test_crossref_check.py", "tests/core/test_mutation_survivors.py",
+                  "tests/providers/test_crossref_parse.py"],
+    },
+    "crossref_parse": {
+        "file": "src/litsearch/providers/crossref_parse.py", "module": "litsearch.providers.crossref_parse",
+        "tests": ["tests/providers/test_crossref_records.py", "tests/providers/test_crossref_check.py",
+                  "tests/providers/test_crossref_parse.py"],
+    },
+}
+
+# Mutants no test can tell from the original, by target: the mutant's key (as the runner prints
+# it) -> the one-line reason.
+EQUIVALENT: dict[str, dict[str, str]] = {
+    "identifiers": {
+        "normalize_openalex_id | 1 -> 0 | return match.group(1).upper() if match else None":
+            "the text is stripped first, so the whole match (W…\\s*$) is the group",
+        "arxiv_id_from_doi | '' -> 'XX..XX' | match = _ARXIV_DOI.match(doi or \"\")":
+            "the stand-in for None only has to fail the match, which 'XXXX' does too",
+        "normalize_pmcid | '' -> 'XX..XX' | match = re.search(r\"(?:PMC)?(\\d+)/?\\s*$\", str(value or \"\"), re.I)":
+            "the stand-in for None only has to hold no digits",
+        "parse_pmcid_ref | '' -> 'XX..XX' | match = _PMCID_REF.match(\" \".join(str(text or \"\").split()))":
+            "the stand-in for None only has to fail the match",
+        "normalize_identifier | '' -> 'XX..XX' | if value is None or value == \"\":":
+            "every normalizer, and the whitespace rule, already turn \"\" into None",
+        "record_identities | continue -> break | continue":
+            "external_ids is the last of the two sources: nothing follows to skip",
+        "_DOI_URL | '^(?:https?://)?(?:dx\\\\.)?doi...' -> 'XX..XX' | "
+        "_DOI_URL = re.compile(r\"^(?:https?://)?(?:dx\\.)?doi\\.org/\", re.I)":
+            "_bare_ref reads doi.org URLs the same way (normalize_doi strips the prefix)",
+        "_ARXIV_URL | '^(?:https?://)?(?:www\\\\.|exp...' -> 'XX..XX' | "
+        "_ARXIV_URL = re.compile(r\"^(?:https?://)?(?:www\\.|export\\.)?arxiv\\.org/(?:abs|pdf)/\", re.I)":
+            "_bare_ref reads arxiv.org URLs the same way (split_arxiv_id strips the URL)",
+        "_url_ref | assign ... -> assign None | doi = normalize_doi(raw)":
+            "a doi.org URL left unread here is read by _bare_ref with the same result",
+        "_url_ref | return ... -> return None | return PaperRef(\"doi\", doi) if doi else None":
+            "a doi.org URL left unread here is read by _bare_ref with the same result",
+        "_url_ref | assign ... -> assign None | arxiv_id = normalize_arxiv_id(raw)":
+            "an arxiv.org URL left unread here is read by _bare_ref with the same result",
+        "_url_ref | return ... -> return None | return PaperRef(\"arxiv\", arxiv_id) if arxiv_id else None":
+            "an arxiv.org URL left unread here is read by _bare_ref with the same result",
+    },
+    "updates": {
+        "doi_in_citation | '' -> 'XX..XX' | match = _DOI_IN_TEXT.search(f\"{text or ''} \")":
+            "the stand-in for None only has to hold no DOI",
+        "merged_updates | 9 -> 10 | if item.get(\"type\") in UPDATE_TYPES else 9,":
+            "any rank after the last known type (5) sorts unknown types last",
+        "merged_updates | 9 -> 8 | if item.get(\"type\") in UPDATE_TYPES else 9,":
+            "any rank after the last known type (5) sorts unknown types last",
+    },
+    "filters": {
+        "Filters.describe | 'venue' -> 'XX..XX' | if name == \"venue\":":
+            "the entity fallback at the end words an unresolved venue the same way: venue '…'",
+        "Filters.describe | 'author' -> 'XX..XX' | if name == \"author\":":
+            "the entity fallback at the end words an author the same way: author '…'",
+        "parse_year_range | > -> >= | if start and end and start > end:":
+            "start is a 1 January and end a 31 December: they are never equal",
+        "parse_count_range | '>=' -> 'XX..XX' | return {\">\": (low + 1, None), \">=\": (low, None), "
+        "\"<\": (None, max(low - 1, 0)), \"<=\": (None, low)}.get(":
+            "the default for a missing operator is the same (low, None)",
+        "parse_count_range | '' -> 'XX..XX' | operator or \"\", (low, None))":
+            "any key missing from the table gives the same default (low, None)",
+        "_paper_date | 1 -> 2 | return date(paper.year, 1, 1), False":
+            "a year-only date is compared by its year alone",
+        "_paper_date | 1 -> 2 #2 | return date(paper.year, 1, 1), False":
+            "a year-only date is compared by its year alone",
+        "_paper_date | False -> True | return None, False":
+            "with no date the caller stops before reading the flag",
+        "matches_date | 0 -> 1 | low = filters.year_from or 0":
+            "years below 1 never reach here (date.min.year is 1)",
+        "matches_date | 0 -> -1 | low = filters.year_from or 0":
+            "years below 1 never reach here (date.min.year is 1)",
+        "matches_date | 9999 -> 10000 | high = filters.year_to or 9999":
+            "years above 9999 never reach here (date.max.year is 9999)",
+        "matches_author | 0 -> -1 | if any(w == wanted[-1] for w in words) or any(w == wanted[0] for w in words[-1:]):":
+            "the left-hand any() already tests wanted[-1] against every word",
+        "matches_author | 1 -> 0 #3 | others = wanted[:-1] if wanted[-1] in words else wanted[1:]":
+            "wanted[0] equals the last name word here, so adding it to the words to find changes nothing",
+        "_TYPE_SPELLINGS | 'journal article' -> 'XX..XX' | \"article\": {\"journalarticle\", \"article\", "
+        "\"journal article\", \"journal-article\"},":
+            "\"journal article\" without its space is \"journalarticle\", which the set holds too",
+        "matches | '' -> 'XX..XX' | return matches_venue(paper, filters.venue or \"\")":
+            "matches() runs only for active filters (Filters.active), and an active venue filter is set",
+        "matches | '' -> 'XX..XX' | return matches_author(paper, filters.author or \"\")":
+            "matches() runs only for active filters (Filters.active), and an active author filter is set",
+        "matches | 0 -> -1 #2 | return (paper.citation_count or 0) >= (filters.min_citations or 0)":
+            "citation counts are never negative: >= 0 and >= -1 agree",
+    },
+    "atomic_writer": {
+        "write_file_atomically | '.' -> 'XX..XX' | folder = path.parent if str(path.parent) else Path(\".\")":
+            "a Path's parent is never the empty string (it is \".\"), so the fallback never runs",
+        "_umask | 0 -> 1 | mask = os.umask(0)":
+            "the value set only to read the old mask is replaced on the next line",
+        "_umask | 0 -> -1 | mask = os.umask(0)":
+            "the value set only to read the old mask is replaced on the next line",
+    },
+    "redaction": {
+        "Settings._secret_spellings | '' -> 'XX..XX' | forms = {secret, quote(secret, safe=\"\"), quote(secret), "
+        "quote_plus(secret, safe=\"\"), quote_plus(secret),":
+            "'X' is an unreserved character that quote() never encodes: safe='XX' is safe=''",
+        "Settings._secret_spellings | '' -> 'XX..XX' #2 | forms = {secret, quote(secret, safe=\"\"), quote(secret), "
+        "quote_plus(secret, safe=\"\"), quote_plus(secret),":
+            "'X' is an unreserved character that quote_plus() never encodes: safe='XX' is safe=''",
+    },
+    "environment": {
+        "_MAILTO_SAFE | \".!$&'*+-=^_`{|}~\" -> 'XX..XX' | _MAILTO_SAFE = \".!$&'*+-=^_`{|}~\"  "
+        "# characters a mailto: local part may keep as they are":
+            "'X' is unreserved: quote() keeps it whether or not it is listed as safe",
+        "check_email | '@' -> 'XX..XX' | if not at or not local or not domain or any(char.isspace() for char in value) "
+        "or \"@\" in domain:":
+            "the domain comes after the last '@' (rpartition), so it never holds one",
+        "proxy_secrets | 1 -> 2 | userinfo = url.split(\"://\", 1)[1].split(\"/\", 1)[0].rpartition(\"@\")[0]":
+            "only the text up to the first '/' is kept, and a second '://' lies after it",
+        "proxy_secrets | 1 -> 2 #3 | userinfo = url.split(\"://\", 1)[1].split(\"/\", 1)[0].rpartition(\"@\")[0]":
+            "the first piece of a split is the same whatever the number of splits",
+        "problems | '' -> 'XX..XX' | checks += [(name, value, check_key) for name in KEY_VARIABLES "
+        "if (value := (env.get(name) or \"\").strip())]":
+            "the stand-in for an unset key, 'XX', is a valid key: no problem is reported either way",
+    },
+    "bibtex_ris": {
+        "_single_line | '' -> 'XX..XX' | return \" \".join(str(value).split()) if value not in (None, \"\") else \"\"":
+            "an empty string that skips the test is joined to the same empty string",
+    },
+    "crossref_check": {
+        "verify_many | False -> True | _verify_each(session, alone), return_exceptions=False)":
+            "every lookup returns its failure as a value (ProviderError caught): nothing is left to raise",
+        "title_similarity | or -> and | if not a or not b:":
+            "one empty title gives a length ratio of 0, which the next test turns into 0.0 as well",
+        "_title_candidates | '' -> 'XX..XX' | title = work_title(message) or \"\"":
+            "_compare returns before asking for candidates when Crossref has no title",
+        "_fetch_work | '/' -> 'XX..XX' | url = session.url(f\"{WORKS_PATH}/{id_in_path(doi, keep='/')}\")":
+            "keep='XX/XX' still keeps '/', and 'X' is never encoded anyway",
+        "_doi_prefix | 1 -> 2 | return doi.split(\"/\", 1)[0]":
+            "the first piece of a split is the same whatever the number of splits",
+    },
+    "crossref_parse": {
+        "jats_to_text.heading | 1 -> 0 | text = (plain_text(match.group(1)) or \"\").rstrip(\" :.\")":
+            "plain_text drops the <title> tags that the whole match adds to the group",
+        "_date_parts | 3 -> 4 | numbers = [number for part in parts[:3] if (number := as_int(part)) is not None]":
+            "_iso_date, the only reader of these numbers, uses the first three",
+        "_publication_date_parts | 3 -> 4 | for part in parts[:3]:":
+            "the callers read the year and _iso_date, which uses the first three numbers",
+        "_iso_date | 3 -> 4 | return \"-\".join([f\"{parts[0]:04d}\"] + [f\"{part:02d}\" for part in parts[1:3]])":
+            "the date parts passed in are at most three",
+    },
+    "judge": {
+        "authors_agree | or -> and | if not a.author_pool or not b.author_pool:":
+            "a side without names has no surnames either, and the next test returns None for it",
+        "authors_agree | 1 -> 0 | return found >= 1 and found * 2 >= len(shorter.surnames)  "
+        "# half the shorter list, in any order":
+            "with no surname found, found * 2 >= len fails on its own (the list is never empty here)",
+        "_is_acronym_of | return ... -> return None | return False":
+            "read only inside any(), where None and False are the same",
+        "_folded_abstract | '' -> 'XX..XX' | folded = fold_plain(plain_text(text) or \"\")":
+            "the stand-in for an abstract with no text is under 200 characters either way",
+        "_abstracts_agree | or -> and | if not a.abstract or not b.abstract:":
+            "a missing abstract folds to '', which the next test turns into None as well",
+        "truncated_twin | '' -> 'XX..XX' | return fuzz.ratio(short, long[: len(short)]) >= 97 "
+        "and long[len(short) : len(short) + 1] in (\"\", \" \")":
+            "the longer title always has a character after the shorter one's length",
+        "judge | or -> and | if not a.title or not b.title:":
+            "a pair with one empty title scores 0 and no rule can join it: the result is None either way",
+        "judge | and -> or | same_page = a.first_page is not None and a.first_page == b.first_page":
+            "only an early exit: a pair on different pages below 85% reaches None further down as well",
+        "judge | 1 -> 2 | near_year = a.year is None or b.year is None or abs(a.year - b.year) <= 1":
+            "years two or more apart are vetoed before this line",
+        "_refusal | return ... -> return None | return \"years differ\"":
+            "years two or more apart are vetoed before a refusal is asked for",
+        "_refusal | 'years differ' -> 'XX..XX' | return \"years differ\"":
+            "years two or more apart are vetoed before a refusal is asked for",
+        "_refusal | 'authors differ' -> 'XX..XX' | return \"authors differ\"":
+            "a pair refused for its authors is never reported (reporting needs authors not False)",
+    },
+}

@@ -1,0 +1,160 @@
+"""The atomic writer (cli/common.write_file_atomically) that every output file goes through:
+the old file stays whole until the new one is complete on disk, the file keeps its mode (or
+gets the umask's), nothing is left behind on failure, and the error names the user's file.
+Written to kill the mutants of the writer (bench/mutation.py)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from litsearch.cli.common import write_file_atomically
+
+ENTRY = "@article{jinek2012programmable,\n  title = {A Programmable Dual-RNA–Guided DNA Endonuclease},\n}\n"
+
+
+def test_text_is_written_as_utf8_with_its_line_ends_untouched(tmp_path):
+    target = tmp_path / "refs.ris"
+    write_file_atomically(target, "TY  - JOUR\r\nTI  - Müller’s\r\nER  - \r\n")
+    assert target.read_bytes() == "TY  - JOUR\r\nTI  - Müller’s\r\nER  - \r\n".encode("utf-8")
+
+
+def test_bytes_are_written_as_they_are(tmp_path):
+    target = tmp_path / "paper.pdf"
+    data = b"%PDF-1.4\n\x00\xff\xfe binary\r\n"
+    write_file_atomically(target, data)
+    assert target.read_bytes() == data
+
+
+def test_an_existing_file_is_replaced_whole(tmp_path):
+    target = tmp_path / "refs.bib"
+    target.write_text("x" * 10_000, encoding="utf-8")
+    write_file_atomically(target, ENTRY)
+    assert target.read_text(encoding="utf-8") == ENTRY
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["refs.bib"]
+
+
+@pytest.mark.parametrize("umask,mode", [(0o027, 0o640), (0o022, 0o644), (0o000, 0o666), (0o077, 0o600)])
+def test_a_new_file_gets_the_umask_mode(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        write_file_atomically(tmp_path / "new.bib", ENTRY)
+        assert os.umask(umask) == umask  # the writer put the process umask back as it was
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.bib").stat().st_mode) == mode
+
+
+def test_a_replaced_file_keeps_its_own_mode(tmp_path):
+    target = tmp_path / "shared.bib"
+    target.write_text("old", encoding="utf-8")
+    for mode in (0o604, 0o755):  # a script keeps its execute bits
+        target.chmod(mode)
+        write_file_atomically(target, ENTRY)
+        assert stat.S_IMODE(target.stat().st_mode) == mode
+    target.chmod(0o2640)  # setgid on a file: the mode's upper bits are kept too
+    write_file_atomically(target, "again")
+    assert stat.S_IMODE(target.stat().st_mode) == 0o2640
+
+
+def test_the_text_reaches_the_disk_before_the_rename(tmp_path, monkeypatch):
+    target = tmp_path / "refs.bib"
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.fstat(fd).st_size)), real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", Path(b).name)), real_replace(a, b)))
+    write_file_atomically(target, ENTRY)
+    assert events == [("fsync", len(ENTRY.encode("utf-8"))), ("replace", "refs.bib")]
+
+
+def test_the_temporary_file_is_hidden_beside_the_target(tmp_path, monkeypatch):
+    seen = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda a, b: (seen.append(Path(a)), real_replace(a, b)))
+    write_file_atomically(tmp_path / "refs.bib", ENTRY)
+    temporary = seen[0]
+    assert temporary.parent == tmp_path
+    assert temporary.name.startswith(".refs.bib.") and temporary.name.endswith(".tmp")
+
+
+def test_a_relative_path_in_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    write_file_atomically(Path("refs.bib"), ENTRY)
+    assert (tmp_path / "refs.bib").read_text(encoding="utf-8") == ENTRY
+    assert [p.name for p in tmp_path.iterdir()] == ["refs.bib"]
+
+
+@pytest.mark.parametrize("failing", ["write", "fsync", "replace"])
+def test_a_failure_at_any_step_keeps_the_old_file_and_leaves_nothing(tmp_path, monkeypatch, failing):
+    target = tmp_path / "refs.bib"
+    target.write_text("the old file, whole\n", encoding="utf-8")
+
+    def full_disk(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", "/somewhere/.refs.bib.tmp")
+
+    if failing == "write":
+        text = "\udcff"  # fails inside the write: a lone surrogate UTF-8 cannot encode
+    else:
+        text = ENTRY
+        monkeypatch.setattr(os, failing, full_disk)
+    with pytest.raises((OSError, UnicodeError)) as caught:
+        write_file_atomically(target, text)
+    if failing != "write":
+        assert caught.value.errno == errno.ENOSPC
+        assert caught.value.strerror == "No space left on device"
+        assert caught.value.filename == str(target)  # the user's file, not the temporary
+    assert target.read_text(encoding="utf-8") == "the old file, whole\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["refs.bib"]
+
+
+def test_a_missing_folder_is_an_oserror_naming_the_file(tmp_path):
+    target = tmp_path / "no such folder" / "refs.bib"
+    with pytest.raises(OSError) as caught:
+        write_file_atomically(target, ENTRY)
+    assert caught.value.errno == errno.ENOENT and caught.value.filename == str(target)
+
+
+def test_a_close_that_fails_after_a_failed_write_reports_the_first_error(tmp_path, monkeypatch):
+    target = tmp_path / "refs.bib"
+    real_fdopen = os.fdopen
+
+    class FailingFile:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def write(self, text):
+            raise OSError(errno.EIO, "Input/output error")
+
+        def close(self):
+            self.handle.close()
+            raise OSError(errno.EIO, "close failed too")
+
+    monkeypatch.setattr(os, "fdopen", lambda *a, **k: FailingFile(real_fdopen(*a, **k)))
+    with pytest.raises(OSError) as caught:
+        write_file_atomically(target, ENTRY)
+    assert caught.value.strerror == "Input/output error" and caught.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
+
+
+def closes_everything(action) -> list[str]:
+    """The ResourceWarnings ``action`` leaves: a file object dropped without close()."""
+    import gc
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        try:
+            action()
+        except (OSError, UnicodeError):
+            pass
+        gc.collect()
+    return [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+def test_no_file_is_left_open(tmp_path):
+    assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", ENTRY)) == []
+    assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", "\udcff")) == []  # failed write
