@@ -13,6 +13,7 @@ import subprocess
 import pytest
 
 import fake_apis
+from litsearch.providers import registry
 from command import lit_search_command
 from fake_server import Answer, FakeServer
 
@@ -40,7 +41,11 @@ def test_nothing_set_names_each_missing_variable_and_what_it_costs(tmp_path):
     assert report["contact_email_set"] is False
     assert report["data_folder"] == {**report["data_folder"], "path": str(tmp_path / "data"), "exists": False}
     providers = by_name(report)
-    assert list(providers) == ["semantic_scholar", "openalex", "pubmed", "arxiv", "crossref", "web", "unpaywall"]
+    # Every provider the registry lists, in its order (a new provider shows up by its declaration alone).
+    assert list(providers) == list(registry.providers())
+    assert [name for name in providers if name in ("semantic_scholar", "openalex", "pubmed", "arxiv", "crossref",
+                                                   "web", "unpaywall")] == ["semantic_scholar", "openalex", "pubmed",
+                                                                            "arxiv", "crossref", "web", "unpaywall"]
     missing = {name: {m["variable"]: m["costs"] for m in entry["missing"]} for name, entry in providers.items()}
     assert "dedicated 1 request/s" in missing["semantic_scholar"]["SEMANTIC_SCHOLAR_API_KEY"]
     assert "13 Feb 2026" in missing["openalex"]["OPENALEX_API_KEY"]

@@ -148,14 +148,13 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
     if needed or mode != "off":
         try:
             # --offline only reads: a read-only or full disk must not stop it.
-            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed,
-                               cache_max_bytes=settings.cache_max_bytes)
+            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed)
         except StoreError as exc:
             if needed:
                 raise
             console.warn(f"cache disabled: {exc}")
     try:
-        yield ResponseCache(store, mode, warn=console.warn), store
+        yield ResponseCache(store, mode, warn=console.warn, max_bytes=settings.cache_max_bytes), store
     finally:
         if store is not None:
             store.close()

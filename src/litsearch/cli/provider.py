@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Sequence
 
-from ..core.config import BASE_URL_VARIABLES, DEFAULT_BASE_URLS, Settings
+from ..core.config import Settings
 from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
 from .common import load_settings, new_parser, run_command, write_output
@@ -22,11 +22,15 @@ MAX_LIMIT = 100
 
 
 def build_parser(name: str):
+    from ..providers.registry import service
+
+    declared = service(name)
     epilog = (
         "environment:\n"
         "  LITSEARCH_EMAIL        contact address sent to the API (also OPENALEX_EMAIL, UNPAYWALL_EMAIL)\n"
-        "  SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, OPENALEX_API_KEY   optional keys\n"
-        f"  {BASE_URL_VARIABLES[name]}   base URL (default {DEFAULT_BASE_URLS[name]})\n"
+        + (f"  {declared.key.variable}   optional key ({declared.key.where})\n" if declared.key else "")
+        + 
+        f"  {declared.url_variable}   base URL (default {declared.base_url})\n"
         "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
         "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 the provider failed (one line on stderr)."
     )

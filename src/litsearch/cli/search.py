@@ -14,7 +14,7 @@ from ..biblio.formats import EXPORT_FORMATS
 from ..core.errors import ExitCode, StoreError, UsageError
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
 from ..core.text import plain_text
-from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
+from ..providers import registry
 from ..search.aliases import check_providers, search_filters
 from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
 from ..search.plan import parse_provider_list
@@ -40,16 +40,50 @@ PROG = "lit-search"
 MAX_LIMIT = 100
 RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
 
-DESCRIPTION = """\
-Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
+def _labels(names) -> str:
+    labels = [registry.provider_label(name) for name in names]
+    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else "".join(labels)
+
+
+def _choice_words() -> str:
+    """``--providers auto`` in words, from the providers' declarations."""
+    by_choice: dict[str, list[str]] = {}
+    for name in registry.searched_by_auto():
+        by_choice.setdefault(registry.service(name).auto_choice or "", []).append(name)
+    fields = {"always": "always", "biomedical": "for biomedical topics",
+              "technical": "for computing/maths/physics topics"}
+    return ", ".join(f"{' and '.join(names)} {fields.get(choice, choice)}" for choice, names in by_choice.items())
+
+
+def _on_request_words() -> str:
+    parts = []
+    for name in registry.on_request():
+        declared = registry.service(name)
+        needs = f", needs {declared.key.variable}" if declared.key and declared.optional else ""
+        parts.append(f"{name} ({declared.label}{needs})")
+    return ", ".join(parts)
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=92, subsequent_indent="  ", break_on_hyphens=False)
+
+
+def _key_variables() -> str:
+    return ", ".join(dict.fromkeys(registry.service(name).key.variable for name in registry.searchable()
+                                   if registry.service(name).key))
+
+
+DESCRIPTION = f"""\
+Search {_labels(registry.searched_by_auto())} in parallel and print one ranked,
 deduplicated table (or JSON). Variants are folded into one boolean query per provider,
 so they do not multiply the number of requests."""
 
 EPILOG = f"""\
-providers (--providers): auto (default: semantic_scholar and openalex always, pubmed for
-  biomedical topics, arxiv for computing/maths/physics topics) or a comma list of
-  {", ".join(PAPER_PROVIDERS)}; crossref (a fifth scholarly source) and web (Tavily, needs
-  TAVILY_API_KEY; shown as a separate "Web sources" list) are searched only when named.
+{_wrapped(f"providers (--providers): auto (default: {_choice_words()}) or a comma list of "
+           f"{', '.join(registry.searched_by_auto())}; {_on_request_words()} are searched only when named "
+           f"(web hits are shown as a separate 'Web sources' list).")}
 filters: each is translated to the provider's own parameters where it has one, and checked
   on the merged list otherwise; the footer says which. Shown DOIs are checked at Crossref
   (marked ✓ or ⚠) and Unpaywall fills missing open-access links (needs LITSEARCH_EMAIL).
@@ -58,8 +92,8 @@ ranking: each paper is scored against the topic and its variants on its own titl
   comes first; citations per year only order papers of about equal relevance. --format json
   shows each paper's relevance and the terms of its score.
 limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
-environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
-  OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
+{_wrapped(f"environment: LITSEARCH_EMAIL (contact sent to the APIs), {_key_variables()}, "
+           f"LITSEARCH_<PROVIDER>_URL (base URLs; `lit-search doctor` lists each),")}
   LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
 cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
   $LITSEARCH_CACHE_DIR or the user data folder; --save keeps the shown papers in the local
@@ -86,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", action="append", default=[], metavar="Q",
                         help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
     parser.add_argument("--providers", default="auto", metavar="LIST",
-                        help="auto, or a comma list of: " + ", ".join(PAPER_PROVIDERS + OPTIONAL_PROVIDERS))
+                        help="auto, or a comma list of: " + ", ".join(registry.searchable()))
     parser.add_argument("--limit", type=int, default=20, metavar="N",
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=SORT_KEYS, default="relevance",

@@ -14,11 +14,11 @@ from ..core.identifiers import PaperRef, normalize_openalex_id
 from ..core.records import Paper
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
 from ._common import any_of, as_count, as_dict, as_int, skipped_notes
-from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
+from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer
 from .openalex_entities import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
+from .openalex_declaration import SERVICE
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     Work,
@@ -86,12 +86,8 @@ def _drop_unpaired_parentheses(text: str) -> str:
 # ---------------------------------------------------------------- HTTP flow
 
 def _identity_params(settings: Settings) -> dict[str, str]:
-    params = {}
-    if settings.email:
-        params["mailto"] = settings.email
-    if settings.openalex_api_key:
-        params["api_key"] = settings.openalex_api_key
-    return params
+    """mailto and the key, as the declaration says they are sent."""
+    return settings.identity(NAME)[0]
 
 
 # OpenAlex work types for the filter; conference papers are "article" here (their
@@ -137,9 +133,9 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
         name = getattr(filters, kind)
         if not name:
             continue
-        if not session.settings.openalex_api_key:
+        if not session.settings.key(NAME):
             # Each lookup would spend the tiny keyless daily allowance; filter after fetching.
-            notes.append(f"{kind} {name!r} applied after fetching (name lookups need OPENALEX_API_KEY)")
+            notes.append(f"{kind} {name!r} applied after fetching (name lookups need {KEY_VARIABLE})")
             continue
         try:
             found = await resolve_entity(session, kind, name)
@@ -271,17 +267,11 @@ async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> 
 
 # ---------------------------------------------------------------- the provider
 
+KEY_VARIABLE = SERVICE.key.variable
+
+
 class OpenAlex(Provider):
-    name = NAME
-    label = "OpenAlex"
-    key_variable = "OPENALEX_API_KEY"
-    capabilities = Capabilities(combines_variants=True, native_filters=True)
-    key_benefit = ("OpenAlex has required a key since 13 Feb 2026 and the keyless daily allowance is tiny; set "
-                   "OPENALEX_API_KEY (free from your OpenAlex account settings)")
-    pace = PacePolicy(min_interval=0.1, max_in_flight=5)
-    limits = ("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
-              "without one, a few cents); a search costs 10x a list or filter call, one work by id is free")
-    email_benefit = "sent as mailto, so OpenAlex can reach you about your traffic"
+    service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
 
@@ -308,11 +298,11 @@ class OpenAlex(Provider):
             detail = text.removeprefix("HTTP 403").lstrip(" :;")
             words = ("HTTP 403 not allowed: OpenAlex refuses this request to this account or plan"
                      + (f" (the API said: {detail})" if detail else "") + "; not a rate limit, so it was not retried")
-            if not settings.openalex_api_key and "key" in detail.lower():
-                words += "; set OPENALEX_API_KEY (free from your OpenAlex account settings)"
+            if not settings.key(NAME) and "key" in detail.lower():
+                words += f"; set {KEY_VARIABLE} (free from your OpenAlex account settings)"
             return words
         if error.status == 401:
-            return ("HTTP 401: OpenAlex does not accept this OPENALEX_API_KEY (invalid or revoked); "
+            return (f"HTTP 401: OpenAlex does not accept this {KEY_VARIABLE} (invalid or revoked); "
                     "check it in your OpenAlex account settings")
         return super().explain(error, settings)
 

@@ -96,7 +96,7 @@ class SearchResult:
 
 async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
     provider = get_provider(plan.provider)
-    outcome = ProviderOutcome(plan.provider, plan.query, plan.mode, returns=provider.capabilities.returns)
+    outcome = ProviderOutcome(plan.provider, plan.query, plan.mode, returns=provider.returns)
     session = http.session(plan.provider)
     started = time.monotonic()
     limit = options.fetch_per_provider

@@ -1,0 +1,19 @@
+"""Europe PMC's declaration: where it lives, its contact email, its pace, what it can do."""
+
+from ..core.services import FULL_TEXT, Email, PacePolicy, Service
+
+SERVICE = Service(
+    name="europepmc",
+    label="Europe PMC",
+    base_url="https://www.ebi.ac.uk/europepmc/webservices/rest",
+    url_variable="LITSEARCH_EUROPEPMC_URL",
+    email=Email(parameter="email"),
+    # No published rate limit (apis-more.md section 1). DOAJ, told it was unlimited, was still
+    # blocked by IP (403) and settled on at most 5 requests/s; lit-search keeps to that.
+    pace=PacePolicy(min_interval=0.2, max_in_flight=2),
+    # Open-access full texts, /{PMCID}/fullTextXML (lit-search read).
+    capabilities=frozenset({FULL_TEXT}),
+    limits="no key and no published limit; lit-search keeps to 5 requests/s, 2 at a time",
+    provider=False,
+)
+SERVICES = (SERVICE,)
