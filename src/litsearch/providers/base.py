@@ -50,6 +50,40 @@ class ProviderAnswer:
     ranked: bool = True
 
 
+@dataclass
+class Found:
+    """What a provider knows of one paper: its record, the id its lists are asked by, and what
+    it says of the references (their total; its own ids of them, where it lists ids)."""
+
+    paper: Any  # core.records.Paper
+    list_id: str
+    reference_count: int | None = None
+    referenced_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class References:
+    """A provider's list of the papers one paper cites, and notes on what it covers."""
+
+    papers: list[Any]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CitingPage:
+    """One page of the papers citing a paper: the next page's offset (None at the end) and the
+    total the provider reports (None when it does not say)."""
+
+    papers: list[Any]
+    next_offset: int | None = None
+    total: int | None = None
+
+
+# How a provider lists citing papers (Provider.citing_order): in its own order, page after page,
+# or the most cited first, sorted on its server (one page).
+OWN_ORDER, MOST_CITED = "own", "most_cited"
+
+
 class Provider:
     """One API's behaviour: a subclass names its declaration (``service``), sets the module's
     ``combine`` and ``search_function`` where it has them, and overrides a method only where
@@ -84,6 +118,57 @@ class Provider:
     def returns(self) -> str:
         """What its search gives: "papers" (merged and ranked) or "web" hits (listed apart)."""
         return "web" if self.service.can(WEB) else "papers"
+
+    # ----- the citation capabilities (graph/ calls them by capability, never by name)
+
+    citing_order: str = OWN_ORDER  # cited_by: OWN_ORDER or MOST_CITED
+    citing_page_size: int = 0  # cited_by: papers per page
+    references_page_size: int = 0  # cites: references in its one page
+    # Which provider is asked first for a capability: lower ranks first (default 1), then the
+    # registry's order (providers_for).
+    rank_for: dict[str, int] = {}
+
+    def api_id(self, ref: Any) -> str | None:
+        """``lookup``: a PaperRef in the form this API looks papers up by; None when it cannot."""
+        return None
+
+    def api_ids(self, paper: Any) -> list[str]:
+        """``lookup``: the ids this API accepts for a paper known from elsewhere, best first."""
+        return []
+
+    async def look_up(self, session: Any, api_id: str) -> Found | None:
+        """``lookup``: the paper by ``api_id``; None when this API does not know it."""
+        raise NotImplementedError(f"{self.name} cannot look papers up")
+
+    def found_without_lookup(self, paper: Any) -> Found | None:
+        """``cites``: a paper known from elsewhere, as this API's lists can be asked for it
+        without looking it up first (None when a lookup is needed)."""
+        return None
+
+    async def references(self, session: Any, found: Found) -> References | None:
+        """``cites``: the papers ``found`` cites; None when this API has no list for it."""
+        raise NotImplementedError(f"{self.name} lists no references")
+
+    async def citing(self, session: Any, found: Found, offset: int = 0) -> CitingPage | None:
+        """``cited_by``: a page of the papers citing ``found``; None when this API does not know it."""
+        raise NotImplementedError(f"{self.name} lists no citing papers")
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        """``reference_ids``: the id of a library paper (its identifiers by kind) this API lists
+        references by; None when it has none."""
+        return None
+
+    async def reference_lists(self, session: Any,
+                              api_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        """``reference_ids``: for each id (same order), its references as identifiers by kind
+        (``doi``, ``pmid``, ``arxiv_id``, ``paper_id``, ``openalex_id``), None for an id it could
+        not answer; and notes."""
+        raise NotImplementedError(f"{self.name} lists no reference lists")
+
+    async def notices(self, session: Any, paper: Any) -> Any:
+        """``notices``: this API's record of ``paper`` for what it says of retractions and
+        corrections (a Paper with ``retracted`` and ``updates``); None when it has none."""
+        raise NotImplementedError(f"{self.name} has no notices")
 
     async def probe(self, session: Any) -> Any:
         """One cheap request sent as a search would send it (key, email), for `lit-search
@@ -140,6 +225,14 @@ PROBE_DOI = "10.1038/nbt.2647"  # a paper every scholarly API has; its lookup is
 def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
     """Every provider's declared pace for these settings (see docs/configuration.md, "Pacing")."""
     return {name: settings.pace(name) for name in registry.providers()}
+
+
+def providers_for(capability: str) -> list[Provider]:
+    """The providers that can do ``capability``, in the order they are asked: each one's
+    ``rank_for`` the capability, then the registry's order."""
+    names = [name for name in registry.with_capability(capability) if name in registry.providers()]
+    found = [get_provider(name) for name in names]
+    return sorted(found, key=lambda provider: (provider.rank_for.get(capability, 1), names.index(provider.name)))
 
 
 def provider_label(name: str) -> str:

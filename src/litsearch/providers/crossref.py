@@ -13,6 +13,7 @@ from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
+from ..core.services import NOTICES
 from ..core.text import fold_title
 from ..core.updates import combined_retracted, merged_updates
 from ..core.urls import id_in_path
@@ -366,6 +367,14 @@ class Crossref(Provider):
     service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+    rank_for = {NOTICES: 0}  # the DOI's own notices (updated-by) first, then PubMed's
+
+    async def notices(self, session: ProviderSession, paper: Paper) -> Paper | None:
+        """Crossref's record of the paper's DOI: its ``updated-by`` retraction and correction
+        notices (arXiv's DataCite DOIs are not at Crossref)."""
+        if not paper.doi or is_arxiv_doi(paper.doi):
+            return None
+        return await get_work(session, paper.doi)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         return await session.get(session.url(f"{WORKS_PATH}/{PROBE_DOI}"), params=_identity(session.settings),

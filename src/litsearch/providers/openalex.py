@@ -12,10 +12,11 @@ from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import PaperRef, normalize_openalex_id
 from ..core.records import Paper
+from ..core.services import REFERENCE_IDS
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ._common import any_of, as_count, as_dict, as_int, skipped_notes
-from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer
+from .base import MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References
 from .openalex_entities import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
 from .openalex_declaration import SERVICE
@@ -183,6 +184,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
 # ---------------------------------------------------------------- one work, works by id, citing works
 
 NOT_FOUND = frozenset({404})
+# A long review lists hundreds of works; 200 ids (2 list calls) cover nearly every paper
+# while keeping one lookup cheap. The true total is still reported.
+MAX_REFERENCES = 200
 # An OR-filter takes at most 100 values (help.openalex.org; older pages said 50): 100 ids
 # per list call, one page of 100 rows.
 ID_BATCH = 100
@@ -274,6 +278,54 @@ class OpenAlex(Provider):
     service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    # ----- citations: its lists of ids, and its citing works sorted by citations on the server
+
+    citing_order = MOST_CITED
+    citing_page_size = CITING_PER_PAGE
+    references_page_size = MAX_REFERENCES
+    rank_for = {REFERENCE_IDS: 0}  # asked first for library links: 100 papers' lists in one call
+
+    def api_id(self, ref: PaperRef) -> str | None:
+        return api_id(ref)
+
+    def api_ids(self, paper: Paper) -> list[str]:
+        return api_ids(paper)
+
+    async def look_up(self, session: ProviderSession, work_api_id: str) -> Found | None:
+        work = await fetch_work(session, work_api_id)
+        if work is None:
+            return None
+        return Found(work.paper, work.paper.openalex_id or "", reference_count=work.referenced_count,
+                     referenced_ids=work.referenced_ids)
+
+    async def references(self, session: ProviderSession, found: Found) -> References | None:
+        if not found.referenced_ids:
+            return None
+        wanted = found.referenced_ids[:MAX_REFERENCES]
+        papers = await fetch_works(session, wanted)
+        notes = []
+        if len(found.referenced_ids) > len(wanted):
+            notes.append(f"OpenAlex lists {len(found.referenced_ids)} references; the first {len(wanted)} were fetched")
+        if len(papers) < len(wanted):
+            notes.append(f"OpenAlex has usable records for {len(papers)} of the {len(wanted)} works it lists as "
+                         f"references")
+        return References(papers, notes)
+
+    async def citing(self, session: ProviderSession, found: Found, offset: int = 0) -> CitingPage | None:
+        if not found.list_id or found.paper.citation_count == 0:
+            return None  # nothing to ask: a work OpenAlex counts no citations for
+        papers, total = await fetch_citing(session, found.list_id)
+        return CitingPage(papers, None, total)
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        return ids["openalex_id"][0] if ids.get("openalex_id") else None
+
+    async def reference_lists(self, session: ProviderSession,
+                              work_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        found = await fetch_reference_ids(session, work_ids)
+        return [[{"openalex_id": cited} for cited in found[work]] if work in found else None
+                for work in work_ids], []
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         # One work by DOI: free in OpenAlex's pricing, and it answers with the allowance headers

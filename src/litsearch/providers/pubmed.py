@@ -221,6 +221,13 @@ class PubMed(Provider):
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
 
+    async def notices(self, session: ProviderSession, paper: Paper) -> Paper | None:
+        """PubMed's record of the paper's PMID: "Retracted Publication" and CommentsCorrections,
+        which OpenAlex and Crossref can lack (MEDLINE marks every retracted article)."""
+        if not paper.pmid:
+            return None
+        return (await fetch_notice_records(session, [paper.pmid])).get(paper.pmid)
+
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         params = {"db": "pubmed", "term": "crispr", "retmax": "0", "retmode": "json", **_identity(session)}
         return await session.get(session.url("/esearch.fcgi"), params=params,

@@ -4,6 +4,7 @@ its references and citing papers, and reference lists in batches."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -13,7 +14,7 @@ from ..core.records import Paper
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ._common import any_of, as_count, skipped_notes
-from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer, SearchRequest
+from .base import PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References, SearchRequest
 from .semantic_scholar_batch import fetch_reference_ids  # noqa: F401 (reference lists of many papers)
 from .semantic_scholar_declaration import SERVICE
 from .semantic_scholar_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
@@ -209,6 +210,14 @@ def _paper_url(session: ProviderSession, api_id: str, suffix: str = "") -> str:
     return session.url(PAPER_PATH + id_in_path(api_id, keep="/:") + suffix)
 
 
+def _reference_identity(reference: dict[str, Any]) -> dict[str, Any]:
+    """A /paper/batch reference's ids, by the library's kinds (best first)."""
+    ids = reference.get("externalIds")
+    ids = ids if isinstance(ids, dict) else {}
+    return {"paper_id": reference.get("paperId"), "doi": ids.get("DOI"), "pmid": ids.get("PubMed"),
+            "arxiv_id": ids.get("ArXiv")}
+
+
 def _clamp(limit: int, maximum: int) -> int:
     return max(1, min(int(limit), maximum))
 
@@ -299,6 +308,49 @@ class SemanticScholar(Provider):
             return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters,
                                      sort=request.sort if request.sort in BULK_SORTS else "citations")
         return await search(session, request.query, request.limit, request.filters)
+
+    # ----- citations: its own lists (the fuller ones), in its own order
+
+    citing_page_size = CITATIONS_PAGE
+    references_page_size = LIST_LIMIT
+
+    def api_id(self, ref: PaperRef) -> str | None:
+        return api_id(ref)
+
+    def api_ids(self, paper: Paper) -> list[str]:
+        return api_ids(paper)
+
+    async def look_up(self, session: ProviderSession, paper_api_id: str) -> Found | None:
+        found = await fetch_record(session, paper_api_id)
+        if found is None:
+            return None
+        paper, reference_count = found
+        ids = api_ids(paper)  # its lists go by its own id, the most specific
+        return Found(paper, ids[0] if ids else "", reference_count=reference_count)
+
+    def found_without_lookup(self, paper: Paper) -> Found | None:
+        ids = api_ids(paper)
+        return Found(paper, ids[0]) if ids else None
+
+    async def references(self, session: ProviderSession, found: Found) -> References | None:
+        papers = await fetch_references(session, found.list_id) if found.list_id else None
+        return References(papers) if papers is not None else None
+
+    async def citing(self, session: ProviderSession, found: Found, offset: int = 0) -> CitingPage | None:
+        page = await fetch_citations_page(session, found.list_id, offset) if found.list_id else None
+        return CitingPage(page[0], page[1]) if page is not None else None
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        for kind, prefix in (("paper_id", ""), ("doi", "DOI:"), ("arxiv_id", "ARXIV:"), ("pmid", "PMID:")):
+            if ids.get(kind):
+                return prefix + ids[kind][0]
+        return None
+
+    async def reference_lists(self, session: ProviderSession,
+                              paper_api_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        answers = await fetch_reference_ids(session, paper_api_ids)
+        return [[_reference_identity(reference) for reference in references] for references in answers], \
+            list(answers.notes)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         return await session.get(_paper_url(session, f"DOI:{PROBE_DOI}"), params={"fields": "title"},
