@@ -182,3 +182,16 @@ def test_the_facts_check_catches_a_repeated_base_url_and_key_variable(monkeypatc
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source if self == fake else Path.read_bytes(self).decode())
     assert [entry.split(" (")[0] for entry in facts_elsewhere(fake, _declared_facts())] == \
         ["line 2: https://api.openalex.org", "line 3: NCBI_API_KEY"]
+
+
+# What the commands share lives in cli/common.py and cli/results.py; dispatch picks the command.
+SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress"}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name == "cli" and m.stem not in SHARED_CLI],
+                         ids=_name)
+def test_a_command_imports_nothing_from_another_command(module):
+    commands = {m.stem for m in MODULES if m.parent.name == "cli"} - SHARED_CLI - {module.stem}
+    reaching = [f"line {line}: {name}" for line, name in _imports(module)
+                if name.startswith("litsearch.cli.") and name.split(".")[2] in commands]
+    assert reaching == []

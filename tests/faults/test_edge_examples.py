@@ -121,7 +121,7 @@ def _record(**changes) -> dict:
 @pytest.mark.parametrize("changes,words", [
     ({"seeds": [{"id": f"10.5555/seed.{n}"} for n in range(300)]}, "300 seeds; snowball takes at most 10"),
     ({"seeds": [{"id": "x" * 100_000}]}, "ids are at most 300"),
-    ({"options": {"limit": 100_000}}, "recorded limit 100000 is not between 1 and 100"),
+    ({"options": {"limit": 100_000}}, "the recorded limit must be between 1 and 100, not 100000"),
     ({"options": {"limit": True}}, "'options.limit' should be a whole number"),
     ({"kind": "search", "topic": "y" * 5_000}, "limit is 1,000"),
     ({"kind": "search", "topic": "x", "variants": ["a"] * 20}, "20 recorded variants; the limit is 8"),

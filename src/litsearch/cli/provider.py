@@ -9,7 +9,7 @@ from typing import Sequence
 from ..core.config import Settings
 from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
-from .common import load_settings, new_parser, run_command, write_output
+from .common import MAX_LIMIT, check_limit, load_settings, new_parser, run_command, write_output
 
 DESCRIPTIONS = {
     "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
@@ -18,7 +18,6 @@ DESCRIPTIONS = {
     "arxiv": "Search arXiv (/api/query, Atom feed).",
 }
 
-MAX_LIMIT = 100
 
 
 def build_parser(name: str):
@@ -56,8 +55,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         query = " ".join(args.query.split())
         if not query:
             raise UsageError("the query is empty")
-        if not 1 <= args.limit <= MAX_LIMIT:
-            raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+        check_limit(args.limit, MAX_LIMIT)
         settings = load_settings()
         records = asyncio.run(_run(name, query, args.limit, settings))
         write_output(json_text(records), settings)

@@ -6,39 +6,35 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any, Sequence
+from typing import Sequence
 
 from .. import __version__
-from ..biblio.formats import EXPORT_FORMATS
-from ..core.errors import ExitCode, StoreError, UsageError
+from ..core.errors import ExitCode, UsageError
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
-from ..core.text import plain_text
 from ..providers import registry
 from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
+from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
 from ..search.plan import parse_provider_list
 from .common import (
+    MAX_LIMIT,
     TERMINAL_VIEW,
     Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
-    output_format,
     redact_logs,
     run_command,
-    view_format,
     write_output,
 )
 from .progress import LiveStatus
+from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search"
-MAX_LIMIT = 100
-RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
 
 def _labels(names) -> str:
     labels = [registry.provider_label(name) for name in names]
@@ -127,13 +123,11 @@ def build_parser() -> argparse.ArgumentParser:
                         help="order of the table: relevance to the topic (default; see 'ranking' below), "
                              "impact (relevance x ln(citations + 1), the first versions' order), citations "
                              "(most cited first) or year (newest first)")
-    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="table: a view sized to the terminal (the default when stdout is one); markdown: "
-                             "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
-                             "the full record; or an export for reference managers (bibtex, ris, csl-json); "
-                             "with -o, taken from the file's extension")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
+    add_result_options(parser, "table: a view sized to the terminal (the default when stdout is one); markdown: "
+                               "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
+                               "the full record; or an export for reference managers (bibtex, ris, csl-json) or "
+                               "spreadsheets (csv); with -o, taken from the file's extension",
+                       "write the output to FILE (.md, .json, .bib, .ris, .csl.json, .csv) and print one line")
     parser.add_argument("--save", action="store_true",
                         help="save the shown papers to the local library and link their citations")
     add_cache_options(parser)
@@ -172,19 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="FILE",
                         help="also write a JSON search record: every request as sent (keys redacted), counts "
                              "and result ids, for `lit-search report RECORD` and `lit-search rerun RECORD`")
-    add_abstract_options(parser)
     add_quiet_option(parser)
     parser.add_argument("--version", action="version", version=f"lit-search {__version__}")
     return parser
-
-
-def clean_query(text: str, label: str) -> str:
-    cleaned = plain_text(text) or ""
-    if not cleaned:
-        raise UsageError(f"{label} is empty")
-    if len(cleaned) > MAX_QUERY_CHARS:
-        raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-    return cleaned
 
 
 def options_from_args(args: argparse.Namespace) -> SearchOptions:
@@ -192,8 +176,7 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
     variants = [clean_query(v, f"--variant {i}") for i, v in enumerate(args.variant, start=1)]
     if len(variants) > MAX_VARIANTS:
         raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    check_limit(args.limit)
     providers = None
     if args.providers.strip().lower() != "auto":
         try:
@@ -255,6 +238,7 @@ def search_command(argv: Sequence[str]) -> int:
 
 async def _search(http, store, options: SearchOptions, save: bool, progress=None):
     """The search, and with --save the shown papers kept in the library with their links."""
+    from ..graph.links import save_shown
     from ..search.pipeline import run_search
 
     result = await run_search(options, http.settings, http=http, progress=progress)
@@ -262,74 +246,3 @@ async def _search(http, store, options: SearchOptions, save: bool, progress=None
         return result, None, None
     note, error = await save_shown(http, store, result.results[: options.limit])
     return result, note, error
-
-
-async def save_shown(http, store, shown) -> tuple[str, Any]:
-    """Keep ``shown`` (RankedPapers) in the library and refresh the citation links: (the
-    footer's note, the StoreError when the library could not be written, else None)."""
-    from ..graph.links import link_citations
-    from ..library.record import saved_record
-
-    try:
-        ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
-                                              doi_verified=item.doi_verified) for item in shown])
-        links, problems = await link_citations(http, store)
-    except StoreError as error:  # the answers are still shown; the command then exits 4
-        return f"not saved to the library: {error}", error
-    note = (f"saved {len(ids)} papers to the library ({store.path}); "
-            f"{links} new citation links among library papers")
-    if problems:
-        note += " (" + "; ".join(problems) + ")"
-    return note, None
-
-
-def add_abstract_options(parser) -> None:
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--abstracts", action="store_true",
-                       help="the abstract's first 100 words under each paper in the terminal view "
-                            "(markdown and json always have them)")
-    group.add_argument("--no-abstracts", action="store_true",
-                       help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
-
-
-def abstracts_wanted(args) -> bool | None:
-    """--abstracts True, --no-abstracts False, neither None (the format's own default)."""
-    return True if args.abstracts else False if args.no_abstracts else None
-
-
-def result_format(args) -> str:
-    """The output format of a command that prints results (search, snowball, rerun):
-    --format, or -o's extension, else the terminal view on a terminal and markdown elsewhere."""
-    if args.format == TERMINAL_VIEW or (args.format is None and not args.output):
-        return view_format(args.format, args.output)
-    return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
-
-
-def write_result(result, limit: int, fmt: str, settings, path: str | None, abstracts: bool | None = None) -> None:
-    """A search's (or a snowball's, or a rerun's) result to stdout, or to ``path`` with one line
-    saying so. ``abstracts`` None: the terminal view leaves them out, Markdown and JSON keep them."""
-    if fmt == TERMINAL_VIEW:
-        from ..render.terminal import terminal_width
-        from ..render.terminal_results import results_view
-
-        output = results_view(result, limit, terminal_width(), abstracts=bool(abstracts))
-    else:
-        output = render_result(result, limit, fmt, include_abstracts=abstracts is not False)
-    write_output(output, settings, path)
-    if path:
-        write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
-
-
-def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:
-    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
-    if fmt == "json":
-        from ..render.search_json import render_json
-
-        return render_json(result, limit, include_abstracts=include_abstracts)
-    if fmt in EXPORT_FORMATS:
-        from ..biblio.formats import export_papers
-
-        return export_papers([item.paper for item in result.results[:limit]], fmt)
-    from ..render.table import render_markdown
-
-    return render_markdown(result, limit, include_abstracts=include_abstracts)

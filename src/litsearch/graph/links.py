@@ -80,3 +80,22 @@ async def link_citations(http: HttpClient, store: Store,
                     edges.add((citing, cited))
     new = store.add_citations(sorted(edges))
     return new, notes
+
+
+async def save_shown(http: HttpClient, store: Store, shown: list[Any]) -> tuple[str, Any]:
+    """Keep ``shown`` (RankedPapers) in the library and refresh the citation links: (the
+    footer's note, the StoreError when the library could not be written, else None)."""
+    from ..core.errors import StoreError
+    from ..library.record import saved_record
+
+    try:
+        ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
+                                              doi_verified=item.doi_verified) for item in shown])
+        links, problems = await link_citations(http, store)
+    except StoreError as error:  # the answers are still shown; the command then exits 4
+        return f"not saved to the library: {error}", error
+    note = (f"saved {len(ids)} papers to the library ({store.path}); "
+            f"{links} new citation links among library papers")
+    if problems:
+        note += " (" + "; ".join(problems) + ")"
+    return note, None

@@ -102,8 +102,10 @@ def _environment():
     return env
 
 
-def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0) -> str:
-    """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked."""
+def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0,
+                    nothing_found: str | None = None) -> str:
+    """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked.
+    ``nothing_found``: said instead of "No papers found" when no row is shown (rerun)."""
     rows = [table_row(i, item) for i, item in enumerate(result.results[start:start + limit], start=start + 1)]
     if not include_abstracts:
         for row in rows:
@@ -115,7 +117,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True, start: i
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
                                          if any(row["doi_mark"] for row in rows) else ""),
-                           query=markdown_text(result.query),
+                           query=markdown_text(result.query), nothing_found=nothing_found,
                            provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
 
 
