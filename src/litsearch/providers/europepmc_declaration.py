@@ -1,9 +1,9 @@
 """Europe PMC's declaration: where it lives, its contact email, its pace, what it can do."""
 
 from ..core.services import (
+    BIOMEDICAL,
     FILTERS,
     FULL_TEXT,
-    ON_REQUEST,
     OR_QUERIES,
     SEARCH,
     Email,
@@ -24,7 +24,7 @@ SERVICE = Service(
     # Searched for PubMed's records plus preprints (SRC:PPR), PMC, Agricola and patents; open
     # full texts by /{PMCID}/fullTextXML (lit-search read).
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, FULL_TEXT}),
-    auto_choice=ON_REQUEST,
+    auto_choice=BIOMEDICAL,
     limits="no key and no published limit; lit-search keeps to 5 requests/s, 2 at a time",
 )
 SERVICES = (SERVICE,)
