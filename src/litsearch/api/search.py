@@ -21,20 +21,21 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
            limit: int = 20, sort: str = "relevance", year: str | None = None, since: str | None = None,
            until: str | None = None, venue: str | None = None, author: str | None = None,
            open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
-           exclude_retracted: bool = False, verify: bool = True, cache: str = "normal",
-           settings: Settings | None = None) -> SearchResult:
+           preprints: bool | None = None, exclude_retracted: bool = False, verify: bool = True,
+           cache: str = "normal", settings: Settings | None = None) -> SearchResult:
     """Search, merge, rank, as ``lit-search TOPIC`` does, with its checks and its response cache.
 
     ``providers``: None (the automatic choice), or names (a list or a comma list);
     ``year``: "2019-2024", "2019-", "-2015" or "2020"; ``since``/``until``: YYYY-MM-DD;
-    ``types``: article, review, preprint, conference; ``verify``: DOI checks at Crossref and open-access links;
+    ``types``: article, review, preprint, conference; ``preprints``: True (only preprints),
+    False (none) or None (either); ``verify``: DOI checks at Crossref and open-access links;
     ``cache``: normal, refresh, off or offline. The result's ``results[:limit]`` are the rows
     shown; ``render(result, fmt, limit)`` gives the command's output. ValueError for a bad
     argument (the message the command would print)."""
     try:
         options = search_options(topic, variants=variants, providers=providers, limit=limit, sort=sort, year=year,
                                  since=since, until=until, venue=venue, author=author, open_access=open_access,
-                                 types=types, min_citations=min_citations,
+                                 types=types, min_citations=min_citations, preprints=preprints,
                                  exclude_retracted=exclude_retracted, verify=verify)
         if cache not in CACHE_MODES:
             raise UsageError(f"cache must be one of {', '.join(CACHE_MODES)}, not {cache!r}")
@@ -47,7 +48,8 @@ def search_options(topic: str, *, variants: Sequence[str] = (), providers: Seque
                    limit: int = 20, sort: str = "relevance", year: str | None = None, since: str | None = None,
                    until: str | None = None, venue: str | None = None, author: str | None = None,
                    open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
-                   exclude_retracted: bool = False, verify: bool = True) -> SearchOptions:
+                   preprints: bool | None = None, exclude_retracted: bool = False,
+                   verify: bool = True) -> SearchOptions:
     """The SearchOptions of these arguments, through the command line's checks (UsageError)."""
     from ..cli.common import check_limit
 
@@ -65,7 +67,7 @@ def search_options(topic: str, *, variants: Sequence[str] = (), providers: Seque
         raise UsageError(str(problem)) from None
     filters = search_filters(year=year, since=since, until=until, venue=venue, author=author,
                              open_access=open_access or None, types=list(types) or None,
-                             min_citations=min_citations, flag_prefix="")
+                             min_citations=min_citations, preprints=preprints, flag_prefix="")
     check_providers(filters, chosen)
     return SearchOptions(topic=cleaned, variants=others, providers=chosen, limit=limit, sort=sort, filters=filters,
                          verify=verify, find_open_access=verify, exclude_retracted=exclude_retracted)

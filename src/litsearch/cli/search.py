@@ -140,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     filters.add_argument("--open-access", action="store_true", help="only papers with a free full text")
     filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
                          help="article, review, preprint or conference (repeatable or comma list)")
+    preprints = filters.add_mutually_exclusive_group()
+    preprints.add_argument("--preprints", action="store_true", default=None,
+                           help="only preprints (bioRxiv, medRxiv, arXiv, Research Square …): asked of Europe PMC "
+                                "(SRC:PPR), OpenAlex, PubMed and Crossref, checked on the merged list")
+    preprints.add_argument("--no-preprints", action="store_false", dest="preprints",
+                           help="no preprints; a published paper stays even when its preprint was merged in")
     filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
     filters.add_argument("--citations", metavar="RANGE",
                          help="citations: 100 (at least), >100, <50, 100-500, -50 (the seed design's alias)")
@@ -185,6 +191,7 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
             raise UsageError(str(exc)) from None
     filters = search_filters(year=args.year, since=args.since, until=args.until, venue=args.venue, author=args.author,
                              open_access=args.open_access or None, open=args.open or None, types=args.types,
+                             preprints=args.preprints,
                              min_citations=args.min_citations, citations=args.citations, country=args.country,
                              continent=args.continent,
                              **{name: getattr(args, "topic_filter" if name == "topic" else name)

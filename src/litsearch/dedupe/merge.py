@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
+from ..core.preprints import is_preprint as preprint_record
 from ..core.records import Paper
 from ..core.updates import combined_retracted, merged_updates
 
@@ -65,22 +65,9 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
 
 # --------------------------------------------------------------------------- merging helpers
 
-_PREPRINT_VENUES = re.compile(
-    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|preprints?\.org|techrxiv|"
-    r"osf preprints)\b",
-    re.I,
-)
-
-
 def is_preprint(record: Paper) -> bool:
-    """A preprint server's record: arXiv, a preprint type, or a preprint server as venue."""
-    if is_arxiv_doi(record.doi) or record.provider == "arxiv":
-        return True
-    if not record.doi and record.arxiv_id and not record.journal:
-        return True
-    if any(t.lower() in {"preprint", "posted-content"} for t in record.publication_types):
-        return True
-    return bool(record.journal and _PREPRINT_VENUES.search(record.journal))
+    """A preprint server's record (core/preprints.py: the one rule every step uses)."""
+    return preprint_record(record)
 
 
 def _preferred_doi(ordered: Sequence[Paper]) -> str | None:

@@ -76,6 +76,8 @@ def filter_clauses(filters: Filters | None, dates: bool = True) -> tuple[str, se
         native.add("open_access")
     if filters.types == ("preprint",):
         native.add("type")
+    if filters.preprints:
+        native.add("preprints")
     return "".join(f" AND {clause}" for clause in clauses), native
 
 
@@ -89,6 +91,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     search_query = query.strip() if _is_arxiv_syntax(query) else to_search_query(query)
     max_results = min(int(limit), MAX_RESULTS)
     extra, native = filter_clauses(filters)
+    if filters is not None and filters.preprints is False:  # --no-preprints: nothing here could pass
+        return ProviderAnswer([], frozenset(native | {"preprints"}),
+                              ["not searched: every arXiv paper is a preprint (--no-preprints)"])
     if not search_query or max_results < 1:
         return ProviderAnswer([], frozenset(native))
     notes: list[str] = []

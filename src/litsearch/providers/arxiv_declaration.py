@@ -1,6 +1,6 @@
 """arXiv's declarations: its search API, and its web host for full texts (HTML and PDF)."""
 
-from ..core.services import FILTERS, FULL_TEXT, OR_QUERIES, SEARCH, TECHNICAL, PacePolicy, Service
+from ..core.services import FILTERS, FULL_TEXT, OR_QUERIES, PREPRINTS, SEARCH, TECHNICAL, PacePolicy, Service
 
 # arXiv's terms of use: one connection, at least 3 s between calls (the API and the web host alike).
 PACE = PacePolicy(min_interval=3.0, max_in_flight=1)
@@ -11,7 +11,7 @@ SERVICE = Service(
     base_url="https://export.arxiv.org/api",
     url_variable="LITSEARCH_ARXIV_URL",
     pace=PACE,
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS}),
     auto_choice=TECHNICAL,
     limits="no key; one request at a time, at least 3 s apart (its terms of use)",
 )

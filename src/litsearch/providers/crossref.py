@@ -114,6 +114,10 @@ def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
     if filters.types and all(t in _CROSSREF_TYPES for t in filters.types):
         parts.extend(f"type:{_CROSSREF_TYPES[t]}" for t in filters.types)  # a repeated filter is an OR
         native.add("type")
+    if filters.preprints:  # --preprints; Crossref has no negative type filter (--no-preprints: after fetching)
+        if not filters.types:
+            parts.append(f"type:{_CROSSREF_TYPES['preprint']}")
+        native.add("preprints")
     if parts:
         params["filter"] = ",".join(parts)
     if filters.author:

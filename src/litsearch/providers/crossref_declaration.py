@@ -1,6 +1,18 @@
 """Crossref's declaration: where it lives, its pools, what it can do."""
 
-from ..core.services import DAY, DOI_CHECK, FILTERS, NOTICES, ON_REQUEST, OR_QUERIES, SEARCH, Email, PacePolicy, Service
+from ..core.services import (
+    DAY,
+    DOI_CHECK,
+    FILTERS,
+    NOTICES,
+    ON_REQUEST,
+    OR_QUERIES,
+    PREPRINTS,
+    SEARCH,
+    Email,
+    PacePolicy,
+    Service,
+)
 
 SERVICE = Service(
     name="crossref",
@@ -13,7 +25,7 @@ SERVICE = Service(
     pace=PacePolicy(min_interval=1.0, max_in_flight=1),
     pace_with_email=PacePolicy(min_interval=1 / 3, max_in_flight=3),
     cache_ttl=7 * DAY,  # DOI metadata changes slowly
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, DOI_CHECK, NOTICES}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, DOI_CHECK, NOTICES}),
     auto_choice=ON_REQUEST,
     limits=("no key; without a contact email the public pool (1 list request/s, one at a time, since "
             "1 Dec 2025), with one the polite pool (3/s)"),

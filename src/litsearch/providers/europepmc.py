@@ -175,12 +175,15 @@ def filter_clauses(filters: Filters | None) -> tuple[list[str], set[str]]:
         chosen = [_TYPE_CLAUSES[kind] for kind in filters.types if kind in _TYPE_CLAUSES]
         clauses.append(chosen[0] if len(chosen) == 1 else "(" + " OR ".join(chosen) + ")")
         native.add("type")
+    if filters.preprints is not None:  # --preprints / --no-preprints: by source
+        clauses.append(preprint_clause(filters.preprints))
+        native.add("preprints")
     return clauses, native
 
 
 def preprint_clause(preprints: bool | None) -> str | None:
-    """The proposed ``--preprints`` (True: preprints only) / ``--no-preprints`` (False: none)
-    filter, as Europe PMC applies it: by source, ``SRC:PPR`` or ``NOT SRC:PPR``."""
+    """``--preprints`` (True: preprints only) / ``--no-preprints`` (False: none) as Europe PMC
+    applies it: by source, ``SRC:PPR`` or ``NOT SRC:PPR``."""
     if preprints is None:
         return None
     return f"SRC:{PREPRINT_SOURCE}" if preprints else f"NOT SRC:{PREPRINT_SOURCE}"

@@ -5,6 +5,7 @@ from ..core.services import (
     FILTERS,
     FULL_TEXT,
     OR_QUERIES,
+    PREPRINTS,
     SEARCH,
     Email,
     PacePolicy,
@@ -23,7 +24,7 @@ SERVICE = Service(
     pace=PacePolicy(min_interval=0.2, max_in_flight=2),
     # Searched for PubMed's records plus preprints (SRC:PPR), PMC, Agricola and patents; open
     # full texts by /{PMCID}/fullTextXML (lit-search read).
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, FULL_TEXT}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, FULL_TEXT}),
     auto_choice=BIOMEDICAL,
     limits="no key and no published limit; lit-search keeps to 5 requests/s, 2 at a time",
 )

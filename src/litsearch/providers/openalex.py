@@ -156,6 +156,9 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
     if filters.types and all(t in _OPENALEX_TYPES for t in filters.types):
         parts.append("type:" + "|".join(_OPENALEX_TYPES[t] for t in filters.types))
         native.add("type")
+    if filters.preprints is not None:  # --preprints / --no-preprints (a negated filter: type:!preprint)
+        parts.append("type:preprint" if filters.preprints else "type:!preprint")
+        native.add("preprints")
     if filters.min_citations is not None or filters.max_citations is not None:
         parts.append(count_filter("cited_by_count", filters.min_citations, filters.max_citations))
         native.update(name for name in ("min_citations", "max_citations") if getattr(filters, name) is not None)

@@ -160,7 +160,14 @@ def filter_terms(filters: Filters | None) -> tuple[str, dict[str, str], set[str]
     if filters.types:
         clauses.append("(" + " OR ".join(_PUBMED_TYPES[t] for t in filters.types) + ")")
         native.add("type")
-    return "".join(f" AND {clause}" for clause in clauses), params, native
+    excluded = ""
+    if filters.preprints is not None:  # --preprints / --no-preprints: PubMed's preprint[pt]
+        if filters.preprints:
+            clauses.append(_PUBMED_TYPES["preprint"])
+        else:
+            excluded = f" NOT {_PUBMED_TYPES['preprint']}"
+        native.add("preprints")
+    return "".join(f" AND {clause}" for clause in clauses) + excluded, params, native
 
 
 async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.preprints import shown_venue
 from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
@@ -44,7 +45,7 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "title": _update_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
                  + _update_note(paper),
         "year": paper.year or "–",
-        "venue": markdown_text(paper.journal, MAX_VENUE_CHARS) or "–",
+        "venue": markdown_text(shown_venue(paper, [paper, *item.hits]), MAX_VENUE_CHARS) or "–",
         "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
         "doi_text": markdown_text(paper.doi) if paper.doi else None,
         "doi_url": doi_url(paper.doi) if paper.doi else None,

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.text import short_author
 from ..core.updates import LABELS, RETRACTION
 from ..core.urls import is_pdf_url
+from ..core.preprints import shown_venue
 from ..providers.base import provider_label
 from ..search.rank import RankedPaper
 from .markup import SNIPPET_WORDS, plural
@@ -73,7 +74,7 @@ def paper_lines(position: int, item: RankedPaper, width: int, digits: int, abstr
     indent = " " * len(number)
     lines = wrap(paper_title(paper), width, indent, first=number)
     cites = paper.citation_count
-    venue = plain(paper.journal)
+    venue = plain(shown_venue(paper, [paper, *item.hits]))
     lines += pack([first_author(paper.authors), str(paper.year or "n.d."),
                    venue if len(venue) <= MAX_VENUE_CELLS else venue[:MAX_VENUE_CELLS - 1].rstrip() + "…",
                    f"{plural(cites, 'citation')}" if cites is not None else "",
