@@ -16,6 +16,7 @@ DESCRIPTIONS = {
     "openalex": "Search OpenAlex (/works?search=).",
     "pubmed": "Search PubMed (esearch for the ids, then efetch for the records).",
     "arxiv": "Search arXiv (/api/query, Atom feed).",
+    "europepmc": "Search Europe PMC (/search, core records, cursorMark pages; preprints included).",
 }
 
 
@@ -33,7 +34,8 @@ def build_parser(name: str):
         "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
         "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 the provider failed (one line on stderr)."
     )
-    parser = new_parser(f"{name}.py", DESCRIPTIONS[name] + " Prints a JSON list of normalized records on stdout.",
+    description = DESCRIPTIONS.get(name) or f"Search {declared.label}."
+    parser = new_parser(f"{name}.py", description + " Prints a JSON list of normalized records on stdout.",
                         epilog)
     parser.add_argument("query", help="search terms")
     parser.add_argument("--limit", type=int, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
