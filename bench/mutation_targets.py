@@ -173,7 +173,7 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "only the text up to the first '/' is kept, and a second '://' lies after it",
         "proxy_secrets | 1 -> 2 #3 | userinfo = url.split(\"://\", 1)[1].split(\"/\", 1)[0].rpartition(\"@\")[0]":
             "the first piece of a split is the same whatever the number of splits",
-        "problems | '' -> 'XX..XX' | checks += [(name, value, check_key) for name in KEY_VARIABLES "
+        "problems | '' -> 'XX..XX' | checks += [(name, value, check_key) for name in key_variables "
         "if (value := (env.get(name) or \"\").strip())]":
             "the stand-in for an unset key, 'XX', is a valid key: no problem is reported either way",
     },

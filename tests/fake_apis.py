@@ -13,6 +13,8 @@ environment variables that point lit-search at them.
 from __future__ import annotations
 
 import dataclasses
+import importlib
+import importlib.util
 import json
 import threading
 import zlib
@@ -645,14 +647,33 @@ def _with_headers(responder: Callable[[SeenRequest], Answer], headers: dict[str,
     return answer
 
 
+def own_fakes() -> dict[str, Any]:
+    """Each provider's own fake, by provider name: the module ``tests/fake_<name>.py`` of a
+    provider the registry lists, when it defines ``PREFIX`` (its base URL's path here) and
+    ``ROUTES`` (path -> responder). A new provider brings its fake without touching this file."""
+    from litsearch.providers import registry
+
+    found = {}
+    for name in registry.providers():
+        if importlib.util.find_spec(f"fake_{name}") is not None:
+            module = importlib.import_module(f"fake_{name}")
+            if hasattr(module, "ROUTES") and hasattr(module, "PREFIX"):
+                found[name] = module
+    return found
+
+
 def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict[str, str]:
-    """Mount the four fake APIs on ``server``; returns the LITSEARCH_*_URL variables.
+    """Mount every fake API on ``server`` (these, and each provider's own fake: ``own_fakes``);
+    returns the LITSEARCH_*_URL variables.
 
     ``overrides`` maps a route (e.g. "/eutils/esearch.fcgi") to a responder or a list of
     Answers, to inject faults into one provider while the others stay healthy. A list is
     served in turn and its last Answer repeats; a trailing None hands later requests back
     to the normal fake API ("fail once, then recover").
     """
+    from litsearch.providers import registry
+
+    fakes = own_fakes()
     routes = {
         "/s2/graph/v1/paper/search": s2_search,
         "/s2/graph/v1/paper/": s2_paper_details,
@@ -665,6 +686,8 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "/unpaywall/v2/": unpaywall_lookup,
         "/tavily/search": tavily_search,
     }
+    for module in fakes.values():
+        routes.update(module.ROUTES)
     fake_openalex_entities.install(server)
     for path, responder in routes.items():
         server.route(path, responder)
@@ -681,6 +704,7 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
         "LITSEARCH_CROSSREF_URL": server.url + "/crossref",
         "LITSEARCH_UNPAYWALL_URL": server.url + "/unpaywall",
         "LITSEARCH_TAVILY_URL": server.url + "/tavily",
+        **{registry.service(name).url_variable: server.url + module.PREFIX for name, module in fakes.items()},
     }
 
 

@@ -1,5 +1,5 @@
 """A judged test collection (../shared/benchmarks/ranking) served by fake Semantic Scholar,
-OpenAlex, PubMed and arXiv, each in its own real format, so the real command can be measured
+OpenAlex, PubMed, Europe PMC and arXiv, each in its own real format, so the real command can be measured
 end to end on documents whose relevance to each query is known.
 
 Each provider holds its own independent share of the documents (``share``, 0.8 by default)
@@ -11,9 +11,10 @@ the benchmark's anchor uses), with the quirks of the real API:
   ``/paper/search/bulk``: every word of a variant must match, in the ``sort`` asked for;
 - OpenAlex ``search=``: any word; log tf-idf over title and abstract, length-normalised, boosted
   by citations as OpenAlex's ``relevance_score`` is, which it reports;
-- PubMed ``esearch`` and arXiv ``query``: every word of a variant must match (their implicit
-  AND; long natural-language queries find nothing, as they do there); PubMed orders by word
-  frequency with recent papers first among equals, arXiv by tf-idf.
+- PubMed ``esearch``, Europe PMC ``search`` and arXiv ``query``: every word of a variant must
+  match (their implicit AND; long natural-language queries find nothing, as they do there);
+  PubMed orders by word frequency with recent papers first among equals, Europe PMC by tf-idf
+  with a title word counting more (its Lucene relevance), arXiv by tf-idf.
 
 Every provider's scores carry its own seeded noise (each engine's idea of relevance differs).
 Citation counts are drawn from a heavy-tailed distribution independently of relevance (about
@@ -33,10 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import fake_apis
+import fake_europepmc
 from fake_server import Answer, FakeServer, SeenRequest
 
-PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
-NOISE = {"semantic_scholar": 0.35, "openalex": 0.35, "pubmed": 0.3, "arxiv": 0.3}
+PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "europepmc", "arxiv")
+NOISE = {"semantic_scholar": 0.35, "openalex": 0.35, "pubmed": 0.3, "europepmc": 0.3, "arxiv": 0.3}
 _WORD = re.compile(r"[a-z0-9]+")
 # The fakes' own small stop list and crude suffix folding: deliberately not the product's.
 _STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to what which with".split())
@@ -132,6 +134,10 @@ class ProviderIndex:
         if self.name == "pubmed":
             text = sum(title[w] + body[w] for w in set(words))
             return text * (1 + (self.papers[position]["year"] - 1950) / 150) * self.noise(position, query)
+        if self.name == "europepmc":
+            text = sum((1 + math.log1p(title[w]) * 2 + math.log1p(body[w])) * self.idf(w)
+                       for w in set(words) if title[w] or body[w])
+            return text / max(1, self.lengths[position]) ** 0.25 * self.noise(position, query)
         text = sum((title[w] + body[w]) * self.idf(w) for w in set(words))
         return text / math.sqrt(max(1, self.lengths[position])) * self.noise(position, query)
 
@@ -156,6 +162,12 @@ class CollectionApis:
         self.indexes = {name: ProviderIndex(name, [p for p in self.papers if _seeded(seed, name, p["key"]).random()
                                                    < share]) for name in PROVIDERS}
         self.by_pmid = {paper["pmid"]: paper for paper in self.indexes["pubmed"].papers}
+        # Europe PMC holds MEDLINE: its share is drawn from PubMed's, with the same PMIDs
+        # (the merge joins them by PMID and DOI, as it does with the real two).
+        held = {paper["key"] for paper in self.indexes["europepmc"].papers}
+        self.indexes["europepmc"] = ProviderIndex("europepmc", [p for p in self.indexes["pubmed"].papers
+                                                                if p["key"] in held or _seeded(seed, "epmc", p["key"])
+                                                                .random() < share])
 
     def _paper(self, doc: dict, position: int, seed: int) -> dict:
         rng = _seeded(seed, self.collection.name, doc["id"])
@@ -172,7 +184,7 @@ class CollectionApis:
             "citations": citations, "in": list(PROVIDERS),
         }
 
-    # --- the four APIs ------------------------------------------------------------
+    # --- the five APIs ------------------------------------------------------------
 
     def s2_search(self, request: SeenRequest) -> Answer:
         index = self.indexes["semantic_scholar"]
@@ -229,6 +241,19 @@ class CollectionApis:
         wanted = [pmid for pmid in (request.param("id") or "").split(",") if pmid in self.by_pmid]
         return fake_apis.pubmed_articles([self.by_pmid[pmid] for pmid in wanted])
 
+    def europepmc_search(self, request: SeenRequest) -> Answer:
+        index = self.indexes["europepmc"]
+        query = request.param("query") or ""
+        groups = _groups(query, r"\bOR\b")
+        words = [w for group in groups for w in group]
+        size = int(request.param("pageSize") or 25)
+        hits = index.ranked(index.matching_all(groups), words, query, size)  # one page: the product asks for 100
+        results = [fake_europepmc.core_record(paper) for paper, _ in hits]
+        body = {"version": "6.9", "hitCount": len(results), "request": {"queryString": query, "resultType": "core",
+                                                                         "cursorMark": "*", "pageSize": size},
+                "resultList": {"result": results}}
+        return Answer(200, json.dumps(body), content_type="application/json;charset=UTF-8")
+
     def arxiv_query(self, request: SeenRequest) -> Answer:
         index = self.indexes["arxiv"]
         query = request.param("search_query") or ""
@@ -239,15 +264,17 @@ class CollectionApis:
         return fake_apis.arxiv_feed([paper for paper, _ in hits])
 
     def install(self, server: FakeServer) -> dict[str, str]:
-        """Mount the four APIs; returns the LITSEARCH_*_URL variables that point at them."""
+        """Mount the five APIs; returns the LITSEARCH_*_URL variables that point at them."""
         server.route("/s2/graph/v1/paper/search", self.s2_search)
         server.route("/openalex/works", self.openalex_works)
         server.route("/eutils/esearch.fcgi", self.pubmed_esearch)
         server.route("/eutils/efetch.fcgi", self.pubmed_efetch)
+        server.route("/europepmc/search", self.europepmc_search)
         server.route("/arxiv/query", self.arxiv_query)
         return {
             "LITSEARCH_SEMANTIC_SCHOLAR_URL": server.url + "/s2",
             "LITSEARCH_OPENALEX_URL": server.url + "/openalex",
             "LITSEARCH_PUBMED_URL": server.url + "/eutils",
+            "LITSEARCH_EUROPEPMC_URL": server.url + "/europepmc",
             "LITSEARCH_ARXIV_URL": server.url + "/arxiv",
         }

@@ -4,6 +4,7 @@ module is too long to read, and no module reaches into another module's private 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,112 @@ def test_help_and_usage_checks_load_no_http_or_merge_engine():
             "print(sorted(m for m in ('httpx', 'rapidfuzz', 'mcp', 'jinja2') if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert loaded.stdout.strip().splitlines()[-1] == "[]", loaded.stdout[-500:] + loaded.stderr[-500:]
+
+
+# ---------------------------------------------------------------- layers and declarations
+
+def _imports(module: Path) -> list[tuple[int, str]]:
+    """(line, absolute litsearch module) of every import in ``module``, lazy ones included."""
+    found = []
+    for node in ast.walk(ast.parse(module.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            source = _resolve(module, node)
+            if source.startswith("litsearch"):
+                # `from .. import x` may bind a module: name it.
+                found += [(node.lineno, f"{source}.{alias.name}") for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names if alias.name.startswith("litsearch")]
+    return found
+
+
+# Each folder may import only these (besides itself and litsearch/__init__'s version): the
+# arrows point down, so the HTTP layer knows policies, never providers, and the library
+# store knows nothing of HTTP.
+ALLOWED = {
+    "core": ("core",),
+    "net": ("core",),
+    "library": ("core", "dedupe"),
+    "dedupe": ("core",),
+}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name in ALLOWED], ids=_name)
+def test_lower_layers_import_nothing_above_them(module):
+    folder = module.parent.name
+    allowed = ("litsearch.__version__", f"litsearch.{folder}") + tuple(f"litsearch.{name}" for name in ALLOWED[folder])
+    reaching = [f"line {line}: {name}" for line, name in _imports(module) if not name.startswith(allowed)]
+    if folder == "core":  # config reads the declarations through the registry, the one way up
+        reaching = [entry for entry in reaching if not entry.endswith("litsearch.providers.registry.services")]
+    assert reaching == []
+
+
+def test_the_layer_check_catches_net_importing_providers(monkeypatch):
+    fake = PACKAGE / "net" / "http.py"
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: "from ..providers.base import get_provider\n")
+    assert [name for _, name in _imports(fake)] == ["litsearch.providers.base.get_provider"]
+
+
+def _strings(module: Path) -> list[tuple[int, str]]:
+    """Every string constant of ``module`` but its docstrings (prose may name a variable)."""
+    tree = ast.parse(module.read_text())
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    return [(node.lineno, node.value) for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings]
+
+
+def _declared_facts() -> dict[Path, list[str]]:
+    """Each provider declaration module and the facts it alone may state: base URLs, their
+    variables and key variables."""
+    import importlib
+
+    facts = {}
+    for path in sorted((PACKAGE / "providers").glob("*_declaration.py")):
+        module = importlib.import_module(f"litsearch.providers.{path.stem}")
+        facts[path] = [fact for service in module.SERVICES
+                       for fact in (service.base_url, service.url_variable, service.key and service.key.variable)
+                       if fact]
+    return facts
+
+
+def facts_elsewhere(module: Path, facts: dict[Path, list[str]]) -> list[str]:
+    found = []
+    for declaration, stated in facts.items():
+        if module == declaration:
+            continue
+        for line, text in _strings(module):
+            for fact in stated:
+                is_url = fact.startswith("http")
+                if (text.rstrip("/") == fact) if is_url else re.search(rf"\b{re.escape(fact)}\b", text):
+                    found.append(f"line {line}: {fact} (declared in {declaration.name})")
+    return found
+
+
+@pytest.mark.parametrize("module", MODULES, ids=_name)
+def test_a_providers_facts_live_in_its_declaration_only(module):
+    assert facts_elsewhere(module, _declared_facts()) == []
+
+
+def test_the_facts_check_catches_a_repeated_base_url_and_key_variable(monkeypatch):
+    fake = PACKAGE / "core" / "config.py"
+    source = ('"""A docstring may say OPENALEX_API_KEY."""\n'
+              'DEFAULT = {"openalex": "https://api.openalex.org"}\n'
+              'MESSAGE = f"set NCBI_API_KEY for {10}/s"\n')
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source if self == fake else Path.read_bytes(self).decode())
+    assert [entry.split(" (")[0] for entry in facts_elsewhere(fake, _declared_facts())] == \
+        ["line 2: https://api.openalex.org", "line 3: NCBI_API_KEY"]
+
+
+# What the commands share lives in cli/common.py and cli/results.py; dispatch picks the command.
+SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress"}
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name == "cli" and m.stem not in SHARED_CLI],
+                         ids=_name)
+def test_a_command_imports_nothing_from_another_command(module):
+    commands = {m.stem for m in MODULES if m.parent.name == "cli"} - SHARED_CLI - {module.stem}
+    reaching = [f"line {line}: {name}" for line, name in _imports(module)
+                if name.startswith("litsearch.cli.") and name.split(".")[2] in commands]
+    assert reaching == []

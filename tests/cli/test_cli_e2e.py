@@ -265,8 +265,8 @@ def test_auto_providers_follow_the_discipline(apis):
     server, env = apis
     proc = run(["CRISPR off-target effects in patients", "--format", "json"], env)
     payload = json.loads(proc.stdout)
-    assert payload["providers_searched"] == ["semantic_scholar", "openalex", "pubmed"]
-    assert "pubmed for biomedical terms" in payload["provider_choice"]
+    assert payload["providers_searched"] == ["semantic_scholar", "openalex", "pubmed", "europepmc"]
+    assert "pubmed and europepmc for biomedical terms" in payload["provider_choice"]
     assert "providers:" in proc.stderr
     proc = run(["transformer language models", "--format", "json"], env)
     assert json.loads(proc.stdout)["providers_searched"] == ["semantic_scholar", "openalex", "arxiv"]

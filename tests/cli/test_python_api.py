@@ -108,3 +108,36 @@ def test_without_an_email_everything_works_and_unpaywall_is_skipped_said_once(ap
         assert unpaywall.get_open_access_url("10.3389/fbioe.2023.1143157") is None
     assert [str(w.message) for w in caught] == [api_unpaywall.NO_EMAIL]
     assert not [r for r in apis.requests if "/unpaywall" in r.path]  # nothing sent without an email
+
+
+def test_search_returns_the_result_the_command_renders(apis, tmp_path, monkeypatch):
+    from litsearch.api import render, search
+    from litsearch.cli.results import render_result
+    from litsearch.search.pipeline import SearchResult
+
+    monkeypatch.setenv("LITSEARCH_CACHE_DIR", str(tmp_path))
+    result = search("CRISPR off-target effects", variants=["Cas9 specificity"], providers=["openalex", "pubmed"],
+                    limit=3, year="2013-", verify=False, cache="off")
+    assert isinstance(result, SearchResult)
+    assert [o.provider for o in result.outcomes] == ["openalex", "pubmed"]
+    assert all(item.paper.year >= 2013 for item in result.results[:3])
+    assert result.filter_report[0].startswith("year 2013")
+    # The command's own renderers: the same text lit-search prints for these rows.
+    assert render(result, "bibtex", limit=3) == render_result(result, 3, "bibtex", include_abstracts=True)
+    assert json.loads(render(result, "json", limit=3))["total_count"] == result.total_count
+    assert render(result, "csv", limit=3).startswith("ID,ENTRYTYPE,title")
+
+
+@pytest.mark.parametrize("arguments,words", [
+    ({"topic": " "}, "the topic is empty"),
+    ({"topic": "x", "limit": 0}, "limit must be between 1 and 100"),
+    ({"topic": "x", "providers": "nosuch"}, "unknown provider(s): nosuch"),
+    ({"topic": "x", "sort": "random"}, "sort must be one of"),
+    ({"topic": "x", "year": "20x0"}, "year"),
+    ({"topic": "x", "cache": "sometimes"}, "cache must be one of"),
+])
+def test_search_refuses_what_the_command_refuses(arguments, words):
+    from litsearch.api import search
+
+    with pytest.raises(ValueError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        search(**arguments)

@@ -95,3 +95,14 @@ def test_bad_base_url_is_a_clear_error():
     proc = run_script("arxiv", ["q"], {"LITSEARCH_ARXIV_URL": "ftp://example.org"})
     assert proc.returncode == 2
     assert "LITSEARCH_ARXIV_URL must be an http(s) URL" in proc.stderr
+
+
+def test_the_europe_pmc_script_prints_its_records_from_its_fake(apis):
+    server, env = apis
+    proc = run_script("europepmc", ["CRISPR off-target", "--limit", "10"], env)
+    assert proc.returncode == 0, proc.stderr
+    records = json.loads(proc.stdout)
+    assert {r["provider"] for r in records} == {"europepmc"} and len(records) == 4
+    assert "Research Square (preprint)" in {r["journal"] for r in records}
+    assert server.requests and all(r.path.startswith("/europepmc/search") for r in server.requests)
+    assert "LITSEARCH_EUROPEPMC_URL" in run_script("europepmc", ["--help"], {}).stdout

@@ -11,6 +11,10 @@ from litsearch.core.environment import (
     EnvironmentProblem, check_email, check_key, check_proxy, contact_email, email_uri, excerpt, idna_domain,
     problems, proxy_secrets, proxy_settings, shown_proxy,
 )
+from litsearch.core.config import key_variables
+
+# The key variables as the services declare them (environment.problems is told them).
+KEY_VARIABLES = key_variables()
 
 NOT_AN_ADDRESS = "is not an email address (expected name@example.org, no spaces)"
 BAD_KEY = "holds characters an API key never has (non-ASCII or control characters); copy the key again"
@@ -156,14 +160,14 @@ def test_every_problem_of_an_environment_in_order():
     env = {"LITSEARCH_EMAIL": "not an address", "OPENALEX_EMAIL": "fine@example.org", "UNPAYWALL_EMAIL": "x@",
            "SEMANTIC_SCHOLAR_API_KEY": "ключ", "NCBI_API_KEY": "fine", "ZOTERO_API_KEY": "  ",
            "HTTPS_PROXY": "ftp://p:1", "http_proxy": "http://ok:1"}
-    assert [(p.variable, str(p)) for p in problems(env)] == [
+    assert [(p.variable, str(p)) for p in problems(env, KEY_VARIABLES)] == [
         ("LITSEARCH_EMAIL", f"LITSEARCH_EMAIL {NOT_AN_ADDRESS}"),
         ("UNPAYWALL_EMAIL", f"UNPAYWALL_EMAIL {NOT_AN_ADDRESS}"),
         ("SEMANTIC_SCHOLAR_API_KEY", f"SEMANTIC_SCHOLAR_API_KEY {BAD_KEY}"),
         ("HTTPS_PROXY", f"HTTPS_PROXY {NOT_A_PROXY}: the scheme must be one of http, https, socks5, socks5h"),
     ]
-    assert problems({"LITSEARCH_EMAIL": " jürgen@uni-köln.de ", "TAVILY_API_KEY": " tvly-1 "}) == []
-    assert problems({}) == []
+    assert problems({"LITSEARCH_EMAIL": " jürgen@uni-köln.de ", "TAVILY_API_KEY": " tvly-1 "}, KEY_VARIABLES) == []
+    assert problems({}, KEY_VARIABLES) == []
 
 
 def test_excerpts_are_bounded():

@@ -347,7 +347,9 @@ def test_merge_cluster_keeps_the_richest_values_and_prefers_the_journal_version(
     assert (merged.arxiv_id, merged.openalex_id) == ("1706.03762", "W2963403868")
     assert merged.paper_id == "204e3073870fae3d05bcbc2f6a8e263d9b72e776"
     assert merged.external_ids == {"DOI": "10.5555/3295222.3295349", "ArXiv": "1706.03762", "MAG": "2963403868"}
-    assert merged.publication_types == ["article", "preprint"]
+    # The journal version's types: a published paper is not exported as a preprint for having
+    # its arXiv preprint merged in (the preprint stays known by its arXiv id).
+    assert merged.publication_types == ["article"]
     assert (merged.rank, merged.score) == (1, 0.5)
 
 

@@ -121,7 +121,7 @@ def _record(**changes) -> dict:
 @pytest.mark.parametrize("changes,words", [
     ({"seeds": [{"id": f"10.5555/seed.{n}"} for n in range(300)]}, "300 seeds; snowball takes at most 10"),
     ({"seeds": [{"id": "x" * 100_000}]}, "ids are at most 300"),
-    ({"options": {"limit": 100_000}}, "recorded limit 100000 is not between 1 and 100"),
+    ({"options": {"limit": 100_000}}, "the recorded limit must be between 1 and 100, not 100000"),
     ({"options": {"limit": True}}, "'options.limit' should be a whole number"),
     ({"kind": "search", "topic": "y" * 5_000}, "limit is 1,000"),
     ({"kind": "search", "topic": "x", "variants": ["a"] * 20}, "20 recorded variants; the limit is 8"),
@@ -176,13 +176,16 @@ def test_read_only_commands_work_on_a_read_only_disk(api, tmp_path):
 
 
 def test_the_cache_keeps_under_its_cap_by_evicting_the_oldest(tmp_path):
-    with Store.open(tmp_path / "db.sqlite3", cache_max_bytes=50_000) as store:
+    from litsearch.net.response_store import ResponseStore
+
+    with Store.open(tmp_path / "db.sqlite3") as store:
+        cache = ResponseStore(store, max_bytes=50_000)
         for n in range(40):
             body = json.dumps({"n": n, "pad": "x" * 4_000}).encode()
-            store.cache_put("openalex", f"key{n}", FetchedResponse(200, {}, body, "http://x/"), 3600, now=1000 + n)
-        assert store.cache_size() <= 50_000
-        assert store.cache_get("openalex", "key39", now=1100) is not None
-        assert store.cache_get("openalex", "key0", now=1100) is None
+            cache.put("openalex", f"key{n}", FetchedResponse(200, {}, body, "http://x/"), 3600, now=1000 + n)
+        assert cache.size() <= 50_000
+        assert cache.get("openalex", "key39", now=1100) is not None
+        assert cache.get("openalex", "key0", now=1100) is None
 
 
 # ---------------------------------------------------------------- spreadsheet formulas (class 8)

@@ -56,6 +56,10 @@ def _library(folder) -> None:
 COMMANDS = {
     "search (a search provider fails)": (["/openalex/works"], lambda tmp: SEARCH, {0}, True),
     "search (its enrichment fails)": (["/crossref/works", "/unpaywall/v2/"], lambda tmp: SEARCH, {0}, True),
+    # Europe PMC's own fake (tests/fake_europepmc.py): its contact email must not follow a redirect either.
+    "search (Europe PMC fails)": (["/europepmc/search"],
+                                  lambda tmp: [TOPIC, "--providers", "semantic_scholar,europepmc", "--limit", "10"],
+                                  {0}, True),
     "paper": (["/s2/graph/v1/paper/"], lambda tmp: ["paper", "10.1038/nbt.2647"], {0, 3}, False),
     "snowball": (["/s2/graph/v1/paper/"], lambda tmp: ["snowball", "10.1038/nbt.2647", "--no-verify"],
                  {0, 3}, False),

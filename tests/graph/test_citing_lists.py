@@ -13,7 +13,7 @@ from cli.test_paper_network_cli import OA, S2, CitationGraphAPI, make
 from fake_server import FakeServer
 from litsearch.core.config import Settings
 from litsearch.graph.bundle import fetch_paper_bundle
-from litsearch.graph.citing import S2_CITING_CAP
+from litsearch.graph.citing import citing_cap
 from litsearch.graph.limits import MAX_CITING_PER_SEED
 from litsearch.graph.network import build_network
 from litsearch.net.http import HttpClient
@@ -98,7 +98,7 @@ def test_without_openalex_semantic_scholar_is_paged_to_the_end(served):
     finally:
         api.down = set()
     s2_pages, _ = _citation_requests(server, before)
-    assert [r.param("offset") for r in s2_pages] == ["0", "1000"] and CITERS < S2_CITING_CAP
+    assert [r.param("offset") for r in s2_pages] == ["0", "1000"] and CITERS < citing_cap()
     assert bundle.citations_complete and bundle.citations_coverage == "all 1,250 citing papers Semantic Scholar lists"
     assert bundle.citations[0].title == "Landmark extension number 0 of the popular method"
 

@@ -1,4 +1,5 @@
-"""The SQLite store: response cache, saved-paper library, citation links, schema handling."""
+"""The SQLite store: the response cache's table (net/response_store.py), the saved-paper library, citation
+links, schema handling."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ import pytest
 from litsearch.library import schema as schema_module
 from litsearch.core.config import Settings
 from litsearch.net.http import FetchedResponse
-from litsearch.library.store import STALE_KEEP_SECONDS, Store
-from litsearch.providers.base import ALL_PROVIDERS, get_provider
+from litsearch.library.store import Store
+from litsearch.net.response_store import STALE_KEEP_SECONDS, ResponseStore
+from litsearch.providers.registry import services
 
-# Each provider declares how long its answers are cached.
-CACHE_TTL_SECONDS = {name: get_provider(name).cache_ttl for name in ALL_PROVIDERS}
+# Each service declares how long its answers are cached.
+CACHE_TTL_SECONDS = {name: declared.cache_ttl for name, declared in services().items()}
 from litsearch.core.config import DB_FILENAME, default_store_path
 from litsearch.core.errors import StoreError, UsageError
 from litsearch.net.cache_keys import cache_key, strip_identity_params
@@ -42,54 +44,56 @@ def response(body: bytes = b'{"ok": true}', url: str = "https://api.openalex.org
 # ---------------------------------------------------------------- response cache
 
 def test_cache_put_then_get_returns_the_response(store):
-    store.cache_put("openalex", "k1", response(headers={"Content-Type": "application/json", "X-Count": "3"}),
+    ResponseStore(store).put("openalex", "k1", response(headers={"Content-Type": "application/json", "X-Count": "3"}),
                     ttl_seconds=60, now=T0)
-    hit = store.cache_get("openalex", "k1", now=T0 + 10)
+    hit = ResponseStore(store).get("openalex", "k1", now=T0 + 10)
     assert (hit.status, hit.content, hit.url) == (200, b'{"ok": true}', "https://api.openalex.org/works?search=x")
     assert hit.headers == {"content-type": "application/json", "x-count": "3"}
     assert hit.content_type == "application/json"  # usable as a FetchedResponse
     assert (hit.stored_at, hit.expires_at, hit.stale) == (T0, T0 + 60, False)
-    assert store.cache_get("openalex", "other", now=T0) is None
-    assert store.cache_get("pubmed", "k1", now=T0) is None  # keys are per provider
+    assert ResponseStore(store).get("openalex", "other", now=T0) is None
+    assert ResponseStore(store).get("pubmed", "k1", now=T0) is None  # keys are per provider
 
 
 def test_expired_entries_are_ignored_unless_stale_is_allowed(store):
-    store.cache_put("arxiv", "k", response(), ttl_seconds=CACHE_TTL_SECONDS["arxiv"], now=T0)
-    assert store.cache_get("arxiv", "k", now=T0 + 86_399) is not None
-    assert store.cache_get("arxiv", "k", now=T0 + 86_400) is None
-    stale = store.cache_get("arxiv", "k", now=T0 + 86_400 + 5, allow_stale=True)
+    ResponseStore(store).put("arxiv", "k", response(), ttl_seconds=CACHE_TTL_SECONDS["arxiv"], now=T0)
+    assert ResponseStore(store).get("arxiv", "k", now=T0 + 86_399) is not None
+    assert ResponseStore(store).get("arxiv", "k", now=T0 + 86_400) is None
+    stale = ResponseStore(store).get("arxiv", "k", now=T0 + 86_400 + 5, allow_stale=True)
     assert stale is not None and stale.stale is True and stale.content == b'{"ok": true}'
 
 
 def test_a_put_replaces_the_entry_and_prunes_long_expired_ones(store):
-    store.cache_put("web", "old", response(b"old"), ttl_seconds=10, now=T0)
-    store.cache_put("web", "recent", response(b"recent"), ttl_seconds=10, now=T0 + STALE_KEEP_SECONDS)
-    store.cache_put("web", "recent", response(b"newer"), ttl_seconds=10, now=T0 + STALE_KEEP_SECONDS + 20)
+    ResponseStore(store).put("web", "old", response(b"old"), ttl_seconds=10, now=T0)
+    ResponseStore(store).put("web", "recent", response(b"recent"), ttl_seconds=10, now=T0 + STALE_KEEP_SECONDS)
+    ResponseStore(store).put("web", "recent", response(b"newer"), ttl_seconds=10, now=T0 + STALE_KEEP_SECONDS + 20)
     # "old" expired more than STALE_KEEP_SECONDS before the last put: pruned. "recent" stays for --offline.
     later = T0 + STALE_KEEP_SECONDS + 100
-    assert store.cache_get("web", "old", now=later, allow_stale=True) is None
-    assert store.cache_get("web", "recent", now=later, allow_stale=True).content == b"newer"
+    assert ResponseStore(store).get("web", "old", now=later, allow_stale=True) is None
+    assert ResponseStore(store).get("web", "recent", now=later, allow_stale=True).content == b"newer"
 
 
 def test_cache_clear_by_provider_and_all(store):
     for provider in ("openalex", "pubmed"):
         for key in ("a", "b"):
-            store.cache_put(provider, key, response(), ttl_seconds=60, now=T0)
-    assert store.cache_clear("pubmed") == 2
-    assert store.cache_get("pubmed", "a", now=T0) is None and store.cache_get("openalex", "a", now=T0)
-    assert store.cache_clear() == 2
-    assert store.cache_get("openalex", "a", now=T0) is None
+            ResponseStore(store).put(provider, key, response(), ttl_seconds=60, now=T0)
+    assert ResponseStore(store).clear("pubmed") == 2
+    assert ResponseStore(store).get("pubmed", "a", now=T0) is None and ResponseStore(store).get("openalex", "a", now=T0)
+    assert ResponseStore(store).clear() == 2
+    assert ResponseStore(store).get("openalex", "a", now=T0) is None
 
 
 def test_ttl_must_be_positive(store):
     with pytest.raises(ValueError):
-        store.cache_put("web", "k", response(), ttl_seconds=0)
+        ResponseStore(store).put("web", "k", response(), ttl_seconds=0)
 
 
 def test_ttls_per_provider_are_data():
+    # A day unless the service declares longer: DOI metadata and open-access locations change slowly.
     day = 86_400
-    assert CACHE_TTL_SECONDS == {"semantic_scholar": day, "openalex": day, "pubmed": day, "arxiv": day,
-                                 "crossref": 7 * day, "unpaywall": 7 * day, "web": day}
+    assert {name: ttl for name, ttl in CACHE_TTL_SECONDS.items() if ttl != day} == {"crossref": 7 * day,
+                                                                                    "unpaywall": 7 * day}
+    assert {"semantic_scholar", "openalex", "pubmed", "arxiv", "web"} <= set(CACHE_TTL_SECONDS)
 
 
 def test_cache_keys_ignore_identity_parameters_and_order():
@@ -118,8 +122,8 @@ def test_cache_keys_of_bodies_ignore_identity_fields():
 def test_stored_urls_lose_identity_parameters(store):
     url = f"https://api.openalex.org/works?search=a%20b&api_key={SECRET}&mailto=me%40x.org&per_page=5&tool=t"
     assert strip_identity_params(url) == "https://api.openalex.org/works?search=a%20b&per_page=5"
-    store.cache_put("openalex", "k", response(url=url), ttl_seconds=60, now=T0)
-    stored = store.cache_get("openalex", "k", now=T0).url
+    ResponseStore(store).put("openalex", "k", response(url=url), ttl_seconds=60, now=T0)
+    stored = ResponseStore(store).get("openalex", "k", now=T0).url
     assert SECRET not in stored and "mailto" not in stored
 
 
@@ -129,8 +133,8 @@ def test_secrets_echoed_in_bodies_headers_and_urls_are_redacted(db_path):
     echoed = response(body=body, url=f"https://api.semanticscholar.org/x?key={SECRET}",
                       headers={"X-Echo": SECRET, "Content-Type": "application/json"}, status=403)
     with Store.open(db_path, redact=settings.redact) as store:
-        store.cache_put("semantic_scholar", "k", echoed, ttl_seconds=60, now=T0)
-        hit = store.cache_get("semantic_scholar", "k", now=T0)
+        ResponseStore(store).put("semantic_scholar", "k", echoed, ttl_seconds=60, now=T0)
+        hit = ResponseStore(store).get("semantic_scholar", "k", now=T0)
     assert hit.content == b'{"error": "bad key [redacted]"}\xff\xfe not utf-8 \xc3\xa9'  # other bytes untouched
     assert hit.headers["x-echo"] == "[redacted]"
     assert hit.url == "https://api.semanticscholar.org/x?key=[redacted]"
@@ -140,8 +144,8 @@ def test_secrets_echoed_in_bodies_headers_and_urls_are_redacted(db_path):
 
 def test_without_redact_the_body_is_stored_as_is(store):
     body = bytes(range(256))
-    store.cache_put("web", "bin", response(body=body), ttl_seconds=60, now=T0)
-    assert store.cache_get("web", "bin", now=T0).content == body
+    ResponseStore(store).put("web", "bin", response(body=body), ttl_seconds=60, now=T0)
+    assert ResponseStore(store).get("web", "bin", now=T0).content == body
 
 
 # ---------------------------------------------------------------- library

@@ -30,6 +30,7 @@ from pathlib import Path
 from litsearch.net.http import FetchedResponse
 from litsearch.library.store import Store
 from litsearch.net.cache_keys import cache_key
+from litsearch.net.response_store import ResponseStore
 
 path, worker, workers, go = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), Path(sys.argv[4])
 CACHE_ENTRIES, SHARED_CACHE, OWN, SHARED = (int(v) for v in sys.argv[5:9])
@@ -64,11 +65,11 @@ own_ids, shared_ids = [], []
 for half in (0, 1):
     with timed(Store.open, path, redact=lambda text: text.replace("SECRET", "[redacted]")) as store:
         for i in range(half * CACHE_ENTRIES // 2, (half + 1) * CACHE_ENTRIES // 2):
-            timed(store.cache_put, "openalex", key(f"w{worker}-{i}"), body([worker, i]), ttl_seconds=3600)
-            mine = timed(store.cache_get, "openalex", key(f"w{worker}-{i}"))
+            timed(ResponseStore(store).put, "openalex", key(f"w{worker}-{i}"), body([worker, i]), ttl_seconds=3600)
+            mine = timed(ResponseStore(store).get, "openalex", key(f"w{worker}-{i}"))
             assert json.loads(mine.content) == [worker, i], mine
             other = (worker + 1 + i) % workers
-            theirs = timed(store.cache_get, "openalex", key(f"w{other}-{i}"))
+            theirs = timed(ResponseStore(store).get, "openalex", key(f"w{other}-{i}"))
             if theirs is not None:
                 assert json.loads(theirs.content) == [other, i]
                 seen_others += 1
@@ -79,7 +80,7 @@ for half in (0, 1):
         timed(store.list_papers)
 with Store.open(path) as store:
     for i in range(SHARED_CACHE):
-        timed(store.cache_put, "crossref", key(f"shared-{i}"), body(["shared", i, worker]), ttl_seconds=3600)
+        timed(ResponseStore(store).put, "crossref", key(f"shared-{i}"), body(["shared", i, worker]), ttl_seconds=3600)
     timed(store.add_citations, [(own_ids[i], own_ids[i + 1]) for i in range(OWN - 1)])
     timed(store.add_citations, [(own_ids[0], shared_ids[worker % SHARED])])
     timed(store.add_citations, [(shared_ids[i], shared_ids[(i + 1) % SHARED]) for i in range(SHARED)])

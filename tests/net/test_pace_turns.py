@@ -150,7 +150,7 @@ def test_after_a_429_an_api_without_a_published_rate_is_slowed_for_the_run_and_t
     # Unpaywall's real policy guesses 40/s (10 at once); this server allows 10/s.
     from litsearch.providers.unpaywall import PROVIDER
 
-    policy = PROVIDER.pace
+    policy = PROVIDER.service.pace
     assert policy.slows_after_429
     limiter = TenPerSecond()
     with FakeServer() as server:

@@ -207,7 +207,7 @@ def test_without_a_key_nothing_is_sent(tavily, monkeypatch):
 
 
 def test_blank_key_counts_as_missing():
-    assert Settings.from_env({"TAVILY_API_KEY": "   "}).tavily_api_key is None
+    assert Settings.from_env({"TAVILY_API_KEY": "   "}).key("web") is None
 
 
 def echo_key_401(request: SeenRequest) -> Answer:

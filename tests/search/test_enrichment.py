@@ -123,7 +123,8 @@ def test_crossref_as_an_opt_in_search_provider(server, monkeypatch, capsys):
 def test_auto_never_picks_crossref_or_web(server, monkeypatch, capsys):
     env = fake_apis.install(server)
     run = run_cli(monkeypatch, capsys, env, ["CRISPR in deep learning", "--format", "json", "--no-verify"])
-    assert set(json.loads(run.stdout)["providers_searched"]) == {"semantic_scholar", "openalex", "pubmed", "arxiv"}
+    assert set(json.loads(run.stdout)["providers_searched"]) == {"semantic_scholar", "openalex", "pubmed", "europepmc",
+                                                                 "arxiv"}
 
 
 def test_web_provider_with_a_key_adds_a_separate_section(server, monkeypatch, capsys):

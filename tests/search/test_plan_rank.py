@@ -6,11 +6,11 @@ from litsearch.search.plan import detect_providers, parse_provider_list, plan_re
 
 
 @pytest.mark.parametrize("topic,expected", [
-    ("CRISPR off-target effects", ["semantic_scholar", "openalex", "pubmed"]),
-    ("randomized trial of statins in elderly patients", ["semantic_scholar", "openalex", "pubmed"]),
+    ("CRISPR off-target effects", ["semantic_scholar", "openalex", "pubmed", "europepmc"]),
+    ("randomized trial of statins in elderly patients", ["semantic_scholar", "openalex", "pubmed", "europepmc"]),
     ("graph neural networks for molecule generation", ["semantic_scholar", "openalex", "arxiv"]),
     ("quantum error correction codes", ["semantic_scholar", "openalex", "arxiv"]),
-    ("deep learning for tumor segmentation in MRI", ["semantic_scholar", "openalex", "pubmed", "arxiv"]),
+    ("deep learning for tumor segmentation in MRI", ["semantic_scholar", "openalex", "pubmed", "europepmc", "arxiv"]),
     ("medieval monastic economies", ["semantic_scholar", "openalex"]),
     ("the rather strange rates of rating", ["semantic_scholar", "openalex"]),
 ])

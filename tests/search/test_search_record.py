@@ -44,14 +44,19 @@ def test_the_record_holds_each_request_as_sent_the_counts_and_the_ids(world):
     assert record["searched_at"].endswith("Z") and record["topic"] == TOPIC
     assert record["variants"] == ["Cas9 specificity"]
     providers = {p["name"]: p for p in record["providers"]}
-    assert set(providers) == {"semantic_scholar", "openalex", "pubmed"}
+    assert set(providers) == {"semantic_scholar", "openalex", "pubmed", "europepmc"}
     [openalex] = providers["openalex"]["requests"]
     assert openalex["url"].endswith("/openalex/works") and openalex["status"] == 200
     assert openalex["params"]["search"] == "(CRISPR off-target effects) OR (Cas9 specificity)"
     assert openalex["params"]["api_key"] == "[redacted]" and openalex["params"]["mailto"] == "[redacted]"
     assert [r["url"].rsplit("/", 1)[1] for r in providers["pubmed"]["requests"]] == ["esearch.fcgi", "efetch.fcgi"]
+    # Europe PMC, auto-chosen for a biomedical topic, recorded from its declaration like the others.
+    [europepmc] = providers["europepmc"]["requests"]
+    assert europepmc["url"].endswith("/europepmc/search") and europepmc["params"]["email"] == "[redacted]"
+    assert europepmc["params"]["query"] == ("((CRISPR off-target effects) OR (Cas9 specificity)) "
+                                            "AND PUB_YEAR:[2010 TO 2024]")
     assert all(p["count"] >= 1 for p in providers.values())
-    assert record["filters_applied"] == ["year 2010–2024: applied by semantic_scholar, openalex, pubmed"]
+    assert record["filters_applied"] == ["year 2010–2024: applied by semantic_scholar, openalex, pubmed, europepmc"]
     counts = record["counts"]
     assert counts["identified"] == sum(counts["per_source"].values())
     assert counts["identified"] - counts["duplicates_removed"] == counts["after_duplicates_removed"]
@@ -65,7 +70,8 @@ def test_report_prints_the_methods_and_a_table_that_adds_up(world):
     run, folder, _ = world
     run([TOPIC, "--variant", "Cas9 specificity", "--limit", "5", "--record", "search.json"])
     report = run(["report", "search.json"])
-    assert report.startswith("## Search methods\n\nWe searched Semantic Scholar, OpenAlex and PubMed on ")
+    assert report.startswith("## Search methods\n\nWe searched Semantic Scholar, OpenAlex, PubMed and Europe PMC on ")
+    assert "Europe PMC (/europepmc/search): `query=(CRISPR off-target effects) OR (Cas9 specificity)`" in report
     assert "PubMed (/eutils/esearch.fcgi): `term=(CRISPR off-target effects) OR (Cas9 specificity)`" in report
     assert "Duplicates were merged" in report and "## Identification (PRISMA 2020)" in report
     payload = json.loads(run(["report", "search.json", "--format", "json"]))

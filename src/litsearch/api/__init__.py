@@ -1,8 +1,11 @@
-"""The Python API: plain functions returning plain dicts.
+"""The Python API: ``search`` returns the result the command renders; the other functions
+return plain dicts.
 
-    from litsearch.api import literature_search, pubmed_search
+    from litsearch.api import search, render, literature_search, pubmed_search
     from litsearch.api import openalex, semantic_scholar, crossref, unpaywall
 
+    result = search("CRISPR off-target effects", variants=["Cas9 specificity"], limit=10, year="2020-")
+    render(result, "bibtex")  # the command's own output: markdown, json, bibtex, ris, csl-json, csv
     literature_search("CRISPR off-target effects", max_results=10, date_from="2020")
     read_paper("PMC3299399", sections=["methods"], max_chars=20000)
     push_to_zotero(["10.1038/nbt.2647"], collection="To read")
@@ -26,9 +29,10 @@ from ..search.plan import parse_provider_list
 from . import crossref, openalex, semantic_scholar, unpaywall
 from ._run import run_sync, settings
 from .fulltext import read_paper
+from .search import render, search
 from .zotero import push_to_zotero
 
-__all__ = ["LitSearchError", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
+__all__ = ["LitSearchError", "search", "render", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
            "openalex", "semantic_scholar", "crossref", "unpaywall"]
 
 

@@ -30,10 +30,10 @@ from ..core.identifiers import normalize_doi
 from ..core.records import Paper
 from .bibtex import parse_bibtex
 from .fields import RawRecord, paper_from_fields
+from .formats import READABLE_FORMATS, readable_from_path
 from .source import RIS_TYPES, SourceRecord
 
-FORMATS = ("csv", "ris", "bibtex")
-EXTENSIONS = {".csv": "csv", ".ris": "ris", ".bib": "bibtex", ".bibtex": "bibtex"}
+FORMATS = READABLE_FORMATS
 # ".txt" is what several databases (Web of Science, Scopus, Ovid) call their RIS export, so
 # it is sniffed like an unknown extension.
 
@@ -197,8 +197,9 @@ _SNIFF_CHARS = 50_000
 def detect_format(path: Path, text: str) -> str:
     """The format by extension; by content for .txt and unknown extensions."""
     extension = path.suffix.lower()
-    if extension in EXTENSIONS:
-        return EXTENSIONS[extension]
+    named = readable_from_path(path.name)
+    if named:
+        return named
     sniffed = sniff_format(text)
     if sniffed:
         return sniffed

@@ -20,7 +20,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-FORMATS = ("csv", "ris", "bibtex")
+from .formats import READABLE_FORMATS
+
+FORMATS = READABLE_FORMATS  # the formats a record can be written in as read
 
 # RIS reference types -> BibTeX entry types, so every reader labels records alike.
 RIS_TYPES = {"JOUR": "article", "JFULL": "article", "EJOUR": "article", "MGZN": "article", "NEWS": "article",

@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
+from ..core.preprints import is_preprint
 from ..core.records import Paper
 from ..core.sanitize import json_text, spreadsheet_cell
 from ..core.updates import notice_words
@@ -48,11 +49,8 @@ __all__ = ["CSV_COLUMNS", "publication_kind", "to_bibtex", "to_csl_json", "to_cs
 
 # --------------------------------------------------------------------------- kind of publication
 
-_PREPRINT_TYPES = {"preprint", "posted-content", "unpublished", "manuscript"}
 _CONFERENCE_TYPES = {"inproceedings", "conference", "proceedings-article", "conference paper", "conferencepaper",
                      "paper-conference", "conf", "cpaper", "proceedings"}
-_PREPRINT_VENUE = re.compile(r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|"
-                             r"preprints?\.org|techrxiv|osf preprints)\b", re.I)
 _CONFERENCE_VENUE = re.compile(r"\b(?:conference|symposium|workshop)\b", re.I)
 # Entry types an import or an API states (BibTeX, RIS, OpenAlex/Crossref spellings).
 _OTHER_KINDS = {"book": {"book", "monograph", "edited-book", "reference-book"},
@@ -67,9 +65,7 @@ def publication_kind(paper: Paper) -> str:
     (see the module docstring)."""
     types = {kind.lower() for kind in paper.publication_types}
     journal = paper.journal or ""
-    if types & _PREPRINT_TYPES or _PREPRINT_VENUE.search(journal):
-        return "preprint"
-    if not journal and (paper.arxiv_id or is_arxiv_doi(paper.doi)):
+    if is_preprint(paper):  # core/preprints.py: the rule the merge and the filters use too
         return "preprint"
     if types & _CONFERENCE_TYPES or _CONFERENCE_VENUE.search(journal):
         return "conference"
@@ -296,8 +292,11 @@ def csl_item(paper: Paper, key: str) -> dict:
         "title": plain_line(paper.title),
         "author": [name for name in (_csl_name(a) for a in paper.authors) if name],
         "issued": _csl_issued(paper),
-        "container-title": paper.journal if paper.journal and not (kind == "preprint" and arxiv_id) else None,
-        "publisher": "arXiv" if kind == "preprint" and arxiv_id else None,
+        "container-title": paper.journal if paper.journal and kind != "preprint" else None,
+        # A preprint's server is its publisher (CSL's "article" is a preprint; genre says it to readers
+        # of other styles): arXiv with its number, else the server the record names.
+        "publisher": ("arXiv" if arxiv_id else _server(paper.journal)) if kind == "preprint" else None,
+        "genre": "preprint" if kind == "preprint" else None,
         "number": f"arXiv:{arxiv_id}" if kind == "preprint" and arxiv_id else None,
         "volume": paper.volume,
         "issue": paper.issue,
@@ -309,6 +308,12 @@ def csl_item(paper: Paper, key: str) -> dict:
         "note": update_note(paper) or None,
     }
     return {name: value for name, value in item.items() if value not in (None, "", [])}
+
+
+def _server(venue: str | None) -> str | None:
+    """A preprint's server from its venue: "bioRxiv (preprint)" -> "bioRxiv"."""
+    text = re.sub(r"\s*\(preprint\)\s*$", "", venue or "", flags=re.I).strip()
+    return text if text and text.lower() != "preprint" else None
 
 
 def to_csl_json(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:

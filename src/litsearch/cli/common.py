@@ -30,11 +30,12 @@ from ..core.errors import (
     StoreError,
     UsageError,
 )
+from ..core.identifiers import ID_HELP
 from ..core.sanitize import safe_text
 
-__all__ = ["EXIT_CODES_HELP", "TERMINAL_VIEW", "Console", "StrictParser", "add_cache_options", "add_quiet_option",
-           "cache_mode", "fetch", "load_settings", "opened_cache", "run_command", "view_format",
-           "write_file_atomically", "write_output"]
+__all__ = ["EXIT_CODES_HELP", "MAX_LIMIT", "TERMINAL_VIEW", "Console", "StrictParser", "add_cache_options",
+           "add_quiet_option", "cache_mode", "check_limit", "fetch", "load_settings", "opened_cache", "run_command",
+           "view_format", "write_file_atomically", "write_output"]
 
 T = TypeVar("T")
 
@@ -79,6 +80,28 @@ def load_settings() -> Settings:
         return Settings.from_env()
     except ValueError as exc:
         raise ConfigError(str(exc)) from None
+
+
+MAX_LIMIT = 100  # rows a command shows at most (--limit)
+
+# The ids `paper`, `network` and `snowball` take, and where their lists come from.
+PAPER_ID_EPILOG = f"""\
+ids: {ID_HELP}.
+sources: Semantic Scholar first for references (one page of 100) and citing papers (all it
+  lists when they fit in one page of 1,000; else OpenAlex's 100 most cited are added, sorted by
+  citations on its server); OpenAlex when Semantic Scholar fails, lacks the paper or lists
+  none; PubMed for a paper with a PMID (retraction and notices). What the citing list covers is
+  said under it. A provider that fails is reported in the notes; the command still prints what
+  the others gave.
+{EXIT_CODES_HELP}
+  Here: 3 the paper could not be fetched (every provider failed), 5 no provider has it."""
+
+
+def check_limit(limit: int, maximum: int = MAX_LIMIT, flag: str = "--limit") -> int:
+    """``limit`` when it is 1..``maximum``, else a UsageError naming ``flag`` and the range."""
+    if not 1 <= limit <= maximum:
+        raise UsageError(f"{flag} must be between 1 and {maximum}, not {limit}")
+    return limit
 
 
 def check_file_target(path: str | None, flag: str, example: str) -> None:
@@ -148,14 +171,13 @@ def opened_cache(settings: Settings, mode: str, console: "Console", store_needed
     if needed or mode != "off":
         try:
             # --offline only reads: a read-only or full disk must not stop it.
-            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed,
-                               cache_max_bytes=settings.cache_max_bytes)
+            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed)
         except StoreError as exc:
             if needed:
                 raise
             console.warn(f"cache disabled: {exc}")
     try:
-        yield ResponseCache(store, mode, warn=console.warn), store
+        yield ResponseCache(store, mode, warn=console.warn, max_bytes=settings.cache_max_bytes), store
     finally:
         if store is not None:
             store.close()

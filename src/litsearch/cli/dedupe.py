@@ -16,7 +16,8 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..biblio.readers import FORMATS
+from ..biblio.formats import READABLE_FORMATS as FORMATS
+from ..biblio.formats import MERGED_JSON, merged_from_path
 from ..core.errors import ExitCode, UsageError
 from ..core.records import Paper
 from .common import (
@@ -28,8 +29,6 @@ from .common import (
 )
 
 PROG = "lit-search dedupe"
-# --merged formats by extension (writers in biblio/source_writers.py and biblio/writers.py).
-MERGED_EXTENSIONS = (".csv", ".ris", ".bib", ".json")
 
 DESCRIPTION = """\
 Find the records of a bibliographic export that describe the same paper. Every input
@@ -129,7 +128,7 @@ def _check_paths(args: argparse.Namespace) -> None:
         folder = Path(target).parent if target else None
         if folder is not None and not folder.is_dir():
             raise UsageError(f"{option} {target}: the folder {folder} does not exist")
-    if args.merged and Path(args.merged).suffix.lower() not in MERGED_EXTENSIONS:
+    if args.merged and merged_from_path(args.merged) is None:
         raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
     if args.merged and args.output and os.path.realpath(args.merged) == os.path.realpath(args.output):
         raise UsageError("-o and --merged name the same file")
@@ -171,12 +170,11 @@ def merged_records(records: Sequence[Paper], clusters: Sequence) -> list[Paper]:
 def merged_file_text(path: str, loaded, clusters: Sequence, ids: Sequence[str]) -> str:
     """--merged: CSV, RIS and BibTeX from the records as written (every field kept, a record
     without duplicates exactly as read); CSL-JSON from the merged papers."""
-    suffix = Path(path).suffix.lower()
-    if suffix == ".json":
+    target = merged_from_path(path)
+    if target == MERGED_JSON:
         from ..biblio.writers import to_csl_json
 
         return to_csl_json(merged_records(loaded.papers, clusters), keys=[ids[c.members[0]] for c in clusters])
     from ..biblio.source_writers import write_clusters
 
-    target = {".csv": "csv", ".ris": "ris", ".bib": "bibtex"}[suffix]
     return write_clusters(target, loaded.format, loaded.sources, clusters, ids)

@@ -96,10 +96,8 @@ def _reads_like_a_topic(name: str, words: list[str]) -> bool:
         except UnknownIdError:
             return True
         return False
-    if name == "library":
-        from .library import ACTIONS
-
-        return words[0] not in ACTIONS
+    if name == "library":  # the command's own list of actions
+        return words[0] not in importlib.import_module(COMMANDS["library"]).ACTIONS
     if name in ("report", "rerun"):  # a missing record file is not a topic
         return not words[0].lower().endswith(".json") and not os.path.lexists(words[0])
     if name == "zotero":

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
 from .. import __version__
-from ..core.config import BASE_URL_VARIABLES, CACHE_SIZE_VARIABLE, DB_FILENAME, Settings, data_folder
+from ..core.config import CACHE_SIZE_VARIABLE, DB_FILENAME, Settings, data_folder
 from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
 from .common import new_parser, run_command, write_output
@@ -92,32 +92,37 @@ def usable_settings() -> tuple[Settings, list[str]]:
 
 
 def diagnose(settings: Settings) -> dict[str, Any]:
-    """Everything doctor reports without sending a request."""
-    from ..providers.base import ALL_PROVIDERS, get_provider
+    """Everything doctor reports without sending a request: each provider as it declares
+    itself (providers/registry.py), with what this environment sets."""
+    from ..providers.base import get_provider
+    from ..providers.registry import providers as provider_names
 
     folder = data_folder()
     providers = []
-    for name in ALL_PROVIDERS:
-        provider = get_provider(name)
-        pace = provider.pace_policy(settings)
-        key_set = bool(provider.key_variable and settings.has_secret(provider.key_variable))
+    for name in provider_names():
+        declared = settings.service(name)
+        pace = settings.pace(name)
+        key_variable = declared.key.variable if declared.key else None
+        key_set = bool(settings.key(name))
         missing = []
-        if provider.key_variable and not key_set:
-            missing.append({"variable": provider.key_variable, "costs": provider.key_benefit})
-        if provider.email_benefit and not settings.email:
-            missing.append({"variable": EMAIL_VARIABLE, "costs": provider.email_benefit})
+        if declared.key and not key_set:
+            missing.append({"variable": key_variable, "costs": declared.key.benefit})
+        if declared.email.benefit and not settings.email:
+            missing.append({"variable": EMAIL_VARIABLE, "costs": declared.email.benefit})
         providers.append({
             "name": name,
-            "label": provider.label,
-            "optional": not provider.used_by_default,
+            "label": declared.label,
+            "optional": declared.optional,
             "base_url": _shown_url(settings.base_urls.get(name, "")),
-            "base_url_variable": BASE_URL_VARIABLES.get(name),
-            "key_variable": provider.key_variable,
+            "base_url_variable": declared.url_variable,
+            "key_variable": key_variable,
             "key_set": key_set,
             "pace": _pace_words(pace.min_interval, pace.max_in_flight),
-            "limits": provider.limits,
+            "limits": declared.limits,
+            "capabilities": sorted(declared.capabilities),
+            "auto_choice": declared.auto_choice,
             "missing": missing,
-            "budget": provider.budget_today(settings),  # a daily allowance as last seen (OpenAlex)
+            "budget": get_provider(name).budget_today(settings),  # a daily allowance as last seen (OpenAlex)
             "check": None,
         })
     return {
@@ -145,8 +150,9 @@ async def check_all(settings: Settings) -> dict[str, dict[str, Any]]:
     import httpx
 
     from ..net.http import HttpClient
-    from ..providers.base import ALL_PROVIDERS
+    from ..providers.registry import providers
 
+    ALL_PROVIDERS = providers()
     try:
         async with HttpClient(settings) as http:
             results = await asyncio.gather(*(_check(http, name) for name in ALL_PROVIDERS))
@@ -225,12 +231,13 @@ def _cache_size(path: Path, settings: Settings) -> int | None:
     """Bytes of cached answers (what LITSEARCH_CACHE_MAX_MB caps); None when unreadable."""
     from ..core.errors import StoreError
     from ..library.store import Store
+    from ..net.response_store import ResponseStore
 
     if not path.is_file():
         return 0
     try:
         with Store.open(path, redact=settings.redact, read_only=True) as store:
-            return store.cache_size()
+            return ResponseStore(store).size()
     except StoreError:
         return None
 

@@ -16,6 +16,7 @@ from .common import (
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
@@ -84,8 +85,7 @@ def main(argv: Sequence[str]) -> int:
 
 def list_arguments(kind: EntityKind, args: argparse.Namespace) -> dict[str, Any]:
     """The list's query, aliases, raw filter, sort, limit and cursor from the command line."""
-    if not 1 <= args.limit <= MAX_LIST_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIST_LIMIT}, not {args.limit}")
+    check_limit(args.limit, MAX_LIST_LIMIT)
     query = " ".join(args.query).strip() or None
     sort = None if args.sort in (None, "relevance") else f"{args.sort}:desc"
     if args.sort == "relevance" and not query:

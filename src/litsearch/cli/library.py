@@ -68,7 +68,7 @@ def library_command(argv: Sequence[str]) -> int:
 
     # list, show and export only read: they open the file read-only (a read-only or full disk is fine).
     read_only = args.action in ("list", "show", "export")
-    with Store.open(redact=settings.redact, read_only=read_only, cache_max_bytes=settings.cache_max_bytes) as store:
+    with Store.open(redact=settings.redact, read_only=read_only) as store:
         if args.action == "list":
             out = _list(store, view_format(args.format))
         elif args.action == "show":

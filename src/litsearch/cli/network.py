@@ -19,6 +19,7 @@ from ..graph.limits import (
     MAX_SEEDS,
 )
 from .common import (
+    PAPER_ID_EPILOG,
     Console,
     add_cache_options,
     add_quiet_option,
@@ -31,7 +32,6 @@ from .common import (
     write_file_atomically,
     write_output,
 )
-from .paper import ID_EPILOG
 
 PROG = "lit-search network"
 
@@ -50,7 +50,7 @@ files: -o net.md, net.json or net.dot writes that format; -o net.svg, net.png or
   graphviz), checked before anything is fetched. The file is written whole or not at all;
   `... --format dot | dot -Tsvg > net.svg` would leave an empty net.svg when dot is missing,
   because the shell creates it first.
-{ID_EPILOG.replace("the paper could not be fetched", "no seed could be fetched").replace("no provider has it", "no provider has any seed")}"""
+{PAPER_ID_EPILOG.replace("the paper could not be fetched", "no seed could be fetched").replace("no provider has it", "no provider has any seed")}"""
 
 
 def build_parser():

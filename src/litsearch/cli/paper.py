@@ -7,15 +7,18 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
-from ..core.identifiers import ID_HELP, parse_paper_ref
+from ..core.errors import ExitCode
+from ..core.identifiers import parse_paper_ref
 from ..core.sanitize import json_text
 from .common import (
+    MAX_LIMIT,
+    PAPER_ID_EPILOG,
     TERMINAL_VIEW,
     Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
@@ -25,27 +28,14 @@ from .common import (
 )
 
 PROG = "lit-search paper"
-MAX_LIMIT = 100
 
 DESCRIPTION = """\
 Show one paper: its record merged from Semantic Scholar and OpenAlex (title, authors,
 year, venue, identifiers, abstract, TL;DR, open-access link), then its references and the
 papers citing it, each ranked by citation count."""
 
-ID_EPILOG = f"""\
-ids: {ID_HELP}.
-sources: Semantic Scholar first for references (one page of 100) and citing papers (all it
-  lists when they fit in one page of 1,000; else OpenAlex's 100 most cited are added, sorted by
-  citations on its server); OpenAlex when Semantic Scholar fails, lacks the paper or lists
-  none; PubMed for a paper with a PMID (retraction and notices). What the citing list covers is
-  said under it. A provider that fails is reported in the notes; the command still prints what
-  the others gave.
-{EXIT_CODES_HELP}
-  Here: 3 the paper could not be fetched (every provider failed), 5 no provider has it."""
-
-
 def build_parser():
-    parser = new_parser(PROG, DESCRIPTION, ID_EPILOG)
+    parser = new_parser(PROG, DESCRIPTION, PAPER_ID_EPILOG)
     parser.add_argument("id", metavar="ID", help="the paper: DOI, PMID, arXiv id, Semantic Scholar or OpenAlex id")
     parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
                         help="table: a view sized to the terminal (the default when stdout is one); markdown: "
@@ -65,8 +55,7 @@ def paper_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     fmt = view_format(args.format)
     ref = parse_paper_ref(args.id)
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    check_limit(args.limit)
     settings = load_settings()
     console = Console(settings, args.quiet)
     started = time.monotonic()

@@ -6,31 +6,36 @@ from __future__ import annotations
 import asyncio
 from typing import Sequence
 
-from ..core.config import BASE_URL_VARIABLES, DEFAULT_BASE_URLS, Settings
+from ..core.config import Settings
 from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
-from .common import load_settings, new_parser, run_command, write_output
+from .common import MAX_LIMIT, check_limit, load_settings, new_parser, run_command, write_output
 
 DESCRIPTIONS = {
     "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
     "openalex": "Search OpenAlex (/works?search=).",
     "pubmed": "Search PubMed (esearch for the ids, then efetch for the records).",
     "arxiv": "Search arXiv (/api/query, Atom feed).",
+    "europepmc": "Search Europe PMC (/search, core records, cursorMark pages; preprints included).",
 }
 
-MAX_LIMIT = 100
 
 
 def build_parser(name: str):
+    from ..providers.registry import service
+
+    declared = service(name)
     epilog = (
         "environment:\n"
         "  LITSEARCH_EMAIL        contact address sent to the API (also OPENALEX_EMAIL, UNPAYWALL_EMAIL)\n"
-        "  SEMANTIC_SCHOLAR_API_KEY, NCBI_API_KEY, OPENALEX_API_KEY   optional keys\n"
-        f"  {BASE_URL_VARIABLES[name]}   base URL (default {DEFAULT_BASE_URLS[name]})\n"
+        + (f"  {declared.key.variable}   optional key ({declared.key.where})\n" if declared.key else "")
+        + 
+        f"  {declared.url_variable}   base URL (default {declared.base_url})\n"
         "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
         "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 the provider failed (one line on stderr)."
     )
-    parser = new_parser(f"{name}.py", DESCRIPTIONS[name] + " Prints a JSON list of normalized records on stdout.",
+    description = DESCRIPTIONS.get(name) or f"Search {declared.label}."
+    parser = new_parser(f"{name}.py", description + " Prints a JSON list of normalized records on stdout.",
                         epilog)
     parser.add_argument("query", help="search terms")
     parser.add_argument("--limit", type=int, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
@@ -52,8 +57,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
         query = " ".join(args.query.split())
         if not query:
             raise UsageError("the query is empty")
-        if not 1 <= args.limit <= MAX_LIMIT:
-            raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}")
+        check_limit(args.limit, MAX_LIMIT)
         settings = load_settings()
         records = asyncio.run(_run(name, query, args.limit, settings))
         write_output(json_text(records), settings)

@@ -23,6 +23,18 @@ from .common import (
 PROG = "lit-search read"
 FORMATS = ("markdown", "json", "text")
 
+
+def _environment_words() -> str:
+    """The variables of the services full texts come from, as they declare them."""
+    from ..core.services import FULL_TEXT, OPEN_ACCESS
+    from ..providers import registry
+
+    used = [registry.service(name) for name in registry.with_capability(FULL_TEXT) + registry.with_capability(OPEN_ACCESS)]
+    urls = [found.url_variable for found in used if found.url_variable]
+    keys = [found.key.variable for found in used if found.key]
+    return (f"environment: {', '.join(urls[:3])},\n  {', '.join(urls[3:])} (base URLs), "
+            f"{', '.join(keys)}, LITSEARCH_EMAIL.")
+
 DESCRIPTION = """\
 Read the full text of a legally open copy of one paper: title, authors, licence and source,
 the list of sections with their sizes, then the sections in order (abstract, introduction,
@@ -43,8 +55,7 @@ sections: --section takes a section's name or number from the list, a kind of se
 limits: --max-chars counts the characters of the sections' text (default 50000; 0: no limit).
   Sections are taken whole, in order, while they fit; the others are listed as left out. When
   not even the first fits, it is shown in part and the cut is stated.
-environment: LITSEARCH_PUBMED_URL, LITSEARCH_EUROPEPMC_URL, LITSEARCH_ARXIV_WEB_URL,
-  LITSEARCH_UNPAYWALL_URL (base URLs), NCBI_API_KEY, LITSEARCH_EMAIL.
+{_environment_words()}
 {EXIT_CODES_HELP}
   Here: 3 copies exist but none could be fetched; 5 no open copy is known (or the paper is unknown).
 examples:

@@ -20,13 +20,14 @@ from .common import (
     Console,
     add_quiet_option,
     check_file_target,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, abstracts_wanted, add_abstract_options, result_format, write_result
+from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search rerun"
 
@@ -46,12 +47,9 @@ EPILOG = f"""\
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("record", metavar="RECORD", help="a JSON search record written with --record")
-    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="of the new papers: table (a terminal view, the default on a terminal), markdown "
-                             "(the default elsewhere), JSON, or an export format")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
+    add_result_options(parser, "of the new papers: table (a terminal view, the default on a terminal), markdown "
+                               "(the default elsewhere), JSON, or an export format")
     parser.add_argument("--record", dest="new_record", metavar="FILE", help="write today's search record")
-    add_abstract_options(parser)
     add_quiet_option(parser)
     return parser
 
@@ -82,16 +80,16 @@ def rerun_command(argv: Sequence[str]) -> int:
     known = set().union(*(_identities(entry) for entry in record.get("results", []) + found))
     shown = result.results[:limit]
     fresh = [item for item in shown if not _identities(item.paper.to_dict()) & known]
-    result = dataclasses.replace(result, results=fresh, empty_message=(
-        f"Nothing new since the record of {record.get('searched_at', 'an unknown date')}: "
-        f"all {len(shown)} papers shown today were in it."))
+    result = dataclasses.replace(result, results=fresh)
+    nothing_new = (f"Nothing new since the record of {record.get('searched_at', 'an unknown date')}: "
+                   f"all {len(shown)} papers shown today were in it.")
     result.enrichment.notes.insert(0, f"rerun of the search recorded {record.get('searched_at', '?')}: "
                                       f"{len(fresh)} new of the {len(shown)} shown today "
                                       f"(the record showed {len(record.get('results', []))} and found "
                                       f"{max(len(found), len(record.get('results', [])))})")
     if args.new_record:
         write_output(json_text(new_record), settings, args.new_record)
-    write_result(result, limit, fmt, settings, args.output, abstracts=abstracts_wanted(args))
+    write_result(result, limit, fmt, settings, args.output, abstracts=abstracts_wanted(args), nothing_found=nothing_new)
     return code
 
 
@@ -109,10 +107,9 @@ def recorded_search(record: dict[str, Any], record_path: str = "the record"):
     (topic and variant length, how many variants, provider names, --limit, filters): a
     record says nothing the command line could not have said. InputError otherwise."""
     from ..core.filters import Filters
-    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions
+    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
     from ..search.plan import parse_provider_list
     from ..search.record import filters_from_dict
-    from .search import clean_query
 
     recorded = record.get("options", {})
     with _as_record_problem(record_path):
@@ -157,9 +154,9 @@ def _as_record_problem(record_path: str):
 
 
 def _rerun_snowball(record: dict[str, Any], seeds: list, limit: int, settings, console):
+    from ..graph.chased import as_search_result
     from ..graph.snowball import DIRECTIONS, snowball
     from ..search.record import snowball_record
-    from .snowball import as_search_result
 
     recorded = record.get("options", {})
     args = argparse.Namespace(limit=limit, no_verify=not recorded.get("verify", True))
@@ -169,19 +166,18 @@ def _rerun_snowball(record: dict[str, Any], seeds: list, limit: int, settings, c
         direction = recorded.get("direction") if recorded.get("direction") in DIRECTIONS else "both"
         topic = recorded.get("topic") if isinstance(recorded.get("topic"), str) else None
         found = await snowball(http, seeds, direction, topic, progress=console.say)
-        return found, await as_search_result(http, found, args, started)
+        return found, await as_search_result(http, found, args.limit, not args.no_verify, started)
 
     found, result = fetch(settings, "refresh", console, work)
     return result, snowball_record(found, result, args), args.limit, found.exit_code
 
 
 def _limit(value: Any, record_path: str) -> int:
-    """The recorded --limit (1-100, as the command line allows); 20 when the record has none."""
+    """The recorded --limit (checked as the command line checks it); 20 when the record has none."""
     if value is None:
         return 20
-    if not 1 <= value <= 100:
-        raise InputError(f"{record_path}: the recorded limit {value} is not between 1 and 100")
-    return value
+    with _as_record_problem(record_path):
+        return check_limit(value, flag="the recorded limit")
 
 
 def _identities(record: dict[str, Any]) -> set[tuple[str, str]]:

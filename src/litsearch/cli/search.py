@@ -6,50 +6,80 @@ stdout carries the product (table, JSON or export); progress and diagnostics go 
 from __future__ import annotations
 
 import argparse
-import sys
-from typing import Any, Sequence
+from typing import Sequence
 
 from .. import __version__
-from ..biblio.formats import EXPORT_FORMATS
-from ..core.errors import ExitCode, StoreError, UsageError
+from ..core.errors import ExitCode, UsageError
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
-from ..core.text import plain_text
-from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS
+from ..providers import registry
 from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions
+from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
 from ..search.plan import parse_provider_list
 from .common import (
+    MAX_LIMIT,
     TERMINAL_VIEW,
     Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
-    output_format,
     redact_logs,
     run_command,
-    view_format,
     write_output,
 )
 from .progress import LiveStatus
+from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search"
-MAX_LIMIT = 100
-RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
 
-DESCRIPTION = """\
-Search Semantic Scholar, OpenAlex, PubMed and arXiv in parallel and print one ranked,
+def _labels(names) -> str:
+    labels = [registry.provider_label(name) for name in names]
+    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else "".join(labels)
+
+
+def _choice_words() -> str:
+    """``--providers auto`` in words, from the providers' declarations."""
+    by_choice: dict[str, list[str]] = {}
+    for name in registry.searched_by_auto():
+        by_choice.setdefault(registry.service(name).auto_choice or "", []).append(name)
+    fields = {"always": "always", "biomedical": "for biomedical topics",
+              "technical": "for computing/maths/physics topics"}
+    return ", ".join(f"{' and '.join(names)} {fields.get(choice, choice)}" for choice, names in by_choice.items())
+
+
+def _on_request_words() -> str:
+    parts = []
+    for name in registry.on_request():
+        declared = registry.service(name)
+        needs = f", needs {declared.key.variable}" if declared.key and declared.optional else ""
+        parts.append(f"{name} ({declared.label}{needs})")
+    return ", ".join(parts)
+
+
+def _wrapped(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=92, subsequent_indent="  ", break_on_hyphens=False)
+
+
+def _key_variables() -> str:
+    return ", ".join(dict.fromkeys(registry.service(name).key.variable for name in registry.searchable()
+                                   if registry.service(name).key))
+
+
+DESCRIPTION = f"""\
+Search {_labels(registry.searched_by_auto())} in parallel and print one ranked,
 deduplicated table (or JSON). Variants are folded into one boolean query per provider,
 so they do not multiply the number of requests."""
 
 EPILOG = f"""\
-providers (--providers): auto (default: semantic_scholar and openalex always, pubmed for
-  biomedical topics, arxiv for computing/maths/physics topics) or a comma list of
-  {", ".join(PAPER_PROVIDERS)}; crossref (a fifth scholarly source) and web (Tavily, needs
-  TAVILY_API_KEY; shown as a separate "Web sources" list) are searched only when named.
+{_wrapped(f"providers (--providers): auto (default: {_choice_words()}) or a comma list of "
+           f"{', '.join(registry.searched_by_auto())}; {_on_request_words()} are searched only when named "
+           f"(web hits are shown as a separate 'Web sources' list).")}
 filters: each is translated to the provider's own parameters where it has one, and checked
   on the merged list otherwise; the footer says which. Shown DOIs are checked at Crossref
   (marked ✓ or ⚠) and Unpaywall fills missing open-access links (needs LITSEARCH_EMAIL).
@@ -58,8 +88,8 @@ ranking: each paper is scored against the topic and its variants on its own titl
   comes first; citations per year only order papers of about equal relevance. --format json
   shows each paper's relevance and the terms of its score.
 limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VARIANTS} variants.
-environment: LITSEARCH_EMAIL (contact sent to the APIs), SEMANTIC_SCHOLAR_API_KEY,
-  OPENALEX_API_KEY, NCBI_API_KEY, TAVILY_API_KEY, LITSEARCH_<PROVIDER>_URL (base URLs),
+{_wrapped(f"environment: LITSEARCH_EMAIL (contact sent to the APIs), {_key_variables()}, "
+           f"LITSEARCH_<PROVIDER>_URL (base URLs; `lit-search doctor` lists each),")}
   LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
 cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
   $LITSEARCH_CACHE_DIR or the user data folder; --save keeps the shown papers in the local
@@ -86,20 +116,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--variant", action="append", default=[], metavar="Q",
                         help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
     parser.add_argument("--providers", default="auto", metavar="LIST",
-                        help="auto, or a comma list of: " + ", ".join(PAPER_PROVIDERS + OPTIONAL_PROVIDERS))
+                        help="auto, or a comma list of: " + ", ".join(registry.searchable()))
     parser.add_argument("--limit", type=int, default=20, metavar="N",
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=SORT_KEYS, default="relevance",
                         help="order of the table: relevance to the topic (default; see 'ranking' below), "
                              "impact (relevance x ln(citations + 1), the first versions' order), citations "
                              "(most cited first) or year (newest first)")
-    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="table: a view sized to the terminal (the default when stdout is one); markdown: "
-                             "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
-                             "the full record; or an export for reference managers (bibtex, ris, csl-json); "
-                             "with -o, taken from the file's extension")
-    parser.add_argument("-o", "--output", metavar="FILE",
-                        help="write the output to FILE (.md, .json, .bib, .ris, .csl.json) and print one line")
+    add_result_options(parser, "table: a view sized to the terminal (the default when stdout is one); markdown: "
+                               "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
+                               "the full record; or an export for reference managers (bibtex, ris, csl-json) or "
+                               "spreadsheets (csv); with -o, taken from the file's extension",
+                       "write the output to FILE (.md, .json, .bib, .ris, .csl.json, .csv) and print one line")
     parser.add_argument("--save", action="store_true",
                         help="save the shown papers to the local library and link their citations")
     add_cache_options(parser)
@@ -112,6 +140,12 @@ def build_parser() -> argparse.ArgumentParser:
     filters.add_argument("--open-access", action="store_true", help="only papers with a free full text")
     filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
                          help="article, review, preprint or conference (repeatable or comma list)")
+    preprints = filters.add_mutually_exclusive_group()
+    preprints.add_argument("--preprints", action="store_true", default=None,
+                           help="only preprints (bioRxiv, medRxiv, arXiv, Research Square …): asked of Europe PMC "
+                                "(SRC:PPR), OpenAlex, PubMed and Crossref, checked on the merged list")
+    preprints.add_argument("--no-preprints", action="store_false", dest="preprints",
+                           help="no preprints; a published paper stays even when its preprint was merged in")
     filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
     filters.add_argument("--citations", metavar="RANGE",
                          help="citations: 100 (at least), >100, <50, 100-500, -50 (the seed design's alias)")
@@ -138,19 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--record", metavar="FILE",
                         help="also write a JSON search record: every request as sent (keys redacted), counts "
                              "and result ids, for `lit-search report RECORD` and `lit-search rerun RECORD`")
-    add_abstract_options(parser)
     add_quiet_option(parser)
     parser.add_argument("--version", action="version", version=f"lit-search {__version__}")
     return parser
-
-
-def clean_query(text: str, label: str) -> str:
-    cleaned = plain_text(text) or ""
-    if not cleaned:
-        raise UsageError(f"{label} is empty")
-    if len(cleaned) > MAX_QUERY_CHARS:
-        raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
-    return cleaned
 
 
 def options_from_args(args: argparse.Namespace) -> SearchOptions:
@@ -158,8 +182,7 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
     variants = [clean_query(v, f"--variant {i}") for i, v in enumerate(args.variant, start=1)]
     if len(variants) > MAX_VARIANTS:
         raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    check_limit(args.limit)
     providers = None
     if args.providers.strip().lower() != "auto":
         try:
@@ -168,6 +191,7 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
             raise UsageError(str(exc)) from None
     filters = search_filters(year=args.year, since=args.since, until=args.until, venue=args.venue, author=args.author,
                              open_access=args.open_access or None, open=args.open or None, types=args.types,
+                             preprints=args.preprints,
                              min_citations=args.min_citations, citations=args.citations, country=args.country,
                              continent=args.continent,
                              **{name: getattr(args, "topic_filter" if name == "topic" else name)
@@ -221,6 +245,7 @@ def search_command(argv: Sequence[str]) -> int:
 
 async def _search(http, store, options: SearchOptions, save: bool, progress=None):
     """The search, and with --save the shown papers kept in the library with their links."""
+    from ..graph.links import save_shown
     from ..search.pipeline import run_search
 
     result = await run_search(options, http.settings, http=http, progress=progress)
@@ -228,74 +253,3 @@ async def _search(http, store, options: SearchOptions, save: bool, progress=None
         return result, None, None
     note, error = await save_shown(http, store, result.results[: options.limit])
     return result, note, error
-
-
-async def save_shown(http, store, shown) -> tuple[str, Any]:
-    """Keep ``shown`` (RankedPapers) in the library and refresh the citation links: (the
-    footer's note, the StoreError when the library could not be written, else None)."""
-    from ..graph.links import link_citations
-    from ..library.record import saved_record
-
-    try:
-        ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
-                                              doi_verified=item.doi_verified) for item in shown])
-        links, problems = await link_citations(http, store)
-    except StoreError as error:  # the answers are still shown; the command then exits 4
-        return f"not saved to the library: {error}", error
-    note = (f"saved {len(ids)} papers to the library ({store.path}); "
-            f"{links} new citation links among library papers")
-    if problems:
-        note += " (" + "; ".join(problems) + ")"
-    return note, None
-
-
-def add_abstract_options(parser) -> None:
-    group = parser.add_mutually_exclusive_group()
-    group.add_argument("--abstracts", action="store_true",
-                       help="the abstract's first 100 words under each paper in the terminal view "
-                            "(markdown and json always have them)")
-    group.add_argument("--no-abstracts", action="store_true",
-                       help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
-
-
-def abstracts_wanted(args) -> bool | None:
-    """--abstracts True, --no-abstracts False, neither None (the format's own default)."""
-    return True if args.abstracts else False if args.no_abstracts else None
-
-
-def result_format(args) -> str:
-    """The output format of a command that prints results (search, snowball, rerun):
-    --format, or -o's extension, else the terminal view on a terminal and markdown elsewhere."""
-    if args.format == TERMINAL_VIEW or (args.format is None and not args.output):
-        return view_format(args.format, args.output)
-    return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
-
-
-def write_result(result, limit: int, fmt: str, settings, path: str | None, abstracts: bool | None = None) -> None:
-    """A search's (or a snowball's, or a rerun's) result to stdout, or to ``path`` with one line
-    saying so. ``abstracts`` None: the terminal view leaves them out, Markdown and JSON keep them."""
-    if fmt == TERMINAL_VIEW:
-        from ..render.terminal import terminal_width
-        from ..render.terminal_results import results_view
-
-        output = results_view(result, limit, terminal_width(), abstracts=bool(abstracts))
-    else:
-        output = render_result(result, limit, fmt, include_abstracts=abstracts is not False)
-    write_output(output, settings, path)
-    if path:
-        write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
-
-
-def render_result(result, limit: int, fmt: str, include_abstracts: bool) -> str:
-    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
-    if fmt == "json":
-        from ..render.search_json import render_json
-
-        return render_json(result, limit, include_abstracts=include_abstracts)
-    if fmt in EXPORT_FORMATS:
-        from ..biblio.formats import export_papers
-
-        return export_papers([item.paper for item in result.results[:limit]], fmt)
-    from ..render.table import render_markdown
-
-    return render_markdown(result, limit, include_abstracts=include_abstracts)

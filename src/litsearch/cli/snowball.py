@@ -7,26 +7,27 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
-from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
+from ..core.errors import EXIT_CODES_HELP, UsageError
 from ..core.identifiers import ID_HELP, PaperRef, id_kind, parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..graph.limits import MAX_SEEDS
 from .common import (
+    MAX_LIMIT,
     Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
+    check_limit,
     fetch,
     load_settings,
     new_parser,
     run_command,
     write_output,
 )
-from .search import RESULT_FORMATS, abstracts_wanted, add_abstract_options, result_format, save_shown, write_result
+from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search snowball"
-MAX_LIMIT = 100
 
 DESCRIPTION = """\
 Chase citations from seed papers: backward (the papers they cite), forward (the papers citing
@@ -54,14 +55,11 @@ def build_parser():
                         help="backward = their references, forward = papers citing them, both (default)")
     parser.add_argument("--topic", metavar="TEXT", help="rank papers about this topic first among equals")
     parser.add_argument("--limit", type=int, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
-    parser.add_argument("--format", choices=RESULT_FORMATS, default=None,
-                        help="table (a terminal view, the default on a terminal), markdown (the default "
-                             "elsewhere), JSON, or an export format")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (format from its extension)")
+    add_result_options(parser, "table (a terminal view, the default on a terminal), markdown (the default "
+                               "elsewhere), JSON, or an export format")
     parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")
     parser.add_argument("--record", metavar="FILE", help="write a JSON search record (see `lit-search report`)")
     parser.add_argument("--no-verify", action="store_true", help="skip the Crossref checks and Unpaywall lookups")
-    add_abstract_options(parser)
     add_quiet_option(parser)
     add_cache_options(parser)
     return parser
@@ -73,8 +71,7 @@ def main(argv: Sequence[str]) -> int:
 
 def snowball_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, not {args.limit}")
+    check_limit(args.limit)
     if bool(args.seeds) == args.from_library:
         raise UsageError("give seed ids or --from-library (one of the two)")
     seeds = [(text, parse_paper_ref(text)) for text in dict.fromkeys(args.seeds)]
@@ -88,10 +85,12 @@ def snowball_command(argv: Sequence[str]) -> int:
 
     async def work(http, store):
         chosen = seeds or _library_seeds(store)
+        from ..graph.chased import as_search_result
+        from ..graph.links import save_shown
         from ..graph.snowball import snowball
 
         found = await snowball(http, chosen, args.direction, args.topic, progress=console.say)
-        result = await as_search_result(http, found, args, started)
+        result = await as_search_result(http, found, args.limit, not args.no_verify, started)
         note, error = (None, None)
         if args.save and store is not None and result.results:
             note, error = await save_shown(http, store, result.results[: args.limit])
@@ -131,31 +130,3 @@ def _library_seeds(store) -> list:
         raise UsageError(f"the library holds {len(seeds)} papers; snowball takes at most {MAX_SEEDS} seeds: "
                          "give the seeds' ids instead")
     return seeds
-
-
-async def as_search_result(http, found, args, started: float):
-    """The snowball as a SearchResult (so that every search output serves it), with the shown
-    rows enriched and the snowball's counts in the footer."""
-    from ..render.markup import plural
-    from ..search.enrich import EnrichmentReport, enrich_shown
-    from ..search.pipeline import SearchResult, search_deadline
-
-    report = EnrichmentReport()
-    for provider, count in found.requests.items():
-        report.count(provider, count)
-    shown, rest = found.results[: args.limit], found.results[args.limit:]
-    if shown and not args.no_verify:  # DOI checks (with retraction notices) and open-access links
-        shown = await enrich_shown(http, shown, report, open_access=True, verify=True,
-                                   deadline=search_deadline(http))
-    seeds_ok = [seed for seed in found.seeds if seed.paper is not None]
-    report.notes[:0] = [
-        f"seeds: {len(seeds_ok)} of {len(found.seeds)} fetched ({', '.join(seed.label for seed in found.seeds)})",
-        f"found: {plural(found.references_found, 'reference')}, {plural(found.citing_found, 'citing paper')}; "
-        f"{plural(len(found.results), 'paper')} after removing duplicates and the seeds; {len(shown)} shown",
-        f"reach ({found.direction}): {found.reach()}",
-    ] + found.notes
-    labels = ", ".join(seed.label for seed in found.seeds)
-    return SearchResult(query=f"snowball from {labels} ({found.direction})", variants=[], outcomes=[],
-                        results=shown + rest, provider_reason=None,
-                        search_time_ms=int((time.monotonic() - started) * 1000), enrichment=report,
-                        record_total=found.references_found + found.citing_found, sent=list(http.sent))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode
+from ..zotero.declaration import CONNECTOR, WEB_API
 from .common import Console, load_settings, new_parser, run_command, write_output
 
 PROG = "lit-search zotero"
@@ -30,8 +31,8 @@ routes (--via):
 inputs: IDS are library numbers (#12) or paper ids (DOI, PMID, arXiv, Semantic Scholar, OpenAlex);
   --from takes lit-search's JSON (a search or snowball with --format json, a search record from
   --record, or `library export --format json`); --from-library takes every saved paper.
-environment: ZOTERO_API_KEY, ZOTERO_LIBRARY_ID, ZOTERO_LIBRARY_TYPE, LITSEARCH_ZOTERO_URL (default
-  https://api.zotero.org), LITSEARCH_ZOTERO_CONNECTOR_URL (default http://127.0.0.1:23119).
+environment: ZOTERO_API_KEY, ZOTERO_LIBRARY_ID, ZOTERO_LIBRARY_TYPE, {WEB_API.url_variable} (default
+  {WEB_API.base_url}), {CONNECTOR.url_variable} (default {CONNECTOR.base_url}).
   The key is never printed.
 {EXIT_CODES_HELP}
   Here: 3 Zotero could not be reached, refused the key, or failed at least one paper (each is

@@ -1,6 +1,9 @@
 """Settings from the environment: base URLs, keys, contact email, timeouts, the data folder.
 
-Everything a deployment or a test may change lives here, read once per run.
+Everything a deployment or a test may change lives here, read once per run. Which variables
+exist (each service's base URL override and key) is not written here: each service declares
+its own (core/services.py), and the settings are built from those declarations
+(providers/registry.py lists them).
 """
 
 from __future__ import annotations
@@ -17,41 +20,29 @@ from typing import Mapping
 from urllib.parse import quote, quote_plus
 
 from . import environment
-
-DEFAULT_BASE_URLS = {
-    "semantic_scholar": "https://api.semanticscholar.org",
-    "openalex": "https://api.openalex.org",
-    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
-    "arxiv": "https://export.arxiv.org/api",
-    "crossref": "https://api.crossref.org",
-    "unpaywall": "https://api.unpaywall.org",
-    "web": "https://api.tavily.com",
-    # Services that are no search provider: full texts (read) and Zotero (zotero push).
-    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
-    "arxiv_web": "https://arxiv.org",
-    "zotero": "https://api.zotero.org",
-    "zotero_connector": "http://127.0.0.1:23119",
-}
+from .services import PacePolicy, Service
 
 CACHE_SIZE_VARIABLE = "LITSEARCH_CACHE_MAX_MB"
 DEFAULT_CACHE_MB = 200.0
-
-BASE_URL_VARIABLES = {
-    "semantic_scholar": "LITSEARCH_SEMANTIC_SCHOLAR_URL",
-    "openalex": "LITSEARCH_OPENALEX_URL",
-    "pubmed": "LITSEARCH_PUBMED_URL",
-    "arxiv": "LITSEARCH_ARXIV_URL",
-    "crossref": "LITSEARCH_CROSSREF_URL",
-    "unpaywall": "LITSEARCH_UNPAYWALL_URL",
-    "web": "LITSEARCH_TAVILY_URL",
-    "europepmc": "LITSEARCH_EUROPEPMC_URL",
-    "arxiv_web": "LITSEARCH_ARXIV_WEB_URL",
-    "zotero": "LITSEARCH_ZOTERO_URL",
-    "zotero_connector": "LITSEARCH_ZOTERO_CONNECTOR_URL",
-}
-
-SECRET_VARIABLES = environment.KEY_VARIABLES
 EnvironmentProblem = environment.EnvironmentProblem
+
+
+def registered_services() -> dict[str, Service]:
+    """Every declared service (providers/registry.py): what the settings are built from."""
+    from ..providers.registry import services  # declarations only: no HTTP library, no parser
+
+    return services()
+
+
+def key_variables(services: Mapping[str, Service] | None = None) -> tuple[str, ...]:
+    """The environment variables that hold API keys, as the services declare them."""
+    services = registered_services() if services is None else services
+    return tuple(dict.fromkeys(found.key.variable for found in services.values() if found.key))
+
+
+def default_base_urls(services: Mapping[str, Service] | None = None) -> dict[str, str]:
+    services = registered_services() if services is None else services
+    return {name: found.base_url for name, found in services.items() if found.base_url}
 
 
 def _float_env(env: Mapping[str, str], name: str, default: float, unit: str = "seconds") -> float:
@@ -67,27 +58,24 @@ def _float_env(env: Mapping[str, str], name: str, default: float, unit: str = "s
     return value
 
 
-def environment_secrets(env: Mapping[str, str]) -> tuple[str, ...]:
+def environment_secrets(env: Mapping[str, str], services: Mapping[str, Service] | None = None) -> tuple[str, ...]:
     """Every secret the environment holds (keys, proxy passwords), valid or not: what
     ``redact`` removes even when the settings themselves cannot be built."""
-    values = [value.strip() for name in SECRET_VARIABLES if (value := env.get(name, "")) and value.strip()]
+    values = [value.strip() for name in key_variables(services) if (value := env.get(name, "")) and value.strip()]
     return tuple(dict.fromkeys(values + environment.proxy_secrets(env)))
 
 
 def redactor(env: Mapping[str, str] | None = None) -> "Settings":
     """Settings that only redact: the environment's secrets, whatever else is wrong with it."""
     env = os.environ if env is None else env
-    return Settings(base_urls=dict(DEFAULT_BASE_URLS), secrets=environment_secrets(env))
+    return Settings(base_urls=default_base_urls(), secrets=environment_secrets(env))
 
 
 @dataclass(frozen=True)
 class Settings:
     base_urls: dict[str, str]
-    semantic_scholar_api_key: str | None = None
-    ncbi_api_key: str | None = None
-    openalex_api_key: str | None = None
-    tavily_api_key: str | None = None
-    zotero_api_key: str | None = None
+    # The API keys set, by variable (only the services' declared key variables are read).
+    keys: Mapping[str, str] = field(default_factory=dict, repr=False)
     email: str | None = None
     connect_timeout: float = 5.0
     read_timeout: float = 15.0
@@ -97,31 +85,34 @@ class Settings:
     # First retry backoff, doubled on each further retry (when no Retry-After is given).
     backoff_seconds: float = 1.0
     max_response_bytes: int = 10 * 1024 * 1024
-    # The response cache's size cap; the oldest answers go first (library/cache_cap.py).
+    # The response cache's size cap; the oldest answers go first (net/response_store.py).
     cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)
     secrets: tuple[str, ...] = field(default=(), repr=False)
+    # Every service's declaration (core/services.py): its pace, key, email use and cache lifetime.
+    services: Mapping[str, Service] = field(default_factory=registered_services, repr=False, compare=False)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+    def from_env(cls, env: Mapping[str, str] | None = None,
+                 services: Mapping[str, Service] | None = None) -> "Settings":
         """Settings from ``env``; EnvironmentProblem (a ValueError naming the variable, never
         quoting a secret) for the first value that cannot be used (core/environment.py)."""
         env = os.environ if env is None else env
-        found = environment.problems(env)
+        services = registered_services() if services is None else services
+        found = environment.problems(env, key_variables(services))
         if found:
             raise found[0]
         base_urls = {}
-        for provider, variable in BASE_URL_VARIABLES.items():
-            value = env.get(variable, "").strip() or DEFAULT_BASE_URLS[provider]
-            base_urls[provider] = _base_url(variable, value)
+        for name, declared in services.items():
+            if declared.url_variable and declared.base_url:
+                value = env.get(declared.url_variable, "").strip() or declared.base_url
+                base_urls[name] = _base_url(declared.url_variable, value)
+        keys = {variable: value for variable in key_variables(services)
+                if (value := (env.get(variable) or "").strip())}
         email = environment.contact_email(env)[1]
-        secrets = environment_secrets(env)
+        secrets = environment_secrets(env, services)
         return cls(
             base_urls=base_urls,
-            semantic_scholar_api_key=(env.get("SEMANTIC_SCHOLAR_API_KEY") or "").strip() or None,
-            ncbi_api_key=(env.get("NCBI_API_KEY") or "").strip() or None,
-            openalex_api_key=(env.get("OPENALEX_API_KEY") or "").strip() or None,
-            tavily_api_key=(env.get("TAVILY_API_KEY") or "").strip() or None,
-            zotero_api_key=(env.get("ZOTERO_API_KEY") or "").strip() or None,
+            keys=keys,
             email=email,
             connect_timeout=_float_env(env, "LITSEARCH_CONNECT_TIMEOUT", 5.0),
             read_timeout=_float_env(env, "LITSEARCH_READ_TIMEOUT", 15.0),
@@ -129,6 +120,7 @@ class Settings:
             backoff_seconds=_float_env(env, "LITSEARCH_BACKOFF", 1.0),
             cache_max_bytes=int(_float_env(env, CACHE_SIZE_VARIABLE, DEFAULT_CACHE_MB, unit="megabytes") * 1_000_000),
             secrets=secrets,
+            services=services,
         )
 
     @property
@@ -138,10 +130,48 @@ class Settings:
 
     def has_secret(self, variable: str) -> bool:
         """Whether the key in environment variable ``variable`` is set."""
-        value = {"SEMANTIC_SCHOLAR_API_KEY": self.semantic_scholar_api_key, "NCBI_API_KEY": self.ncbi_api_key,
-                 "OPENALEX_API_KEY": self.openalex_api_key, "TAVILY_API_KEY": self.tavily_api_key,
-                 "ZOTERO_API_KEY": self.zotero_api_key}.get(variable)
-        return bool(value)
+        return bool(self.keys.get(variable))
+
+    def service(self, name: str) -> Service:
+        """The declaration of service ``name``; KeyError when nobody declared it."""
+        try:
+            return self.services[name]
+        except KeyError:
+            raise KeyError(f"unknown provider {name!r}") from None
+
+    def key(self, name: str) -> str | None:
+        """The API key of service ``name`` (its declared variable), or None when not set."""
+        declared = self.services.get(name)
+        return self.keys.get(declared.key.variable) if declared is not None and declared.key else None
+
+    def pace(self, name: str) -> PacePolicy:
+        """The pace service ``name`` declares for this key and contact email."""
+        return self.service(name).pace_for(bool(self.key(name)), bool(self.email))
+
+    def identity(self, name: str) -> tuple[dict[str, str], dict[str, str]]:
+        """(query parameters, headers) that carry service ``name``'s key and the contact email,
+        as its declaration says they are sent."""
+        declared = self.service(name)
+        params: dict[str, str] = {}
+        headers: dict[str, str] = {}
+        if declared.email.parameter and self.email:
+            params[declared.email.parameter] = self.email
+        if declared.key:
+            params.update(declared.key.params(self.key(name)))
+            headers.update(declared.key.headers(self.key(name)))
+        return params, headers
+
+    @functools.cached_property
+    def identity_parameters(self) -> frozenset[str]:
+        """Every query parameter or header name that carries a key or a contact email, lower
+        case (never written into a search record)."""
+        names = set()
+        for declared in self.services.values():
+            if declared.email.parameter:
+                names.add(declared.email.parameter.lower())
+            if declared.key:
+                names.add((declared.key.parameter or declared.key.sent_as.partition(":")[2] or "authorization").lower())
+        return frozenset(names)
 
     def url(self, provider: str, path: str) -> str:
         return self.base_urls[provider] + path
@@ -175,7 +205,7 @@ def _base_url(variable: str, value: str) -> str:
     """A provider's base URL: http(s), a host, no spaces or control characters."""
     from urllib.parse import urlsplit
 
-    problem = f"must be an http(s) URL such as {DEFAULT_BASE_URLS['openalex']}, not {environment.excerpt(value)}"
+    problem = f"must be an http(s) URL such as https://api.example.org, not {environment.excerpt(value)}"
     if any(char.isspace() or ord(char) < 32 or ord(char) == 127 for char in value):
         raise EnvironmentProblem(variable, problem)
     try:

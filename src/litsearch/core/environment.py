@@ -17,11 +17,10 @@ or the command ends with one line naming it and what is wrong (exit 2), never it
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Iterable, Mapping
 from urllib.parse import quote, unquote, urlsplit
 
 EMAIL_VARIABLES = ("LITSEARCH_EMAIL", "OPENALEX_EMAIL", "UNPAYWALL_EMAIL")
-KEY_VARIABLES = ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY", "ZOTERO_API_KEY")
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 MAX_EMAIL_CHARS = 254
@@ -142,12 +141,12 @@ def shown_proxy(value: str) -> str:
     return f"{parts.scheme}://{parts.hostname}" + (f":{port}" if port else "")
 
 
-def problems(env: Mapping[str, str]) -> list[EnvironmentProblem]:
-    """Every problem with the email, keys and proxies in ``env`` (numbers and URLs are checked
-    by ``Settings.from_env`` itself)."""
+def problems(env: Mapping[str, str], key_variables: Iterable[str]) -> list[EnvironmentProblem]:
+    """Every problem with the email, the keys (``key_variables``: the ones the services declare)
+    and proxies in ``env`` (numbers and URLs are checked by ``Settings.from_env`` itself)."""
     found: list[EnvironmentProblem] = []
     checks = [(name, value, check_email) for name in EMAIL_VARIABLES if (value := (env.get(name) or "").strip())]
-    checks += [(name, value, check_key) for name in KEY_VARIABLES if (value := (env.get(name) or "").strip())]
+    checks += [(name, value, check_key) for name in key_variables if (value := (env.get(name) or "").strip())]
     checks += [(name, value, check_proxy) for name, value in proxy_settings(env).items()]
     for name, value, check in checks:
         try:

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from .preprints import is_preprint, only_preprints
 from .records import Paper
 from .text import fold_title
 
@@ -22,7 +23,7 @@ PAPER_TYPES = ("article", "review", "preprint", "conference")
 # funders, so a paper another provider found passes them only when OpenAlex found it too.
 ENTITY_FILTERS = ("source", "institution", "topic", "publisher", "funder")
 OPENALEX_ONLY_FILTERS = frozenset({"institution", "topic", "publisher", "funder", "country", "continent"})
-FILTER_NAMES = ("date", "venue", "author", "open_access", "type", "min_citations", "max_citations",
+FILTER_NAMES = ("date", "venue", "author", "open_access", "type", "preprints", "min_citations", "max_citations",
                 *ENTITY_FILTERS, "country", "continent")
 CONTINENTS = ("africa", "antarctica", "asia", "europe", "north_america", "oceania", "south_america")
 
@@ -43,6 +44,7 @@ class Filters:
     author: str | None = None
     open_access: bool = False
     types: tuple[str, ...] = ()
+    preprints: bool | None = None  # True: preprints only (--preprints); False: none (--no-preprints)
     min_citations: int | None = None
     max_citations: int | None = None
     # OpenAlex entities as given (an id, or a name until it is resolved to an id).
@@ -63,6 +65,7 @@ class Filters:
             "author": bool(self.author),
             "open_access": self.open_access,
             "type": bool(self.types),
+            "preprints": self.preprints is not None,
             "min_citations": self.min_citations is not None,
             "max_citations": self.max_citations is not None,
             "country": bool(self.countries),
@@ -89,6 +92,7 @@ class Filters:
             author=self.author if "author" in names else None,
             open_access=self.open_access and "open_access" in names,
             types=self.types if "type" in names else (),
+            preprints=self.preprints if "preprints" in names else None,
             min_citations=self.min_citations if "min_citations" in names else None,
             max_citations=self.max_citations if "max_citations" in names else None,
             countries=self.countries if "country" in names else (),
@@ -129,6 +133,8 @@ class Filters:
             return "open access"
         if name == "type":
             return "type " + "|".join(self.types)
+        if name == "preprints":
+            return "preprints only" if self.preprints else "no preprints"
         if name == "min_citations":
             return f"at least {self.min_citations} citations"
         if name == "max_citations":
@@ -192,7 +198,7 @@ def parse_day(text: str, flag: str) -> date:
 
 def build_filters(year: str | None = None, since: str | None = None, until: str | None = None,
                   venue: str | None = None, author: str | None = None, open_access: bool = False,
-                  types: list[str] | None = None, min_citations: int | None = None,
+                  types: list[str] | None = None, preprints: bool | None = None, min_citations: int | None = None,
                   max_citations: int | None = None, countries: list[str] | None = None,
                   continents: list[str] | None = None, **entities: str | None) -> Filters:
     """Filters from user input; ValueError with a clear message on bad values. ``entities``:
@@ -227,8 +233,12 @@ def build_filters(year: str | None = None, since: str | None = None, until: str 
         raise ValueError("the most citations cannot be negative")
     if min_citations is not None and max_citations is not None and min_citations > max_citations:
         raise ValueError(f"the citation range is backwards: at least {min_citations}, at most {max_citations}")
+    if (preprints and chosen and "preprint" not in chosen) or (preprints is False and chosen == ["preprint"]):
+        raise ValueError(f"--{'' if preprints else 'no-'}preprints and --type {','.join(chosen)} disagree; "
+                         "give one of them")
     return Filters(date_from=date_from, date_to=date_to, venue=(venue or "").strip() or None,
                    author=(author or "").strip() or None, open_access=open_access, types=tuple(chosen),
+                   preprints=preprints,
                    min_citations=min_citations, max_citations=max_citations,
                    countries=_country_codes(countries or []), continents=_continent_names(continents or []),
                    **{name: (entities.get(name) or "").strip() or None for name in ENTITY_FILTERS})
@@ -333,6 +343,7 @@ def has_data(paper: Paper, name: str) -> bool:
         # Open access always counts as known: a row is only useful with a link to the text.
         "open_access": True,
         "type": bool(paper.publication_types or paper.arxiv_id),
+        "preprints": True,  # every record is a preprint or not (core/preprints.py)
         "min_citations": paper.citation_count is not None,
         "max_citations": paper.citation_count is not None,
         "source": bool(paper.journal),
@@ -340,7 +351,11 @@ def has_data(paper: Paper, name: str) -> bool:
 
 
 def passes(records: list[Paper], filters: Filters, name: str, vouched: bool) -> bool:
-    """The rule in the module docstring, for one filter over a paper's records."""
+    """The rule in the module docstring, for one filter over a paper's records; but a paper is
+    a preprint only when every record of it is one (a published paper with its preprint merged
+    in is the published paper), whoever applied the filter."""
+    if name == "preprints":
+        return only_preprints(records) is filters.preprints
     if any(matches(record, filters, name) for record in records):
         return True
     return vouched and not any(has_data(record, name) for record in records)
@@ -357,6 +372,8 @@ def matches(paper: Paper, filters: Filters, name: str) -> bool:
         return bool(paper.oa_url)
     if name == "type":
         return bool(paper_types(paper) & set(filters.types))
+    if name == "preprints":
+        return is_preprint(paper) is filters.preprints
     if name == "min_citations":
         return (paper.citation_count or 0) >= (filters.min_citations or 0)
     if name == "max_citations":

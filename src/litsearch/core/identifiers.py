@@ -151,6 +151,17 @@ _BY_SPELLING = {spelling: kind for kind in ID_VOCABULARY for spelling in kind.sp
 _BY_FIELD = {kind.field: kind for kind in ID_VOCABULARY}
 _BY_SHORT = {kind.short: kind for kind in ID_VOCABULARY}
 
+# A preprint and the article it became, as a record may name them in ``external_ids``: the
+# preprint's own id on a preprint server that numbers them (Europe PMC's "PPR…"), and the link to
+# the other version (on a preprint: the article's PMID or PMCID; on an article: its preprint's
+# PPR id). None of these keys spells a DOI or a PMID (id_kind knows none of them), so a link to
+# *another* record is never taken for the record's own id, by the merge or by the library.
+PREPRINT_ID = "ppr"
+PUBLISHED_PMID = "published_pmid"
+PUBLISHED_PMCID = "published_pmcid"
+PREPRINT_OF_ARTICLE = "preprint_ppr"
+VERSION_LINKS = (PUBLISHED_PMID, PUBLISHED_PMCID, PREPRINT_OF_ARTICLE)
+
 # The kinds that identify a paper in the library and in merging, strongest first: when a
 # record matches several papers, the first kind decides.
 IDENTITY_FIELDS = ("doi", "pmid", "arxiv_id", "openalex_id", "paper_id")

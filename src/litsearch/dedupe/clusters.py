@@ -12,7 +12,10 @@ How it works:
    Scholar, PMC or DBLP id are united (union-find), so a preprint joins its
    journal version when any record links the two ids. A shared DOI between
    clearly different titles, or between titles that differ and pages that differ
-   (one DOI for a whole abstract supplement), is ignored.
+   (one DOI for a whole abstract supplement), is ignored. A record may also name
+   its other version (Europe PMC's "Preprint of"/"Preprint in": ``published_pmid``,
+   ``published_pmcid``, ``preprint_ppr``): then the preprint joins that article
+   although their DOIs differ.
 2. Fuzzy: candidate pairs come from blocking keys (title start and end, the
    longest title words, volume+page, first author+page), never from all pairs.
    Each pair is judged on a cleaned title (markup, database notes such as
@@ -147,6 +150,11 @@ _BLOCK_ALL_PAIRS = 40  # blocks up to this size compare every pair
 _BLOCK_WINDOW = 12  # larger blocks compare neighbours in title order only
 
 
+def _versions_conflict(a: Profile, b: Profile) -> str | None:
+    """``identifier_conflict``, except between a preprint and a journal record."""
+    return None if a.preprint != b.preprint else identifier_conflict(a, b)
+
+
 def _blocking_keys(p: Profile) -> Iterator[str]:
     """Keys under which a record meets its candidate duplicates.
 
@@ -210,16 +218,18 @@ class _ClusterBuilder:
             i = self.parent[i]
         return i
 
-    def unite(self, i: int, j: int, reason: str, *, by_identifier: bool) -> bool:
+    def unite(self, i: int, j: int, reason: str, *, by_identifier: bool, versions: bool = False) -> bool:
         """Join the clusters of i and j unless a veto holds between any of their members; True when joined.
 
         A shared identifier outweighs the soft vetoes (years, notices, title numbers: metadata
-        errors), never a conflicting DOI or PMID, not even through a chain of records.
+        errors), never a conflicting DOI or PMID, not even through a chain of records. Declared
+        ``versions`` (a preprint linked to its article) waive that conflict between a preprint
+        and a journal record only: two journal records (or two preprints) still never join.
         """
         ri, rj = self.root(i), self.root(j)
         if ri == rj:
             return True
-        veto = identifier_conflict if by_identifier else hard_veto
+        veto = _versions_conflict if versions else identifier_conflict if by_identifier else hard_veto
         if any(veto(x, y) for x in self.distinct[ri] for y in self.distinct[rj]):
             return False
         if len(self.members[ri]) < len(self.members[rj]):
@@ -249,6 +259,21 @@ class _ClusterBuilder:
                 for i in members[:position]:
                     if self._titles_allow_identifier_match(i, j) and self.unite(i, j, f"same {key}", by_identifier=True):
                         break
+        self._unite_declared_versions(groups)
+
+    def _unite_declared_versions(self, groups: dict[str, list[int]]) -> None:
+        """A preprint and the article it became, when a record names the other (Europe PMC's
+        "Preprint of"/"Preprint in"): the one union where a preprint's DOI (or PMID) may sit
+        beside the journal version's. Titles change on the way to a journal, so the first
+        author agreeing is enough beside the link."""
+        for i, profile in enumerate(self.profiles):
+            for key in sorted(profile.version_links):
+                for j in groups.get(key, []):
+                    other = self.profiles[j]
+                    if i != j and (self._titles_allow_identifier_match(i, j)
+                                   or profile.first_author & other.first_author):
+                        self.unite(i, j, f"preprint and published version ({key})", by_identifier=True,
+                                   versions=True)
 
     def _titles_allow_identifier_match(self, i: int, j: int) -> bool:
         a, b = self.profiles[i], self.profiles[j]

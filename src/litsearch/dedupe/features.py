@@ -9,6 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..core.identifiers import (
+    PREPRINT_ID,
+    PREPRINT_OF_ARTICLE,
+    PUBLISHED_PMCID,
+    PUBLISHED_PMID,
     arxiv_id_from_doi,
     id_kind,
     is_arxiv_doi,
@@ -20,6 +24,7 @@ from ..core.identifiers import (
 )
 from ..core.records import Paper
 from ..core.text import plain_text
+from .merge import is_preprint
 from .titles import (
     DIGITS,
     fold_plain,
@@ -64,6 +69,8 @@ class Profile:
     conference: bool = False  # a conference paper (entry type or a proceedings venue)
     supplement: bool = False  # printed in a supplement or an abstract book (issue, volume, pages or venue say so)
     recurring: bool = False  # the title recurs in one venue with different citations (set by the clusterer)
+    preprint: bool = False  # a preprint server's record (merge.is_preprint)
+    version_links: frozenset[str] = frozenset()  # ids of its other version, as other records carry them
 
     @property
     def weak_title(self) -> bool:
@@ -130,6 +137,8 @@ class ProfileBuilder:
             journal_language=_memo(self.journal_languages, record.journal, _journal_language),
             conference=_is_conference(record),
             supplement=_in_supplement(record),
+            preprint=is_preprint(record),
+            version_links=_version_links(record),
         )
 
 
@@ -174,7 +183,8 @@ def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozens
         f"{kind} id {value}"
         for kind, value in (("OpenAlex", normalize_openalex_id(record.openalex_id or extra.get("openalex_id"))),
                             ("Semantic Scholar", normalize_s2_id(record.paper_id)),
-                            ("PMC", _pmc_number(extra.get("pmcid"))), ("DBLP", extra.get("dblp")))
+                            ("PMC", _pmc_number(extra.get("pmcid"))), ("DBLP", extra.get("dblp")),
+                            ("PPR", _ppr_id(record.external_ids.get(PREPRINT_ID))))
         if value
     )
     return publisher_dois, frozenset(p for p in pmids if p), frozenset(a for a in arxiv_ids if a), frozenset(others)
@@ -182,6 +192,26 @@ def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozens
 
 _NO_IDS = (frozenset(), frozenset(), frozenset(), frozenset())
 _EXTERNAL_ID_FIELDS = frozenset({"doi", "pmid", "arxiv_id", "pmcid", "dblp", "openalex_id"})
+
+
+# The identity kind (as unite_by_identifiers groups records) each version link names.
+VERSION_LINK_KEYS = {PUBLISHED_PMID: "PMID", PUBLISHED_PMCID: "PMC id", PREPRINT_OF_ARTICLE: "PPR id"}
+
+
+def _version_links(record: Paper) -> frozenset[str]:
+    """The identity keys (as ``unite_by_identifiers`` groups them) of the record's other version."""
+    links = set()
+    for name, kind in VERSION_LINK_KEYS.items():
+        raw = record.external_ids.get(name)
+        value = {"PMID": normalize_pmid, "PMC id": _pmc_number, "PPR id": _ppr_id}[kind](raw) if raw else None
+        if value:
+            links.add(f"{kind} {value}")
+    return frozenset(links)
+
+
+def _ppr_id(value: str | None) -> str | None:
+    match = re.fullmatch(r"\s*(PPR\d+)\s*", str(value or ""), re.I)
+    return match.group(1).upper() if match else None
 
 
 def _external_ids_by_kind(external_ids: dict[str, str]) -> dict[str, str]:

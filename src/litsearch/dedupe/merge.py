@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
+from ..core.preprints import is_preprint as preprint_record
 from ..core.records import Paper
 from ..core.updates import combined_retracted, merged_updates
 
@@ -19,7 +19,8 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
     """
     if not records:
         raise ValueError("merge_cluster needs at least one record")
-    ordered = sorted(records, key=_is_preprint)  # stable: journal versions first, input order kept
+    ordered = sorted(records, key=is_preprint)  # stable: journal versions first, input order kept
+    published = [r for r in ordered if not is_preprint(r)]
     first = lambda name: _first_present(getattr(r, name) for r in ordered)  # noqa: E731
 
     external_ids: dict[str, str] = {}
@@ -47,7 +48,9 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
             default=None,
         ),
         oa_url=first("oa_url"),
-        publication_types=list(dict.fromkeys(t for r in ordered for t in r.publication_types)),
+        # A published paper is no preprint for having a preprint merged in: its types are the
+        # journal versions' (the preprint stays known by its ids).
+        publication_types=list(dict.fromkeys(t for r in published or ordered for t in r.publication_types)),
         external_ids=external_ids,
         volume=first("volume"),
         issue=first("issue"),
@@ -62,21 +65,9 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
 
 # --------------------------------------------------------------------------- merging helpers
 
-_PREPRINT_VENUES = re.compile(
-    r"\b(?:arxiv|biorxiv|medrxiv|chemrxiv|psyarxiv|socarxiv|ssrn|research square|preprints?\.org|techrxiv|"
-    r"osf preprints)\b",
-    re.I,
-)
-
-
-def _is_preprint(record: Paper) -> bool:
-    if is_arxiv_doi(record.doi) or record.provider == "arxiv":
-        return True
-    if not record.doi and record.arxiv_id and not record.journal:
-        return True
-    if any(t.lower() in {"preprint", "posted-content"} for t in record.publication_types):
-        return True
-    return bool(record.journal and _PREPRINT_VENUES.search(record.journal))
+def is_preprint(record: Paper) -> bool:
+    """A preprint server's record (core/preprints.py: the one rule every step uses)."""
+    return preprint_record(record)
 
 
 def _preferred_doi(ordered: Sequence[Paper]) -> str | None:

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from ..core.errors import StoreError
 from ..net.http import FetchedResponse
+from ..net.response_store import responses_of
 from .document import FullText
 
 PROVIDER = "fulltext"
@@ -22,7 +23,7 @@ TTL_SECONDS = 30 * 86_400  # a published text does not change; a new version has
 
 class DocumentCache:
     def __init__(self, store: Any, mode: str, warn: Callable[[str], None] | None = None):
-        self.store = store
+        self.store = responses_of(store)  # the documents share the response cache's table
         self.mode = mode
         self.warn = warn or (lambda message: None)
 
@@ -30,7 +31,7 @@ class DocumentCache:
         if self.store is None or self.mode not in ("normal", "offline"):
             return None
         try:
-            found = self.store.cache_get(PROVIDER, key, allow_stale=self.mode == "offline")
+            found = self.store.get(PROVIDER, key, allow_stale=self.mode == "offline")
         except StoreError as exc:
             self.warn(f"cache disabled: {exc}")
             self.store = None
@@ -48,7 +49,7 @@ class DocumentCache:
         body = json.dumps(document.to_dict(), ensure_ascii=False).encode("utf-8")
         url = document.source.url if document.source else ""
         try:
-            self.store.cache_put(PROVIDER, key, FetchedResponse(200, {"content-type": "application/json"}, body, url),
+            self.store.put(PROVIDER, key, FetchedResponse(200, {"content-type": "application/json"}, body, url),
                                  TTL_SECONDS)
         except StoreError as exc:
             self.warn(f"cache disabled: {exc}")

@@ -18,8 +18,8 @@ from urllib.parse import quote
 import httpx
 
 from ..core.errors import ProviderError
+from ..core.services import PacePolicy
 from ..net.http import ANONYMOUS_AGENT, FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
 from .choice import Candidate, Location
 from .document import FullText, NoFullText, Source
 from .htmlpage import parse_article_page, pdf_link
@@ -27,14 +27,13 @@ from .jats import jats_license, parse_jats
 from .latexml import parse_latexml
 from .pdf import parse_pdf
 
-# The services full texts come from that are no search provider, with their pace. arXiv asks
-# for 3 s between automated downloads; publisher hosts get one request a second.
+# The services full texts come from (each declares its base URL and pace: providers/registry.py).
+PUBMED = "pubmed"
 EUROPEPMC = "europepmc"
 ARXIV_WEB = "arxiv_web"
 OPEN_ACCESS = "open_access"
-PACES = {EUROPEPMC: PacePolicy(min_interval=0.2, max_in_flight=2),
-         ARXIV_WEB: PacePolicy(min_interval=3.0, max_in_flight=1),
-         OPEN_ACCESS: PacePolicy(min_interval=1.0, max_in_flight=2)}
+# Overrides of the declared paces for the text client: none, unless a test speeds them up.
+PACES: dict[str, PacePolicy] = {}
 NOT_THERE = frozenset({404, 410})
 TOOL = "lit-search"
 # The full-text APIs never redirect: one that does is not followed (the request carries the key
@@ -46,7 +45,7 @@ async def fetch_candidate(sessions: Callable[[str], ProviderSession], candidate:
     """The document from one candidate copy (see the module docstring for what it raises)."""
     try:
         if candidate.kind == "pmc":
-            return await fetch_pmc(sessions("pubmed"), candidate.identifier)
+            return await fetch_pmc(sessions(PUBMED), candidate.identifier)
         if candidate.kind == "europepmc":
             return await fetch_europepmc(sessions(EUROPEPMC), candidate.identifier)
         if candidate.kind == "arxiv_html":
@@ -62,10 +61,8 @@ async def fetch_candidate(sessions: Callable[[str], ProviderSession], candidate:
 
 async def fetch_pmc(session: ProviderSession, pmcid: str) -> FullText:
     """NCBI efetch ``db=pmc`` (the PMC UID is the PMCID's digits)."""
-    settings = session.settings
     params = {"db": "pmc", "id": pmcid.removeprefix("PMC"), "retmode": "xml", "tool": TOOL,
-              **({"email": settings.email} if settings.email else {}),
-              **({"api_key": settings.ncbi_api_key} if settings.ncbi_api_key else {})}
+              **session.identity_params()}  # email and key, as PubMed's declaration sends them
     response = await session.request("GET", session.url("/efetch.fcgi"), params=params, accept_status=NOT_THERE,
                                      **_API_REQUEST)
     _check_found(response, "PubMed Central has no record of this PMCID")

@@ -75,7 +75,7 @@ async def read_paper(ref: str | PaperRef, sections: list[str] | tuple[str, ...] 
     settings = settings or Settings.from_env()
     paper_ref = ref if isinstance(ref, PaperRef) else parse_read_ref(ref)
     documents = DocumentCache(store, cache_mode)
-    responses = ResponseCache(store, cache_mode)
+    responses = ResponseCache(store, cache_mode, max_bytes=settings.cache_max_bytes)
     text_settings = dataclasses.replace(settings, max_response_bytes=DOCUMENT_MAX_BYTES)
     paces = {**PACES, **(policies or {})}
     async with HttpClient(settings, cache=responses, policies=policies) as meta_http, \

@@ -1,13 +1,14 @@
 """One paper's merged record, its references and the papers that cite it.
 
-Semantic Scholar answers first: ``/paper/{id}`` for the record, ``/paper/{id}/references``
-and ``/paper/{id}/citations`` for the lists. OpenAlex is asked for the same record in
-parallel; its ``referenced_works`` (resolved with one ``openalex_id:`` OR-filter call per 100
-ids) and its ``cites:`` filter are the fallback when Semantic Scholar fails, does not know
-the paper, or lists nothing. A paper with a PMID is also asked of PubMed, in the round of the
-lists: MEDLINE marks retracted articles and links every notice (Crossref is asked for the
-DOI's notices in the same round). A provider failure becomes a note. Only a paper that no
-provider has is an error: ``NotFound``, or ``FetchFailed`` when every provider asked failed.
+The providers that can look a paper up (the ``lookup`` capability: Semantic Scholar, OpenAlex)
+are asked for its record in parallel, by the id given or, for one that could not use it, by an
+id another one's record gave. The reference list comes from the first provider with the ``cites``
+capability that has one (Semantic Scholar's page of records before OpenAlex's list of ids,
+resolved in OR-filter calls of 100), the citing papers from those with ``cited_by`` (graph/
+citing.py). Every provider with ``notices`` (Crossref for the DOI's notices, PubMed for
+MEDLINE's retraction marks) is asked in the round of the lists. A provider failure becomes a
+note. Only a paper that no provider has is an error: ``NotFound``, or ``FetchFailed`` when every
+provider asked failed. No provider is named here: each is found by what it declares it can do.
 """
 
 from __future__ import annotations
@@ -15,29 +16,20 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any, Awaitable, Callable, TypeVar
+from typing import Awaitable, Callable, TypeVar
 
 from ..core.errors import FetchFailed, NotFound, ProviderError
-from ..core.identifiers import PaperRef, is_arxiv_doi, parse_paper_ref
+from ..core.identifiers import PaperRef, parse_paper_ref
 from ..core.records import Paper
+from ..core.services import CITES, LOOKUP, NOTICES
 from ..core.updates import with_notices
 from ..dedupe.clusters import find_clusters, merge_records
 from ..dedupe.merge import merge_cluster
-from ..net.http import HttpClient, ProviderSession
-from ..providers import openalex, semantic_scholar
-from ..providers.base import provider_label
+from ..net.http import HttpClient
+from ..providers.base import Found, Provider, provider_label, providers_for
 from .citing import citing_papers, rank_by_citations  # noqa: F401 (rank_by_citations: surface)
 
 log = logging.getLogger("litsearch")
-
-S2 = semantic_scholar.NAME
-OPENALEX = openalex.NAME
-PUBMED = "pubmed"
-# A long review lists hundreds of works; 200 ids (4 list calls) cover nearly every paper
-# while keeping one lookup cheap. The true total is still reported.
-OPENALEX_MAX_REFERENCES = 200
-
 
 @dataclass
 class PaperBundle:
@@ -95,23 +87,28 @@ class _Asked:
     """What one provider said about the paper itself: its record (None when unknown), the
     ids it was asked by, and whether a lookup failed."""
 
-    found: Any = None
+    found: Found | None = None
     tried: set[str] = field(default_factory=set)
     failed: bool = False
 
 
 @dataclass
 class _Lookup:
-    s2_asked: _Asked = field(default_factory=_Asked)  # found: (Paper, reference count)
-    openalex_asked: _Asked = field(default_factory=_Asked)  # found: openalex.Work
+    """Every lookup provider's answer, in the order they are asked."""
+
+    asked: dict[str, _Asked] = field(default_factory=dict)
+    providers: dict[str, Provider] = field(default_factory=dict)
+
+    def found(self, name: str) -> Found | None:
+        return self.asked[name].found
 
     @property
-    def s2(self) -> tuple[Paper, int | None] | None:
-        return self.s2_asked.found
+    def any_found(self) -> bool:
+        return any(asked.found is not None for asked in self.asked.values())
 
     @property
-    def openalex(self) -> openalex.Work | None:
-        return self.openalex_asked.found
+    def labels(self) -> str:
+        return " and ".join(provider_label(name) for name in self.providers)
 
 
 async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
@@ -122,37 +119,30 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
     when no provider has the paper, and ``FetchFailed`` when every provider asked failed.
     """
     paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
-    s2_session, oa_session = http.session(S2), http.session(OPENALEX)
     attempts = _Attempts(http.settings)
+    lookup = _Lookup(providers={provider.name: provider for provider in providers_for(LOOKUP)})
     if progress:
-        progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
-    lookup = await _look_up(s2_session, oa_session, paper_ref, attempts)
-    if lookup.s2 is None and lookup.openalex is None:
-        pubmed_record = await _pubmed_record(http, paper_ref.value, attempts) if paper_ref.kind == "pmid" else None
-        if pubmed_record is None:
+        progress(f"looking up {paper_ref.label} in {lookup.labels}")
+    await _look_up(http, lookup, paper_ref, attempts)
+    if not lookup.any_found:
+        record = await _record_by_pmid(http, paper_ref, attempts) if paper_ref.kind == "pmid" else None
+        if record is None:
             raise _not_found(paper_ref, lookup, attempts)
-        attempts.note("Semantic Scholar and OpenAlex do not know this PMID; PubMed's record is shown, "
+        attempts.note(f"{lookup.labels} do not know this PMID; {provider_label(record.provider)}'s record is shown, "
                       "without references or citing papers")
-        return PaperBundle(paper=pubmed_record, references=[], citations=[], reference_count=0,
-                           citation_count=0, notes=attempts.notes, sources=[PUBMED], records=[pubmed_record])
+        return PaperBundle(paper=record, references=[], citations=[], reference_count=0,
+                           citation_count=0, notes=attempts.notes, sources=[record.provider], records=[record])
     paper, records = _merged_record(lookup, attempts)
 
-    # The lists are asked of S2 only when S2 knows the paper (by its own id, most specific).
-    s2_ids = semantic_scholar.api_ids(lookup.s2[0]) if lookup.s2 else []
-    s2_id = s2_ids[0] if s2_ids else None
-    work = lookup.openalex
-    (references, references_from), citing, notices, pubmed_record = await asyncio.gather(
-        _reference_list(s2_session, oa_session, s2_id, _known(work), attempts),
-        citing_papers(s2_session, oa_session, s2_id, work, attempts),
+    (references, references_from), citing, notices = await asyncio.gather(
+        _reference_list(http, {name: _known(lookup.found(name)) for name in lookup.providers}, attempts),
+        citing_papers(http, {name: lookup.found(name) for name in lookup.providers}, attempts),
         _notices(http, paper, attempts),
-        _pubmed_record(http, paper.pmid, attempts),
     )
-    if notices is not None:  # Crossref's retraction and correction notices, with their DOIs
-        paper = with_notices(paper, notices.retracted, notices.updates)
-    if pubmed_record is not None:  # PubMed's "Retracted Publication" and CommentsCorrections
-        paper = with_notices(paper, pubmed_record.retracted, pubmed_record.updates)
-    reported_reference_counts = [lookup.s2[1] if lookup.s2 else None, work.referenced_count if work else None]
-    reference_count = max([len(references)] + [n for n in reported_reference_counts if n is not None])
+    for record in notices:  # Crossref's notices with their DOIs, PubMed's "Retracted Publication"
+        paper = with_notices(paper, record.retracted, record.updates)
+    reported = [found.reference_count for name in lookup.providers if (found := lookup.found(name))]
+    reference_count = max([len(references)] + [n for n in reported if n is not None])
     citation_count = max(paper.citation_count or 0, len(citing.papers))
     return PaperBundle(
         paper=paper, references=references, citations=citing.papers,
@@ -165,92 +155,97 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
 
 async def fetch_paper_record(http: HttpClient, ref: str | PaperRef,
                              progress: Callable[[str], None] | None = None) -> tuple[Paper, list[str]]:
-    """(the paper's merged record, notes): Semantic Scholar and OpenAlex asked in parallel, as
-    for ``fetch_paper_bundle``, but no lists. Raises as ``fetch_paper_bundle`` does."""
+    """(the paper's merged record, notes): every lookup provider asked in parallel, as for
+    ``fetch_paper_bundle``, but no lists. Raises as ``fetch_paper_bundle`` does."""
     paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
     attempts = _Attempts(http.settings)
+    lookup = _Lookup(providers={provider.name: provider for provider in providers_for(LOOKUP)})
     if progress:
-        progress(f"looking up {paper_ref.label} in Semantic Scholar and OpenAlex")
-    lookup = await _look_up(http.session(S2), http.session(OPENALEX), paper_ref, attempts)
-    if lookup.s2 is None and lookup.openalex is None:
+        progress(f"looking up {paper_ref.label} in {lookup.labels}")
+    await _look_up(http, lookup, paper_ref, attempts)
+    if not lookup.any_found:
         raise _not_found(paper_ref, lookup, attempts)
     paper, _records = _merged_record(lookup, attempts)
     return paper, attempts.notes
 
 
-async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> Paper | None:
-    """Crossref's record of the paper's DOI (its ``updated-by`` notices), in the same round as
-    the lists; None without a Crossref DOI or when Crossref could not answer."""
-    if not paper.doi or is_arxiv_doi(paper.doi):
-        return None
-    from ..providers import crossref
-
-    _, found = await attempts.run(crossref.NAME, "looking up retraction and correction notices",
-                                  crossref.get_work(http.session(crossref.NAME), paper.doi))
-    return found
+async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> list[Paper]:
+    """What each provider with notices says about the paper (its records, in the order they
+    are applied), in the same round as the lists; a provider without a record says nothing."""
+    providers = providers_for(NOTICES)
+    answers = await asyncio.gather(*(
+        attempts.run(provider.name, "looking up retraction and correction notices",
+                     provider.notices(http.session(provider.name), paper)) for provider in providers))
+    return [found for _ok, found in answers if found is not None]
 
 
-async def _pubmed_record(http: HttpClient, pmid: str | None, attempts: _Attempts) -> Paper | None:
-    """PubMed's record of the PMID (None without a PMID, or when PubMed could not answer):
-    what MEDLINE says about retraction and notices, which OpenAlex and Crossref can lack."""
-    if not pmid:
-        return None
-    from ..providers import pubmed
-
-    _, found = await attempts.run(PUBMED, "looking up retraction and correction notices",
-                                  pubmed.fetch_notice_records(http.session(PUBMED), [pmid]))
-    return (found or {}).get(pmid)
+async def _record_by_pmid(http: HttpClient, ref: PaperRef, attempts: _Attempts) -> Paper | None:
+    """A record of a PMID no lookup provider knows, from a provider with notices (PubMed):
+    what MEDLINE says about the paper, without lists."""
+    for record in await _notices(http, Paper(provider="", title="", pmid=ref.value), attempts):
+        if record.pmid == ref.value and record.title:
+            return record
+    return None
 
 
-async def _look_up(s2: ProviderSession, oa: ProviderSession, ref: PaperRef, attempts: _Attempts) -> _Lookup:
-    """Both providers in parallel by the given id; then, for a provider that could not use
-    that id or did not know it, one more try with an id the other provider's record gave."""
-    lookup = _Lookup()
-    ask_s2 = partial(_ask, lookup.s2_asked, S2, s2, semantic_scholar.fetch_record, attempts)
-    ask_openalex = partial(_ask, lookup.openalex_asked, OPENALEX, oa, openalex.fetch_work, attempts)
-    await asyncio.gather(ask_s2(semantic_scholar.api_id(ref)), ask_openalex(openalex.api_id(ref)))
+async def _look_up(http: HttpClient, lookup: _Lookup, ref: PaperRef, attempts: _Attempts) -> None:
+    """Every lookup provider in parallel by the given id; then, for a provider that could not
+    use that id or did not know it, one more try with an id another provider's record gave."""
+    lookup.asked = {name: _Asked() for name in lookup.providers}
+
+    def ask(name: str, api_id: str | None) -> Awaitable[None]:
+        return _ask(lookup.asked[name], name, http, lookup.providers[name], attempts, api_id)
+
+    await asyncio.gather(*(ask(name, provider.api_id(ref)) for name, provider in lookup.providers.items()))
     follow_ups = []
-    if lookup.s2 is None and not lookup.s2_asked.failed and lookup.openalex:
-        untried = [i for i in semantic_scholar.api_ids(lookup.openalex.paper) if i not in lookup.s2_asked.tried]
-        follow_ups.append(ask_s2(untried[0] if untried else None))
-    if lookup.openalex is None and not lookup.openalex_asked.failed and lookup.s2:
-        untried = [i for i in openalex.api_ids(lookup.s2[0]) if i not in lookup.openalex_asked.tried]
-        follow_ups.append(ask_openalex(untried[0] if untried else None))
+    for name, provider in lookup.providers.items():
+        asked = lookup.asked[name]
+        if asked.found is not None or asked.failed:
+            continue
+        others = [other.found.paper for other_name, other in lookup.asked.items()
+                  if other_name != name and other.found is not None]
+        untried = [i for paper in others for i in provider.api_ids(paper) if i not in asked.tried]
+        if others:
+            follow_ups.append(ask(name, untried[0] if untried else None))
     await asyncio.gather(*follow_ups)
-    return lookup
 
 
-async def _ask(asked: _Asked, provider: str, session: ProviderSession, fetch: Callable[..., Awaitable[Any]],
-               attempts: _Attempts, api_id: str | None) -> None:
+async def _ask(asked: _Asked, name: str, http: HttpClient, provider: Provider, attempts: _Attempts,
+               api_id: str | None) -> None:
     """Look the paper up by ``api_id`` at one provider (nothing when there is no such id)."""
     if api_id is None:
         return
     asked.tried.add(api_id)
-    ok, found = await attempts.run(provider, f"looking up {api_id}", fetch(session, api_id))
+    ok, found = await attempts.run(name, f"looking up {api_id}", provider.look_up(http.session(name), api_id))
     asked.failed = asked.failed or not ok
     asked.found = asked.found or found
 
 
 def _merged_record(lookup: _Lookup, attempts: _Attempts) -> tuple[Paper, list[Paper]]:
-    """(one record from both providers, the records merged). When the merge rules say the two
-    are different papers (one DOI given to a whole supplement, say), Semantic Scholar's record
-    stands alone and OpenAlex's work is dropped, lists included."""
-    records = [record for record in (lookup.s2[0] if lookup.s2 else None,
-                                     lookup.openalex.paper if lookup.openalex else None) if record]
+    """(one record from every provider that found the paper, the records merged). When the
+    merge rules say a record is a different paper (one DOI given to a whole supplement, say),
+    the first provider's record stands, and the other's is dropped, lists included."""
+    named = [(name, found.paper) for name in lookup.providers if (found := lookup.found(name)) is not None]
+    records = [record for _, record in named]
     if len(records) == 1:
         return records[0], records
-    if len(find_clusters(records)) > 1:
-        attempts.note(f"OpenAlex's record for this id looks like a different paper "
-                      f"({records[1].title[:80]!r}); it was not merged")
-        lookup.openalex_asked.found = None
-        return records[0], records[:1]
+    first = next(cluster for cluster in find_clusters(records) if 0 in cluster.members)
+    if len(first.members) < len(records):
+        for position, (name, record) in enumerate(named):
+            if position not in first.members:
+                attempts.note(f"{provider_label(name)}'s record for this id looks like a different paper "
+                              f"({record.title[:80]!r}); it was not merged")
+                lookup.asked[name].found = None
+        records = [record for position, record in enumerate(records) if position in first.members]
+        if len(records) == 1:
+            return records[0], records
     return merge_cluster(records), records
 
 
 def _not_found(ref: PaperRef, lookup: _Lookup, attempts: _Attempts) -> NotFound | FetchFailed:
     """FetchFailed ("could not fetch …") when every provider asked failed, else NotFound
     ("… was not found in …")."""
-    asked = [p for p, tried in ((S2, lookup.s2_asked.tried), (OPENALEX, lookup.openalex_asked.tried)) if tried]
+    asked = [name for name, answer in lookup.asked.items() if answer.tried]
     failures = "; ".join(f"{provider_label(p)}: {reason}" for p, reason in attempts.failed.items())
     if all(p in attempts.failed for p in asked):
         return FetchFailed(f"could not fetch {ref.label}: {failures}")
@@ -258,59 +253,64 @@ def _not_found(ref: PaperRef, lookup: _Lookup, attempts: _Attempts) -> NotFound 
     return NotFound(f"{ref.label} was not found in {where}" + (f" ({failures})" if failures else ""))
 
 
-def _known(work: openalex.Work | None) -> Callable[[], Awaitable[openalex.Work | None]]:
-    async def get() -> openalex.Work | None:
-        return work
+def _known(found: Found | None) -> Callable[[], Awaitable[Found | None]]:
+    async def get() -> Found | None:
+        return found
     return get
 
 
-async def _reference_list(s2: ProviderSession, oa: ProviderSession, s2_id: str | None,
-                          get_work: Callable[[], Awaitable[openalex.Work | None]],
+async def _reference_list(http: HttpClient, found_by: dict[str, Callable[[], Awaitable[Found | None]]],
                           attempts: _Attempts) -> tuple[list[Paper], str | None]:
-    """(references, provider) from S2; from OpenAlex when S2 fails, lacks the paper or lists none.
+    """(references, provider): from the first provider with the ``cites`` capability that lists
+    any; one that knows the paper and lists none is named when a later one's list is shown.
 
-    ``get_work`` gives the OpenAlex work (looked up only when it is needed)."""
-    s2_answered = False  # S2 knows the paper and lists no references
-    if s2_id:
-        ok, found = await attempts.run(S2, "references", semantic_scholar.fetch_references(s2, s2_id))
-        if found:
-            return rank_by_citations(merge_records(found)), S2
-        s2_answered = ok and found is not None
-    work = await get_work()
-    if work is None or not work.referenced_ids:
-        return [], (S2 if s2_answered else None)
-    wanted = work.referenced_ids[:OPENALEX_MAX_REFERENCES]
-    ok, found = await attempts.run(OPENALEX, "references", openalex.fetch_works(oa, wanted))
-    if not ok:
-        return [], None
-    if s2_answered:
-        attempts.note("Semantic Scholar lists no references for this paper; OpenAlex's are shown")
-    if len(work.referenced_ids) > len(wanted):
-        attempts.note(f"OpenAlex lists {len(work.referenced_ids)} references; the first {len(wanted)} were fetched")
-    if len(found or []) < len(wanted):
-        attempts.note(f"OpenAlex has usable records for {len(found or [])} of the {len(wanted)} works it lists "
-                      f"as references")
-    return rank_by_citations(merge_records(found or [])), OPENALEX
+    ``found_by`` gives each provider's record of the paper (looked up only when needed)."""
+    listed_none: list[str] = []  # providers that know the paper and list no references
+    for provider in providers_for(CITES):
+        get_found = found_by.get(provider.name)
+        found = await get_found() if get_found else None
+        if found is None:
+            continue
+        ok, answer = await attempts.run(provider.name, "references",
+                                        provider.references(http.session(provider.name), found))
+        if answer is None:
+            if not ok and listed_none:
+                return [], None
+            continue
+        if not answer.papers and not answer.notes:
+            listed_none.append(provider.name)
+            continue
+        if listed_none:
+            names = " and ".join(provider_label(name) for name in listed_none)
+            attempts.note(f"{names} lists no references for this paper; {provider_label(provider.name)}'s are shown")
+        for note in answer.notes:
+            attempts.note(note)
+        return rank_by_citations(merge_records(answer.papers)), provider.name
+    return [], (listed_none[0] if listed_none else None)
 
 
 async def fetch_references_of(http: HttpClient, paper: Paper) -> tuple[list[Paper], list[str]]:
-    """References of a paper already known (a network node): S2 by its best id, else OpenAlex
-    (the work is looked up only when S2 cannot answer). Returns (references, notes)."""
-    s2_session, oa_session = http.session(S2), http.session(OPENALEX)
+    """References of a paper already known (a network node): from the first provider with the
+    ``cites`` capability that can ask its list by the paper's ids, else one that looks the
+    paper up first (only when the earlier ones cannot answer). Returns (references, notes)."""
     attempts = _Attempts(http.settings)
-    s2_ids = semantic_scholar.api_ids(paper)
-    cached: list[openalex.Work | None] = []
-
-    async def get_work() -> openalex.Work | None:
-        if not cached:
-            openalex_ids = openalex.api_ids(paper)
-            work = None
-            if openalex_ids:
-                _ok, work = await attempts.run(OPENALEX, f"looking up {openalex_ids[0]}",
-                                               openalex.fetch_work(oa_session, openalex_ids[0]))
-            cached.append(work)
-        return cached[0]
-
-    references, _source = await _reference_list(s2_session, oa_session, s2_ids[0] if s2_ids else None,
-                                                get_work, attempts)
+    found_by = {provider.name: _found_for(http, provider, paper, attempts) for provider in providers_for(CITES)}
+    references, _source = await _reference_list(http, found_by, attempts)
     return references, attempts.notes
+
+
+def _found_for(http: HttpClient, provider: Provider, paper: Paper,
+               attempts: _Attempts) -> Callable[[], Awaitable[Found | None]]:
+    """The provider's handle on ``paper``: by its ids alone, or looked up by its best id (once)."""
+    kept: list[Found | None] = []
+
+    async def get() -> Found | None:
+        if not kept:
+            found = provider.found_without_lookup(paper)
+            ids = provider.api_ids(paper)
+            if found is None and ids:
+                _ok, found = await attempts.run(provider.name, f"looking up {ids[0]}",
+                                                provider.look_up(http.session(provider.name), ids[0]))
+            kept.append(found)
+        return kept[0]
+    return get

@@ -1,16 +1,16 @@
 """The papers citing one paper: all of them, or at least the most cited, and a sentence that
 says which.
 
-Semantic Scholar lists citing papers in its own order, not by citation count, up to 1,000 a
-page (``/paper/{id}/citations``, ../shared/reference/apis.md A1). OpenAlex sorts them on the
-server (``filter=cites:W…&sort=cited_by_count:desc``, A2), so its first page holds the most
-cited. Hence:
+Providers list citing papers in one of two ways (``Provider.citing_order``, found by the
+``cited_by`` capability, never by name): in their own order, page after page (Semantic
+Scholar: 1,000 a page, not by citation count), or the most cited first, sorted on their server
+(OpenAlex: ``filter=cites:W…&sort=cited_by_count:desc``, one page of 100). Hence:
 
-1. Semantic Scholar's first page of 1,000. When that is everything it lists, the list is
-   complete and nothing else is asked.
-2. When it lists more, or cannot answer, OpenAlex's 100 most cited are added (one list call):
-   the most cited citers are then in the list whichever provider answered.
-3. Without OpenAlex, Semantic Scholar is paged on, up to ``S2_CITING_CAP``.
+1. The first page of the provider listing in its own order. When that is everything it lists,
+   the list is complete and nothing else is asked.
+2. When it lists more, or cannot answer, the most cited from a provider sorting by citations
+   are added (one list call): the most cited citers are then in the list whichever answered.
+3. Without such a provider, the first one is paged on, up to ``CITING_CAP_PAGES`` pages.
 
 The merged list is ranked by citations; ``coverage`` goes into the footers of ``paper``,
 ``snowball`` and ``network``.
@@ -22,16 +22,25 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Protocol, TypeVar
 
 from ..core.records import Paper
+from ..core.services import CITED_BY
 from ..core.text import fold_title
 from ..dedupe.clusters import merge_records
-from ..net.http import ProviderSession
-from ..providers import openalex, semantic_scholar
+from ..providers.base import MOST_CITED, OWN_ORDER, Found, Provider, provider_label, providers_for
 
-S2 = semantic_scholar.NAME
-OPENALEX = openalex.NAME
-# Semantic Scholar is paged this far when OpenAlex cannot give the most cited: three pages,
-# three seconds at its keyed pace.
-S2_CITING_CAP = 3 * semantic_scholar.CITATIONS_PAGE
+# The provider listing in its own order is paged this far when none can give the most cited:
+# three pages (Semantic Scholar: three seconds at its keyed pace).
+CITING_CAP_PAGES = 3
+
+
+def _first(order: str) -> Provider | None:
+    return next((provider for provider in providers_for(CITED_BY) if provider.citing_order == order), None)
+
+
+def citing_cap() -> int:
+    """How many citing papers the own-order provider is paged to (``CITING_CAP_PAGES`` pages)."""
+    own = _first(OWN_ORDER)
+    return CITING_CAP_PAGES * own.citing_page_size if own else 0
+
 
 T = TypeVar("T")
 
@@ -61,9 +70,11 @@ class CitingList:
 
 
 @dataclass
-class _S2Pages:
+class _Pages:
+    """What the own-order provider listed so far."""
+
     papers: list[Paper] = field(default_factory=list)
-    answered: bool = False  # S2 knows the paper (even when it lists none)
+    answered: bool = False  # it knows the paper (even when it lists none)
     next_offset: int | None = None  # more to fetch
 
     @property
@@ -71,68 +82,74 @@ class _S2Pages:
         return self.next_offset is not None
 
 
-async def citing_papers(s2: ProviderSession, oa: ProviderSession, s2_id: str | None, work: Any,
-                        attempts: Attempts) -> CitingList:
-    """The citing papers of the paper S2 knows as ``s2_id`` and OpenAlex as ``work`` (either
-    may be None)."""
-    pages = _S2Pages()
-    if s2_id:
-        await _next_s2_page(s2, s2_id, pages, attempts, first=True)
+async def citing_papers(http: Any, found_by: dict[str, Found | None], attempts: Attempts) -> CitingList:
+    """The citing papers of the paper each provider found as ``found_by[name]`` (None where it
+    did not)."""
+    own, sorted_by_citations = _first(OWN_ORDER), _first(MOST_CITED)
+    own_found = found_by.get(own.name) if own else None
+    pages = _Pages()
+    if own and own_found is not None:
+        await _next_page(http, own, own_found, pages, attempts, first=True)
     if pages.papers and not pages.more:
-        return _all_of_s2(pages)
-    most_cited, total = [], None
-    work_id = work.paper.openalex_id if work is not None else None
-    asked_openalex = bool(work_id) and work.paper.citation_count != 0
-    if asked_openalex:
-        ok, found = await attempts.run(OPENALEX, "citing papers", openalex.fetch_citing(oa, work_id))
-        asked_openalex = ok
-        most_cited, total = found if ok and found else ([], None)
-    if pages.more and not asked_openalex:
-        while pages.more and len(pages.papers) < S2_CITING_CAP:
-            if not await _next_s2_page(s2, s2_id, pages, attempts):
+        return _all_of(own, pages)
+    most_cited: list[Paper] = []
+    total = None
+    top_found = found_by.get(sorted_by_citations.name) if sorted_by_citations else None
+    asked_top = False
+    if sorted_by_citations and top_found is not None:
+        ok, page = await attempts.run(sorted_by_citations.name, "citing papers",
+                                      sorted_by_citations.citing(http.session(sorted_by_citations.name), top_found))
+        asked_top = ok and page is not None
+        most_cited, total = (page.papers, page.total) if asked_top else ([], None)
+    if pages.more and not asked_top:
+        cap = citing_cap()
+        while pages.more and len(pages.papers) < cap:
+            if not await _next_page(http, own, own_found, pages, attempts):
                 break
         if pages.papers and not pages.more:
-            return _all_of_s2(pages)
+            return _all_of(own, pages)
+    own_label = provider_label(own.name) if own else ""
+    top_label = provider_label(sorted_by_citations.name) if sorted_by_citations else ""
     if pages.papers and most_cited:
-        return _listed(pages.papers + most_cited, [S2, OPENALEX],
-                       f"the first {len(pages.papers):,} Semantic Scholar lists (in its order, not by citations) "
-                       f"and the {len(most_cited):,} most cited{_of(total)} in OpenAlex (sorted by citations)")
+        return _listed(pages.papers + most_cited, [own.name, sorted_by_citations.name],
+                       f"the first {len(pages.papers):,} {own_label} lists (in its order, not by citations) "
+                       f"and the {len(most_cited):,} most cited{_of(total)} in {top_label} (sorted by citations)")
     if pages.papers:
-        return _listed(pages.papers, [S2], f"the first {len(pages.papers):,} Semantic Scholar lists, in its order "
+        return _listed(pages.papers, [own.name], f"the first {len(pages.papers):,} {own_label} lists, in its order "
                        f"(not by citations): more cited ones may be missing" + (
-                           f" (stopped at {S2_CITING_CAP:,})" if pages.more else ""))
+                           f" (stopped at {citing_cap():,})" if pages.more else ""))
     if most_cited:
         if pages.answered:
-            attempts.note("Semantic Scholar lists no citing papers for this paper; OpenAlex's are shown")
+            attempts.note(f"{own_label} lists no citing papers for this paper; {top_label}'s are shown")
         complete = total is not None and len(most_cited) >= total
-        words = (f"all {len(most_cited):,} citing work{'s' if len(most_cited) != 1 else ''} OpenAlex lists"
+        words = (f"all {len(most_cited):,} citing work{'s' if len(most_cited) != 1 else ''} {top_label} lists"
                  if complete else
-                 f"the {len(most_cited):,} most cited{_of(total)} in OpenAlex (sorted by citations)")
-        return _listed(most_cited, [OPENALEX], words, complete=complete)
-    answered = S2 if pages.answered else OPENALEX if asked_openalex else None
+                 f"the {len(most_cited):,} most cited{_of(total)} in {top_label} (sorted by citations)")
+        return _listed(most_cited, [sorted_by_citations.name], words, complete=complete)
+    answered = own.name if pages.answered else sorted_by_citations.name if asked_top else None
     return CitingList(answered_by=answered, complete=answered is not None,
                       coverage="none listed" if answered else "")
 
 
-async def _next_s2_page(s2: ProviderSession, s2_id: str, pages: _S2Pages, attempts: Attempts,
-                        first: bool = False) -> bool:
-    """Fetch the next page into ``pages``; False when S2 failed or had nothing more."""
+async def _next_page(http: Any, provider: Provider, found: Found, pages: _Pages, attempts: Attempts,
+                     first: bool = False) -> bool:
+    """Fetch the next page into ``pages``; False when the provider failed or had nothing more."""
     offset = 0 if first else pages.next_offset
     what = "citing papers" if first else f"citing papers from {offset:,} on"
-    ok, found = await attempts.run(S2, what, semantic_scholar.fetch_citations_page(s2, s2_id, offset or 0))
-    if not ok or found is None:
+    ok, page = await attempts.run(provider.name, what, provider.citing(http.session(provider.name), found, offset or 0))
+    if not ok or page is None:
         pages.next_offset = None
         return False
-    papers, pages.next_offset = found
+    pages.next_offset = page.next_offset if page.next_offset and page.next_offset > (offset or 0) else None
     pages.answered = True
-    pages.papers.extend(papers)
-    return bool(papers)
+    pages.papers.extend(page.papers)
+    return bool(page.papers)
 
 
-def _all_of_s2(pages: _S2Pages) -> CitingList:
+def _all_of(provider: Provider, pages: _Pages) -> CitingList:
     count = len(pages.papers)
-    return _listed(pages.papers, [S2], f"all {count:,} citing paper{'s' if count != 1 else ''} "
-                   f"Semantic Scholar lists", complete=True)
+    return _listed(pages.papers, [provider.name], f"all {count:,} citing paper{'s' if count != 1 else ''} "
+                   f"{provider_label(provider.name)} lists", complete=True)
 
 
 def _listed(papers: list[Paper], sources: list[str], coverage: str, complete: bool = False) -> CitingList:

@@ -1,10 +1,12 @@
 """The citation links among the library's saved papers.
 
-After a save, the reference lists of the library's papers are fetched (OpenAlex
-``referenced_works``, 100 papers per call; Semantic Scholar's batch endpoint for papers
-OpenAlex does not know, in batches sized by their reference counts), and an edge is stored for every reference that is itself in the
-library. All papers are asked, not only the new ones, so an older paper that cites a new
-one is linked too; the response cache makes repeated lists free for a day.
+After a save, the reference lists of the library's papers are fetched from the providers with
+the ``reference_ids`` capability, the one that answers most papers per call first (OpenAlex's
+``referenced_works``, 100 papers per call), the next for the papers it could not answer
+(Semantic Scholar's batch endpoint, in batches sized by their reference counts), and an edge is
+stored for every reference that is itself in the library. All papers are asked, not only the new
+ones, so an older paper that cites a new one is linked too; the response cache makes repeated
+lists free for a day.
 """
 
 from __future__ import annotations
@@ -13,9 +15,13 @@ from typing import Any, Iterable
 
 from ..core.errors import ProviderError
 from ..core.identifiers import normalize_identifier
+from ..core.services import REFERENCE_IDS
 from ..library.store import Store
 from ..net.http import HttpClient
-from ..providers import openalex, semantic_scholar
+from ..providers.base import provider_label, providers_for
+
+# A reference's ids, strongest first, as the library's identifier kinds.
+MATCH_ORDER = ("paper_id", "openalex_id", "doi", "pmid", "arxiv_id")
 
 
 class _IdentityIndex:
@@ -32,24 +38,14 @@ class _IdentityIndex:
         normalized = normalize_identifier(kind, value)
         return self.by_key.get((kind, normalized.lower())) if normalized else None
 
-
-def _s2_reference_match(index: _IdentityIndex, reference: dict[str, Any]) -> int | None:
-    ids = reference.get("externalIds")
-    ids = ids if isinstance(ids, dict) else {}
-    candidates = [("paper_id", reference.get("paperId")), ("doi", ids.get("DOI")), ("pmid", ids.get("PubMed")),
-                  ("arxiv_id", ids.get("ArXiv"))]
-    for kind, value in candidates:
-        found = index.find(kind, value)
-        if found is not None:
-            return found
-    return None
-
-
-def _s2_api_id(ids: dict[str, list[str]]) -> str | None:
-    for kind, prefix in (("paper_id", ""), ("doi", "DOI:"), ("arxiv_id", "ARXIV:"), ("pmid", "PMID:")):
-        if ids.get(kind):
-            return prefix + ids[kind][0]
-    return None
+    def match(self, reference: dict[str, Any]) -> int | None:
+        """The library paper a reference names by any of its ids."""
+        for kind in MATCH_ORDER:
+            if reference.get(kind):
+                found = self.find(kind, reference[kind])
+                if found is not None:
+                    return found
+        return None
 
 
 async def link_citations(http: HttpClient, store: Store,
@@ -62,36 +58,44 @@ async def link_citations(http: HttpClient, store: Store,
     targets = [i for i in wanted if i in identifiers]
     edges: set[tuple[int, int]] = set()
     notes: list[str] = []
-    via_openalex = {identifiers[i]["openalex_id"][0]: i for i in targets if identifiers[i].get("openalex_id")}
     answered: set[int] = set()
-    if via_openalex:
+    for provider in providers_for(REFERENCE_IDS):
+        asked = [(i, api_id) for i in targets if i not in answered and (api_id := provider.library_ids(identifiers[i]))]
+        if not asked:
+            continue
+        label = provider_label(provider.name)
         try:
-            references = await openalex.fetch_reference_ids(http.session(openalex.NAME), list(via_openalex))
+            lists, said = await provider.reference_lists(http.session(provider.name), [api_id for _, api_id in asked])
         except ProviderError as error:
-            notes.append(f"OpenAlex references unavailable ({error})")
-            references = {}
-        for work_id, cited_works in references.items():
-            citing = via_openalex.get(work_id)
-            if citing is None:
+            notes.append(f"{label} references unavailable ({error})")
+            continue
+        notes += [f"{label}: {note}" for note in said]
+        for (citing, _), references in zip(asked, lists):
+            if references is None:
                 continue
             answered.add(citing)
-            for cited_work in cited_works:
-                cited = index.find("openalex_id", cited_work)
-                if cited is not None:
-                    edges.add((citing, cited))
-    rest = [(i, api_id) for i in targets if i not in answered and (api_id := _s2_api_id(identifiers[i]))]
-    if rest:
-        try:
-            answers = await semantic_scholar.fetch_reference_ids(http.session(semantic_scholar.NAME),
-                                                                 [api_id for _, api_id in rest])
-        except ProviderError as error:
-            notes.append(f"Semantic Scholar references unavailable ({error})")
-            answers = []
-        notes += [f"Semantic Scholar: {note}" for note in getattr(answers, "notes", [])]
-        for (citing, _), references in zip(rest, answers):
             for reference in references:
-                cited = _s2_reference_match(index, reference)
+                cited = index.match(reference)
                 if cited is not None:
                     edges.add((citing, cited))
     new = store.add_citations(sorted(edges))
     return new, notes
+
+
+async def save_shown(http: HttpClient, store: Store, shown: list[Any]) -> tuple[str, Any]:
+    """Keep ``shown`` (RankedPapers) in the library and refresh the citation links: (the
+    footer's note, the StoreError when the library could not be written, else None)."""
+    from ..core.errors import StoreError
+    from ..library.record import saved_record
+
+    try:
+        ids = store.save_papers([saved_record(item.paper, found_by=[hit.provider for hit in item.hits],
+                                              doi_verified=item.doi_verified) for item in shown])
+        links, problems = await link_citations(http, store)
+    except StoreError as error:  # the answers are still shown; the command then exits 4
+        return f"not saved to the library: {error}", error
+    note = (f"saved {len(ids)} papers to the library ({store.path}); "
+            f"{links} new citation links among library papers")
+    if problems:
+        note += " (" + "; ".join(problems) + ")"
+    return note, None

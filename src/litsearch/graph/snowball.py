@@ -1,8 +1,8 @@
 """Citation chasing: from seed papers to one deduplicated, ranked list of the papers they cite
 (backward) and the papers citing them (forward).
 
-Each seed is looked up as `paper` does (Semantic Scholar first, OpenAlex when S2 lacks it or
-fails), with its reference list and its citing papers: all of them, or at least the most cited
+Each seed is looked up as `paper` does (every provider that can look papers up; the lists from
+the first that has them), with its reference list and its citing papers: all of them, or at least the most cited
 (graph/citing.py says how, and each seed's coverage is stated in the footer). Every candidate then goes
 through the search's merge engine with the seeds themselves, so a paper reached from several
 seeds, or from both providers, is one row; a cluster holding a seed is the seed, not a find.
@@ -21,15 +21,20 @@ from ..core.errors import ExitCode, LitSearchError
 from ..core.identifiers import PaperRef
 from ..core.records import Paper
 from ..core.text import fold_title
+from ..core.services import CITES
 from ..net.http import HttpClient
-from ..providers import semantic_scholar
+from ..providers.base import providers_for
 from ..search.rank import RankedPaper, relevance_of, score_terms
 from .bundle import PaperBundle, fetch_paper_bundle
 from .limits import PARALLEL_FETCHES
 
 DIRECTIONS = ("backward", "forward", "both")
-# What one seed's reference list can bring (S2's first page, else OpenAlex's first works).
-REFERENCES_CAP = f"up to {semantic_scholar.LIST_LIMIT} references per seed"
+
+
+def references_cap() -> str:
+    """What one seed's reference list can bring: the first list provider's one page."""
+    first = next(iter(providers_for(CITES)), None)
+    return f"up to {first.references_page_size} references per seed" if first else "no reference lists"
 
 
 @dataclass
@@ -57,7 +62,7 @@ class SnowballResult:
         """What was fetched, for the footer: the reference cap and each seed's citing coverage."""
         parts = []
         if self.direction in ("backward", "both"):
-            parts.append(f"references: {REFERENCES_CAP}")
+            parts.append(f"references: {references_cap()}")
         if self.direction in ("forward", "both"):
             parts.append("citing papers: " + ("; ".join(self.citing_coverage) or "none fetched"))
         return "; ".join(parts)

@@ -1,5 +1,6 @@
-"""One SQLite file for the response cache, the saved-paper library and the citation links
-among saved papers.
+"""The saved-paper library and the citation links among saved papers, in lit-search's one
+SQLite file (which also holds the response cache's table: net/response_store.py, given this
+store as its database).
 
 Several lit-search processes may use the file at once (two terminals, or Claude Code
 running searches side by side). The file is in WAL mode, so readers never wait for the
@@ -27,27 +28,9 @@ from ..core.config import default_store_path
 from ..core.errors import StoreError
 from ..core.identifiers import normalize_doi, record_identities
 from ..core.sanitize import json_text
-from ..net.cache_keys import strip_identity_params
-from ..net.http import FetchedResponse
-from ..core.config import DEFAULT_CACHE_MB
-from .cache_cap import cache_bytes, evict_over_cap
 from .keys import TITLE_KIND, claim, match, resolve, title_key
 from .record import merge_records, paper_from_record, same_work
 from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, prepare_read_only, translate
-
-DAY = 86_400
-# Expired entries stay usable by --offline (allow_stale) for this long, then are pruned.
-STALE_KEEP_SECONDS = 30 * DAY
-
-
-@dataclass
-class CachedResponse(FetchedResponse):
-    """A stored response; usable wherever a ``FetchedResponse`` is."""
-
-    stored_at: float
-    expires_at: float
-    stale: bool
-
 
 @dataclass(frozen=True)
 class LibraryPaper:
@@ -81,18 +64,18 @@ def _operation(method: Callable) -> Callable:
 # ---------------------------------------------------------------- the store
 
 class Store:
-    """The cache, the library and its citation links in one SQLite file.
+    """The library and its citation links in one SQLite file (the file the response cache
+    shares: ``guarded``, ``writing`` and ``scrub`` are what it uses).
 
     Open with ``Store.open(path, redact=settings.redact)`` and use as a context manager.
     """
 
     def __init__(self, db: sqlite3.Connection, path: Path, redact: Callable[[str], str] | None,
-                 read_only: bool = False, cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)):
+                 read_only: bool = False):
         self._db: sqlite3.Connection | None = db
         self.path = path
         self._redact = redact
         self.read_only = read_only
-        self.cache_max_bytes = cache_max_bytes
         # One connection may be shared by threads (asyncio.to_thread); calls take turns.
         self._lock = threading.RLock()
         self._checked = False  # the file's integrity, checked once before the first write
@@ -101,7 +84,7 @@ class Store:
 
     @classmethod
     def open(cls, path: str | os.PathLike | None = None, redact: Callable[[str], str] | None = None, *,
-             read_only: bool = False, cache_max_bytes: int | None = None) -> "Store":
+             read_only: bool = False) -> "Store":
         """Open (creating folder, file and schema as needed) and migrate an older schema.
 
         ``read_only``: for commands that only read (library list/show/export, --offline): the
@@ -110,9 +93,8 @@ class Store:
         schema is verified first (schema.verify_schema): a file another program altered is
         refused, untouched."""
         path = Path(path) if path is not None else default_store_path()
-        limit = int(DEFAULT_CACHE_MB * 1_000_000) if cache_max_bytes is None else cache_max_bytes
         if read_only:
-            return cls(_open_read_only(path), path, redact, read_only=True, cache_max_bytes=limit)
+            return cls(_open_read_only(path), path, redact, read_only=True)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -131,7 +113,7 @@ class Store:
         except BaseException:
             db.close()
             raise
-        return cls(db, path, redact, cache_max_bytes=limit)
+        return cls(db, path, redact)
 
     def close(self) -> None:
         with self._lock:
@@ -175,71 +157,30 @@ class Store:
             if db.in_transaction:
                 db.execute("COMMIT")
 
-    # ----- response cache
+    # ----- for the response cache's table (net/response_store.py)
 
-    @_operation
-    def cache_get(self, provider: str, key: str, now: float | None = None,
-                  allow_stale: bool = False) -> CachedResponse | None:
-        """The stored response, or None. Expired entries count only with ``allow_stale``."""
-        now = time.time() if now is None else now
-        row = self._db.execute(
-            "SELECT status, headers, content, url, stored_at, expires_at FROM cache "
-            "WHERE provider = ? AND key = ?", (provider, key)).fetchone()
-        if row is None:
-            return None
-        status, headers, content, url, stored_at, expires_at = row
-        stale = expires_at <= now
-        if stale and not allow_stale:
-            return None
-        return CachedResponse(status=status, headers=json.loads(headers), content=bytes(content), url=url,
-                              stored_at=stored_at, expires_at=expires_at, stale=stale)
+    @contextlib.contextmanager
+    def guarded(self) -> Iterator[sqlite3.Connection]:
+        """The connection for one read: one thread at a time, sqlite3 errors as StoreError."""
+        with self._lock:
+            if self._db is None:
+                raise StoreError(f"the lit-search database at {self.path} is closed")
+            try:
+                yield self._db
+            except sqlite3.Error as error:
+                raise translate(error, self.path) from None
 
-    @_operation
-    def cache_put(self, provider: str, key: str, response: FetchedResponse, ttl_seconds: float,
-                  now: float | None = None) -> None:
-        """Store a response for ``ttl_seconds``, secrets redacted, and prune long-expired entries."""
-        if ttl_seconds <= 0:
-            raise ValueError(f"ttl_seconds must be positive, not {ttl_seconds!r}")
-        now = time.time() if now is None else now
-        headers = {str(name).lower(): self._scrub(str(value)) for name, value in response.headers.items()}
-        url = self._scrub(strip_identity_params(response.url))
-        with self._write() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO cache (provider, key, status, headers, content, url, stored_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (provider, key, int(response.status), json.dumps(headers), self._scrub_bytes(response.content),
-                 url, now, now + ttl_seconds))
-            # Opportunistic pruning: cheap through the expiry index, and it keeps the file
-            # from growing for ever without a separate clean-up command; then the size cap.
-            db.execute("DELETE FROM cache WHERE expires_at < ?", (now - STALE_KEEP_SECONDS,))
-            evict_over_cap(db, self.cache_max_bytes)
+    @contextlib.contextmanager
+    def writing(self) -> Iterator[sqlite3.Connection]:
+        """One short write transaction, guarded as ``guarded`` is."""
+        with self.guarded(), self._write() as db:
+            yield db
 
-    @_operation
-    def cache_size(self) -> int:
-        """Bytes the cached answers take (what LITSEARCH_CACHE_MAX_MB caps)."""
-        return cache_bytes(self._db)
-
-    @_operation
-    def cache_delete(self, provider: str, keys: Iterable[str]) -> int:
-        """Remove the given entries of one provider; returns how many were removed."""
-        keys = list(keys)
-        if not keys:
-            return 0
-        with self._write() as db:
-            return sum(db.execute("DELETE FROM cache WHERE provider = ? AND key = ?", (provider, key)).rowcount
-                       for key in keys)
-
-    def cache_clear(self, provider: str | None = None) -> int:
-        """Remove every cached response (of one provider); returns how many."""
-        with self._write() as db:
-            if provider is None:
-                return db.execute("DELETE FROM cache").rowcount
-            return db.execute("DELETE FROM cache WHERE provider = ?", (provider,)).rowcount
-
-    def _scrub(self, text: str) -> str:
+    def scrub(self, text: str) -> str:
+        """``text`` without any configured secret (a server may echo a key back)."""
         return self._redact(text) if self._redact else text
 
-    def _scrub_bytes(self, content: bytes) -> bytes:
+    def scrub_bytes(self, content: bytes) -> bytes:
         """Redact secrets echoed in a body. surrogateescape keeps bytes that are not UTF-8
         exactly as they were, so binary and mis-encoded bodies survive unchanged."""
         if not self._redact:
@@ -254,7 +195,7 @@ class Store:
         """Insert or update each paper (matched by identifier); returns their library ids."""
         now = time.time()
         # A key a server echoed into a title or abstract is removed before anything is stored.
-        records = [json.loads(self._scrub(_dump(paper))) for paper in papers]
+        records = [json.loads(self.scrub(_dump(paper))) for paper in papers]
         with self._write() as db:
             return [_save_one(db, record, now) for record in records]
 

@@ -54,7 +54,7 @@ async def library_save(
     rows of a search this server ran (search_id, and rows to pick some), or papers by id. Use it when the user
     wants to keep papers for later (export to BibTeX/RIS with `lit-search library export`, chase citations,
     report). Returns what was saved and the library's path."""
-    from ..cli.search import save_shown
+    from ..graph.links import save_shown
 
     if bool(search_id) == bool(ids):
         raise UsageError("give search_id (with rows to pick some) or ids, one of the two")

@@ -51,7 +51,7 @@ class SearchFilters(BaseModel):
 
 def search_options(arguments: dict[str, Any]):
     """SearchOptions from paper_search's arguments (UsageError for bad values)."""
-    from ..cli.search import clean_query
+    from ..search.options import clean_query
     from ..search.aliases import check_providers, search_filters
     from ..search.options import MAX_VARIANTS, SearchOptions
     from ..search.plan import parse_provider_list
@@ -152,7 +152,7 @@ async def paper_citations(
     search_id = call_key("paper_citations", {k: v for k, v in arguments.items() if k != "include_abstracts"})
     kept = runtime.recall(search_id)
     if kept is None:
-        from ..cli.snowball import as_search_result
+        from ..graph.chased import as_search_result
 
         started = time.monotonic()
         settings = SimpleNamespace(limit=arguments["limit"], no_verify=not arguments["verify"],
@@ -160,7 +160,7 @@ async def paper_citations(
 
         async def work(http, _store):
             found = await snowball(http, refs, arguments["direction"], arguments["topic"])
-            return found, await as_search_result(http, found, settings, started)
+            return found, await as_search_result(http, found, arguments["limit"], arguments["verify"], started)
 
         found, result = await runtime.online(work)
         if found.all_failed:

@@ -1,4 +1,5 @@
-"""The response cache as the HTTP layer sees it: a Store plus a mode.
+"""The response cache as the HTTP layer sees it: the stored answers (net/response_store.py)
+plus a mode.
 
 Modes (CLI flags): "normal" reads fresh entries and writes new answers; "refresh"
 (--refresh) skips reading but writes; "off" (--no-cache) neither reads nor writes;
@@ -18,6 +19,7 @@ from typing import Any, Callable
 from ..core.errors import StoreError
 from .cache_keys import cache_key
 from .http import FetchedResponse
+from .response_store import DEFAULT_MAX_BYTES, responses_of
 
 MODES = ("normal", "refresh", "off", "offline")
 
@@ -26,12 +28,14 @@ class ResponseCache:
     """The cache is an optimisation: when its file cannot be read or written (a full or
     read-only disk, a damaged file), it warns once and steps aside; the answers still count."""
 
-    def __init__(self, store: Any, mode: str = "normal", warn: Callable[[str], None] | None = None):
-        """``store``: a ``litsearch.library.store.Store`` (or None: no cache); ``warn`` shows
-        one line to the user."""
+    def __init__(self, store: Any, mode: str = "normal", warn: Callable[[str], None] | None = None,
+                 max_bytes: int = DEFAULT_MAX_BYTES):
+        """``store``: the open database the answers live in (a ``library.store.Store``), a
+        ``ResponseStore``, or None (no cache); ``max_bytes``: the cache's size cap
+        (``Settings.cache_max_bytes``); ``warn`` shows one line to the user."""
         if mode not in MODES:
             raise ValueError(f"unknown cache mode {mode!r}")
-        self.store = store
+        self.store = responses_of(store, max_bytes)
         self.mode = mode
         self.warn = warn or (lambda message: None)
         self.failed = False  # the store failed once: no more cache reads or writes this run
@@ -60,7 +64,7 @@ class ResponseCache:
             return None
         key = cache_key(method, url, request.get("params"), _body(request))
         try:
-            found = self.store.cache_get(provider, key, allow_stale=self.offline)
+            found = self.store.get(provider, key, allow_stale=self.offline)
         except StoreError as error:
             self._step_aside(error)
             return None
@@ -71,13 +75,14 @@ class ResponseCache:
         return found
 
     def save(self, provider: str, method: str, url: str, request: dict[str, Any],
-             response: FetchedResponse) -> str | None:
-        """Store a good answer; returns its key (None when not stored)."""
+             response: FetchedResponse, ttl: float) -> str | None:
+        """Store a good answer for ``ttl`` seconds (what the service declares); returns its key
+        (None when not stored)."""
         if not self.writes or not 200 <= response.status < 300 or not well_formed(response):
             return None
         key = cache_key(method, url, request.get("params"), _body(request))
         try:
-            self.store.cache_put(provider, key, response, _time_to_live(provider))
+            self.store.put(provider, key, response, ttl)
         except StoreError as error:
             self._step_aside(error)
             return None
@@ -87,17 +92,9 @@ class ResponseCache:
         """Drop answers the provider turned out not to understand."""
         if self.store is not None and not self.failed and keys and self.mode != "offline":
             try:
-                self.store.cache_delete(provider, keys)
+                self.store.delete(provider, keys)
             except StoreError as error:
                 self._step_aside(error)
-
-
-def _time_to_live(provider: str) -> float:
-    from ..providers.base import (
-        get_provider,  # each provider declares how long its answers keep
-    )
-
-    return get_provider(provider).cache_ttl
 
 
 def well_formed(response: FetchedResponse) -> bool:

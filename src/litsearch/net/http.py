@@ -35,8 +35,6 @@ RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
 DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
 # The User-Agent for hosts that are no configured API (open copies): lit-search, no contact email.
 ANONYMOUS_AGENT = f"lit-search/{__version__} (+{DEFAULT_CONTACT})"
-# Parameters that identify the user (keys, contact emails): never written into a search record.
-IDENTITY_PARAMETERS = frozenset({"api_key", "email", "mailto", "x-api-key"})
 MACHINE_SLOT_POLL_SECONDS = 0.02
 MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first  # how often a request waiting for another process's place looks again
 
@@ -100,7 +98,8 @@ class HttpClient:
     ):
         self.settings = settings
         self.cache = cache  # a litsearch.net.cache.ResponseCache, or None
-        # Each provider declares its pace (providers/base.py); tests may override some.
+        # Each service declares its pace (core/services.py, read through the settings); tests may
+        # override some.
         self.policies = dict(policies or {})
         self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
         # Real time and the process's own book: keep the pace with other lit-search processes
@@ -119,7 +118,7 @@ class HttpClient:
         """Note a request as sent (for a search record): URL without query, parameters and any
         JSON body, with keys and contact emails replaced. Returns the entry, to add the status."""
         def shown(name: Any, value: Any) -> Any:
-            if str(name).lower() in IDENTITY_PARAMETERS:
+            if str(name).lower() in self.settings.identity_parameters:
                 return "[redacted]"
             if isinstance(value, Mapping):
                 return {str(key): shown(key, item) for key, item in value.items()}
@@ -170,11 +169,7 @@ class HttpClient:
     def policy(self, provider: str) -> PacePolicy:
         """The provider's pace: an override given to this client, else what it declares."""
         if provider not in self.policies:
-            from ..providers.base import (
-                get_provider,  # the providers declare their own pace
-            )
-
-            self.policies[provider] = get_provider(provider).pace_policy(self.settings)
+            self.policies[provider] = self.settings.pace(provider)
         return self.policies[provider]
 
     def session(self, provider: str, budget: float | None = None,
@@ -236,6 +231,15 @@ class ProviderSession:
         """The provider's base URL (from the settings) followed by ``path``."""
         return self.http.settings.url(self.provider, path)
 
+    def identity_params(self) -> dict[str, str]:
+        """The query parameters that carry this service's key and the contact email, as its
+        declaration says (none for a key sent in a header)."""
+        return self.http.settings.identity(self.provider)[0]
+
+    def key_headers(self) -> dict[str, str]:
+        """The headers that carry this service's key, as its declaration says."""
+        return self.http.settings.identity(self.provider)[1]
+
     def error(self, message: str, *, status: int | None = None, retryable: bool = False) -> ProviderError:
         """A ProviderError of this provider, its message on one line and redacted."""
         return ProviderError(self._redact(" ".join(str(message).split())), provider=self.provider,
@@ -283,7 +287,8 @@ class ProviderSession:
             raise
         entry["status"] = response.status
         if cache is not None:
-            key = cache.save(self.provider, method, url, kwargs, response)
+            key = cache.save(self.provider, method, url, kwargs, response,
+                             ttl=self.http.settings.service(self.provider).cache_ttl)
             if key:
                 self.cached_keys.append(key)
         return response

@@ -1,29 +1,16 @@
-"""How fast each API may be called: a provider's ``PacePolicy`` (declared by the provider)
-and the ``PaceBook`` that keeps it across every concurrent request in the process."""
+"""How fast each API may be called: a service's ``PacePolicy`` (declared with the service,
+core/services.py) and the ``PaceBook`` that keeps it across every concurrent request in the
+process."""
 
 from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Any, Callable
 
+from ..core.services import PacePolicy
 
-@dataclass(frozen=True)
-class PacePolicy:
-    """How fast one API may be called, as data.
-
-    ``min_interval``: seconds between the starts of two requests.
-    ``max_in_flight``: requests open at the same time.
-    ``slows_after_429``: the API publishes no rate (``min_interval`` is a guess), so a 429
-    doubles the interval for the rest of the run, and for every lit-search process on the
-    machine for ``SLOWDOWN_MEMORY_SECONDS`` (net/shared_pace.py).
-    """
-
-    min_interval: float
-    max_in_flight: int
-    retries: int = 2
-    slows_after_429: bool = False
+__all__ = ["PacePolicy", "PaceBook", "PROCESS_PACE_BOOK"]
 
 
 # A slowed pace never goes past this (one request every 5 s still finishes a 100-row table).

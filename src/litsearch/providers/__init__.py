@@ -1,3 +1,4 @@
-"""The scholarly APIs, one module per API, each owning all of its HTTP (search, lookup,
-references, citations, batch) and its pure parsers; ``base`` holds the contract they share
-and the registry."""
+"""The scholarly APIs, one room per API: its declaration (``<name>_declaration.py``: base URL,
+key, email use, pace, cache lifetime, capabilities), its HTTP flows (``<name>.py``) and its pure
+parsers (``<name>_parse.py``); ``base`` holds the contract they implement, ``registry`` lists
+every declared service."""

@@ -1,9 +1,11 @@
-"""The provider contract, and the registry that finds providers by name.
+"""The provider contract: what a provider module implements for the service it declares.
 
-Every API module declares one ``Provider``: its name, what it can do (``Capabilities``),
-how fast it may be called (``pace_policy``), the environment variable of its key and how
-long its answers are cached. Its ``search`` returns a value, a ``ProviderAnswer``; nothing
-is written to the HTTP session for a later step to read back.
+Each service's facts (base URL, key, email use, pace, cache lifetime, capabilities) are its
+declaration (``<name>_declaration.py``, core/services.py's vocabulary), listed by the registry
+(providers/registry.py). A ``Provider`` adds the behaviour: its ``search`` returns a value, a
+``ProviderAnswer`` (nothing is written to the HTTP session for a later step to read back), and
+the citation capabilities it declares (``lookup``, ``cites``, ``cited_by``, ``reference_ids``,
+``notices``) are methods the citation features call without naming the provider.
 """
 
 from __future__ import annotations
@@ -15,35 +17,8 @@ from typing import Any, Awaitable, Callable
 from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
-from ..net.pacing import PacePolicy
-
-# Searched by --providers auto (Semantic Scholar and OpenAlex always, the others by topic).
-PAPER_PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
-# Searchable on request only: Crossref as a fifth scholarly source, and "web" (Tavily)
-# whose hits are shown apart from the papers.
-OPTIONAL_PROVIDERS = ("crossref", "web")
-# Asked by enrichment only, never searched.
-LOOKUP_PROVIDERS = ("unpaywall",)
-ALL_PROVIDERS = PAPER_PROVIDERS + OPTIONAL_PROVIDERS + LOOKUP_PROVIDERS
-
-DAY = 86_400
-
-
-@dataclass(frozen=True)
-class Capabilities:
-    """What a provider can do.
-
-    ``combines_variants``: several query variants fold into one query (boolean OR or a bag
-    of words), so variants cost no extra request. ``native_filters``: it translates search
-    filters into its own parameters (the rest are applied after fetching). ``returns``:
-    ``"papers"`` (merged and ranked) or ``"web"`` (hits listed apart, never merged).
-    ``searches``: it has a search at all (Unpaywall only looks DOIs up).
-    """
-
-    combines_variants: bool = True
-    native_filters: bool = True
-    returns: str = "papers"
-    searches: bool = True
+from ..core.services import DAY, OR_QUERIES, WEB, PacePolicy, Service  # noqa: F401 (DAY: surface)
+from . import registry
 
 
 @dataclass(frozen=True)
@@ -75,32 +50,125 @@ class ProviderAnswer:
     ranked: bool = True
 
 
-class Provider:
-    """One API, declared as data: a subclass sets the class attributes (``pace``, and the
-    module's ``combine`` and ``search_function`` where it has them) and overrides a method
-    only where the API needs more (PubMed's pace depends on its key)."""
+@dataclass
+class Found:
+    """What a provider knows of one paper: its record, the id its lists are asked by, and what
+    it says of the references (their total; its own ids of them, where it lists ids)."""
 
-    name: str = ""
-    label: str = ""  # the API's name in prose ("Semantic Scholar")
-    key_variable: str | None = None  # the environment variable of its API key
-    needs_email: bool = False  # refuses requests without a contact email (LITSEARCH_EMAIL)
-    capabilities: Capabilities = Capabilities()
-    pace: PacePolicy | None = None  # its published limits (see README, "Pacing")
-    cache_ttl: float = DAY  # how long its answers stay in the response cache
-    max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
+    paper: Any  # core.records.Paper
+    list_id: str
+    reference_count: int | None = None
+    referenced_ids: list[str] = field(default_factory=list)
+
+
+@dataclass
+class References:
+    """A provider's list of the papers one paper cites, and notes on what it covers."""
+
+    papers: list[Any]
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class CitingPage:
+    """One page of the papers citing a paper: the next page's offset (None at the end) and the
+    total the provider reports (None when it does not say)."""
+
+    papers: list[Any]
+    next_offset: int | None = None
+    total: int | None = None
+
+
+# How a provider lists citing papers (Provider.citing_order): in its own order, page after page,
+# or the most cited first, sorted on its server (one page).
+OWN_ORDER, MOST_CITED = "own", "most_cited"
+
+
+class Provider:
+    """One API's behaviour: a subclass names its declaration (``service``), sets the module's
+    ``combine`` and ``search_function`` where it has them, and overrides a method only where
+    the API needs more (Semantic Scholar's plan depends on the sort)."""
+
+    service: Service
     # combine(variants) -> one query; search_function(session, query, limit, filters) -> ProviderAnswer
     combine: Callable[[list[str]], str] | None = None
     search_function: Callable[..., Awaitable[ProviderAnswer]] | None = None
 
-    # What the key buys, in plain words, for the message when a request fails without it.
-    key_benefit: str = ""
-    # HTTP statuses that, without the key, mean "the key would fix this".
-    key_statuses: frozenset[int] = frozenset({401, 403, 429})
-    # For `lit-search doctor`: today's published limits in one line, and what a contact
-    # email (LITSEARCH_EMAIL) buys here ("" when nothing).
-    limits: str = ""
-    email_benefit: str = ""
-    used_by_default: bool = True  # a default search (or its DOI checks and OA links) calls it
+    @property
+    def name(self) -> str:
+        return self.service.name
+
+    @property
+    def label(self) -> str:
+        return self.service.label
+
+    @property
+    def key_variable(self) -> str | None:
+        return self.service.key.variable if self.service.key else None
+
+    @property
+    def key_benefit(self) -> str:
+        return self.service.key.benefit if self.service.key else ""
+
+    @property
+    def cache_ttl(self) -> float:
+        return self.service.cache_ttl
+
+    @property
+    def returns(self) -> str:
+        """What its search gives: "papers" (merged and ranked) or "web" hits (listed apart)."""
+        return "web" if self.service.can(WEB) else "papers"
+
+    # ----- the citation capabilities (graph/ calls them by capability, never by name)
+
+    citing_order: str = OWN_ORDER  # cited_by: OWN_ORDER or MOST_CITED
+    citing_page_size: int = 0  # cited_by: papers per page
+    references_page_size: int = 0  # cites: references in its one page
+    # Which provider is asked first for a capability: lower ranks first (default 1), then the
+    # registry's order (providers_for).
+    rank_for: dict[str, int] = {}
+
+    def api_id(self, ref: Any) -> str | None:
+        """``lookup``: a PaperRef in the form this API looks papers up by; None when it cannot."""
+        return None
+
+    def api_ids(self, paper: Any) -> list[str]:
+        """``lookup``: the ids this API accepts for a paper known from elsewhere, best first."""
+        return []
+
+    async def look_up(self, session: Any, api_id: str) -> Found | None:
+        """``lookup``: the paper by ``api_id``; None when this API does not know it."""
+        raise NotImplementedError(f"{self.name} cannot look papers up")
+
+    def found_without_lookup(self, paper: Any) -> Found | None:
+        """``cites``: a paper known from elsewhere, as this API's lists can be asked for it
+        without looking it up first (None when a lookup is needed)."""
+        return None
+
+    async def references(self, session: Any, found: Found) -> References | None:
+        """``cites``: the papers ``found`` cites; None when this API has no list for it."""
+        raise NotImplementedError(f"{self.name} lists no references")
+
+    async def citing(self, session: Any, found: Found, offset: int = 0) -> CitingPage | None:
+        """``cited_by``: a page of the papers citing ``found``; None when this API does not know it."""
+        raise NotImplementedError(f"{self.name} lists no citing papers")
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        """``reference_ids``: the id of a library paper (its identifiers by kind) this API lists
+        references by; None when it has none."""
+        return None
+
+    async def reference_lists(self, session: Any,
+                              api_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        """``reference_ids``: for each id (same order), its references as identifiers by kind
+        (``doi``, ``pmid``, ``arxiv_id``, ``paper_id``, ``openalex_id``), None for an id it could
+        not answer; and notes."""
+        raise NotImplementedError(f"{self.name} lists no reference lists")
+
+    async def notices(self, session: Any, paper: Any) -> Any:
+        """``notices``: this API's record of ``paper`` for what it says of retractions and
+        corrections (a Paper with ``retracted`` and ``updates``); None when it has none."""
+        raise NotImplementedError(f"{self.name} has no notices")
 
     async def probe(self, session: Any) -> Any:
         """One cheap request sent as a search would send it (key, email), for `lit-search
@@ -119,28 +187,26 @@ class Provider:
     def explain(self, error: ProviderError, settings: Settings) -> str:
         """The failure as the user should read it: when the key this provider lacks would
         fix it, the message names the variable and what it buys instead of the API's words."""
-        key_missing = self.key_variable and not settings.has_secret(self.key_variable)
-        if key_missing and error.status in self.key_statuses and self.key_benefit:
+        key = self.service.key
+        if key and not settings.key(self.name) and error.status in key.statuses and key.benefit:
             what = "rate limited" if error.status == 429 else "refused"
             head = f"HTTP {error.status} {what}"
             detail = str(error).removeprefix(head).removeprefix(f"HTTP {error.status}").lstrip(" :;")
-            return f"{head}: {self.key_benefit}" + (f" (the API said: {detail})" if detail else "")
+            return f"{head}: {key.benefit}" + (f" (the API said: {detail})" if detail else "")
         return str(error)
 
     def pace_policy(self, settings: Settings) -> PacePolicy:
-        if self.pace is None:
-            raise NotImplementedError(f"{self.name} declares no pace")
-        return self.pace
+        return settings.pace(self.name)
 
     def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
         """(the query to send, the mode): the variants combined into one query (``"combined"``)
         where the API can, else the topic alone, cut to what the API accepts (``"search"``)."""
-        if len(queries) > 1 and self.capabilities.combines_variants:
+        if len(queries) > 1 and self.service.can(OR_QUERIES):
             return self.combine_queries(queries), "combined"
-        return queries[0][: self.max_query_chars], "search"
+        return queries[0][: self.service.max_query_chars], "search"
 
     def combine_queries(self, variants: list[str]) -> str:
-        """One query matching any of the variants (``capabilities.combines_variants``)."""
+        """One query matching any of the variants (the ``or_queries`` capability)."""
         if self.combine is None:
             raise NotImplementedError(f"{self.name} cannot combine query variants")
         return self.combine(variants)
@@ -157,17 +223,25 @@ PROBE_DOI = "10.1038/nbt.2647"  # a paper every scholarly API has; its lookup is
 
 
 def pace_policies(settings: Settings) -> dict[str, PacePolicy]:
-    """Every provider's declared pace (see README, "Pacing")."""
-    return {name: get_provider(name).pace_policy(settings) for name in ALL_PROVIDERS}
+    """Every provider's declared pace for these settings (see docs/configuration.md, "Pacing")."""
+    return {name: settings.pace(name) for name in registry.providers()}
+
+
+def providers_for(capability: str) -> list[Provider]:
+    """The providers that can do ``capability``, in the order they are asked: each one's
+    ``rank_for`` the capability, then the registry's order."""
+    names = [name for name in registry.with_capability(capability) if name in registry.providers()]
+    found = [get_provider(name) for name in names]
+    return sorted(found, key=lambda provider: (provider.rank_for.get(capability, 1), names.index(provider.name)))
 
 
 def provider_label(name: str) -> str:
     """A provider's name in prose ("Semantic Scholar"); unknown names as given."""
-    return get_provider(name).label if name in ALL_PROVIDERS else name
+    return registry.provider_label(name)
 
 
 def get_provider(name: str) -> Provider:
     """The provider called ``name`` (its module is imported on first use)."""
-    if name not in ALL_PROVIDERS:
+    if name not in registry.providers():
         raise KeyError(f"unknown provider {name!r}")
     return importlib.import_module(f"litsearch.providers.{name}").PROVIDER

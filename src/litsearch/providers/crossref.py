@@ -13,13 +13,14 @@ from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import is_arxiv_doi, normalize_doi
 from ..core.records import Paper
+from ..core.services import NOTICES
 from ..core.text import fold_title
 from ..core.updates import combined_retracted, merged_updates
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
 from ._common import skipped_notes
-from .base import DAY, PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
+from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer
+from .crossref_declaration import SERVICE
 from .crossref_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     DATE_FIELDS,
     NAME,
@@ -113,6 +114,10 @@ def filter_params(filters: Filters | None) -> tuple[dict[str, str], set[str]]:
     if filters.types and all(t in _CROSSREF_TYPES for t in filters.types):
         parts.extend(f"type:{_CROSSREF_TYPES[t]}" for t in filters.types)  # a repeated filter is an OR
         native.add("type")
+    if filters.preprints:  # --preprints; Crossref has no negative type filter (--no-preprints: after fetching)
+        if not filters.types:
+            parts.append(f"type:{_CROSSREF_TYPES['preprint']}")
+        native.add("preprints")
     if parts:
         params["filter"] = ",".join(parts)
     if filters.author:
@@ -346,7 +351,7 @@ async def _fetch_work(session: ProviderSession, doi: str) -> dict[str, Any] | No
 
 
 def _identity(settings: Settings) -> dict[str, str]:
-    return {"mailto": settings.email} if settings.email else {}
+    return settings.identity(NAME)[0]  # mailto, as the declaration says
 
 
 def _require_doi(doi: str) -> str:
@@ -363,27 +368,21 @@ def _doi_prefix(doi: str) -> str:
 # ---------------------------------------------------------------- the provider
 
 class Crossref(Provider):
-    name = NAME
-    label = "Crossref"
-    capabilities = Capabilities(combines_variants=True, native_filters=True)
-    cache_ttl = 7 * DAY  # DOI metadata changes slowly
-    limits = ("no key; without a contact email the public pool (1 list request/s, one at a time, since "
-              "1 Dec 2025), with one the polite pool (3/s)")
-    email_benefit = "the polite pool: DOI checks 3 requests/s instead of 1"
+    service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+    rank_for = {NOTICES: 0}  # the DOI's own notices (updated-by) first, then PubMed's
+
+    async def notices(self, session: ProviderSession, paper: Paper) -> Paper | None:
+        """Crossref's record of the paper's DOI: its ``updated-by`` retraction and correction
+        notices (arXiv's DataCite DOIs are not at Crossref)."""
+        if not paper.doi or is_arxiv_doi(paper.doi):
+            return None
+        return await get_work(session, paper.doi)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         return await session.get(session.url(f"{WORKS_PATH}/{PROBE_DOI}"), params=_identity(session.settings),
                                  accept_status=PROBE_STATUSES, retries=0)
-
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        # Since 1 Dec 2025 Crossref paces by pool. A contact email (LITSEARCH_EMAIL, sent as
-        # mailto) joins the polite pool: list queries 3/s, 3 at once. Without one, the
-        # public pool: 1/s, one at a time.
-        if settings.email:
-            return PacePolicy(min_interval=1 / 3, max_in_flight=3)
-        return PacePolicy(min_interval=1.0, max_in_flight=1)
 
 
 PROVIDER = Crossref()

@@ -12,13 +12,14 @@ from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import PaperRef, normalize_openalex_id
 from ..core.records import Paper
+from ..core.services import REFERENCE_IDS
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
 from ._common import any_of, as_count, as_dict, as_int, skipped_notes
-from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
+from .base import MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References
 from .openalex_entities import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
+from .openalex_declaration import SERVICE
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     Work,
@@ -86,12 +87,8 @@ def _drop_unpaired_parentheses(text: str) -> str:
 # ---------------------------------------------------------------- HTTP flow
 
 def _identity_params(settings: Settings) -> dict[str, str]:
-    params = {}
-    if settings.email:
-        params["mailto"] = settings.email
-    if settings.openalex_api_key:
-        params["api_key"] = settings.openalex_api_key
-    return params
+    """mailto and the key, as the declaration says they are sent."""
+    return settings.identity(NAME)[0]
 
 
 # OpenAlex work types for the filter; conference papers are "article" here (their
@@ -137,9 +134,9 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
         name = getattr(filters, kind)
         if not name:
             continue
-        if not session.settings.openalex_api_key:
+        if not session.settings.key(NAME):
             # Each lookup would spend the tiny keyless daily allowance; filter after fetching.
-            notes.append(f"{kind} {name!r} applied after fetching (name lookups need OPENALEX_API_KEY)")
+            notes.append(f"{kind} {name!r} applied after fetching (name lookups need {KEY_VARIABLE})")
             continue
         try:
             found = await resolve_entity(session, kind, name)
@@ -159,6 +156,9 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
     if filters.types and all(t in _OPENALEX_TYPES for t in filters.types):
         parts.append("type:" + "|".join(_OPENALEX_TYPES[t] for t in filters.types))
         native.add("type")
+    if filters.preprints is not None:  # --preprints / --no-preprints (a negated filter: type:!preprint)
+        parts.append("type:preprint" if filters.preprints else "type:!preprint")
+        native.add("preprints")
     if filters.min_citations is not None or filters.max_citations is not None:
         parts.append(count_filter("cited_by_count", filters.min_citations, filters.max_citations))
         native.update(name for name in ("min_citations", "max_citations") if getattr(filters, name) is not None)
@@ -187,6 +187,9 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
 # ---------------------------------------------------------------- one work, works by id, citing works
 
 NOT_FOUND = frozenset({404})
+# A long review lists hundreds of works; 200 ids (2 list calls) cover nearly every paper
+# while keeping one lookup cheap. The true total is still reported.
+MAX_REFERENCES = 200
 # An OR-filter takes at most 100 values (help.openalex.org; older pages said 50): 100 ids
 # per list call, one page of 100 rows.
 ID_BATCH = 100
@@ -271,19 +274,61 @@ async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> 
 
 # ---------------------------------------------------------------- the provider
 
+KEY_VARIABLE = SERVICE.key.variable
+
+
 class OpenAlex(Provider):
-    name = NAME
-    label = "OpenAlex"
-    key_variable = "OPENALEX_API_KEY"
-    capabilities = Capabilities(combines_variants=True, native_filters=True)
-    key_benefit = ("OpenAlex has required a key since 13 Feb 2026 and the keyless daily allowance is tiny; set "
-                   "OPENALEX_API_KEY (free from your OpenAlex account settings)")
-    pace = PacePolicy(min_interval=0.1, max_in_flight=5)
-    limits = ("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
-              "without one, a few cents); a search costs 10x a list or filter call, one work by id is free")
-    email_benefit = "sent as mailto, so OpenAlex can reach you about your traffic"
+    service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
+
+    # ----- citations: its lists of ids, and its citing works sorted by citations on the server
+
+    citing_order = MOST_CITED
+    citing_page_size = CITING_PER_PAGE
+    references_page_size = MAX_REFERENCES
+    rank_for = {REFERENCE_IDS: 0}  # asked first for library links: 100 papers' lists in one call
+
+    def api_id(self, ref: PaperRef) -> str | None:
+        return api_id(ref)
+
+    def api_ids(self, paper: Paper) -> list[str]:
+        return api_ids(paper)
+
+    async def look_up(self, session: ProviderSession, work_api_id: str) -> Found | None:
+        work = await fetch_work(session, work_api_id)
+        if work is None:
+            return None
+        return Found(work.paper, work.paper.openalex_id or "", reference_count=work.referenced_count,
+                     referenced_ids=work.referenced_ids)
+
+    async def references(self, session: ProviderSession, found: Found) -> References | None:
+        if not found.referenced_ids:
+            return None
+        wanted = found.referenced_ids[:MAX_REFERENCES]
+        papers = await fetch_works(session, wanted)
+        notes = []
+        if len(found.referenced_ids) > len(wanted):
+            notes.append(f"OpenAlex lists {len(found.referenced_ids)} references; the first {len(wanted)} were fetched")
+        if len(papers) < len(wanted):
+            notes.append(f"OpenAlex has usable records for {len(papers)} of the {len(wanted)} works it lists as "
+                         f"references")
+        return References(papers, notes)
+
+    async def citing(self, session: ProviderSession, found: Found, offset: int = 0) -> CitingPage | None:
+        if not found.list_id or found.paper.citation_count == 0:
+            return None  # nothing to ask: a work OpenAlex counts no citations for
+        papers, total = await fetch_citing(session, found.list_id)
+        return CitingPage(papers, None, total)
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        return ids["openalex_id"][0] if ids.get("openalex_id") else None
+
+    async def reference_lists(self, session: ProviderSession,
+                              work_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        found = await fetch_reference_ids(session, work_ids)
+        return [[{"openalex_id": cited} for cited in found[work]] if work in found else None
+                for work in work_ids], []
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         # One work by DOI: free in OpenAlex's pricing, and it answers with the allowance headers
@@ -308,11 +353,11 @@ class OpenAlex(Provider):
             detail = text.removeprefix("HTTP 403").lstrip(" :;")
             words = ("HTTP 403 not allowed: OpenAlex refuses this request to this account or plan"
                      + (f" (the API said: {detail})" if detail else "") + "; not a rate limit, so it was not retried")
-            if not settings.openalex_api_key and "key" in detail.lower():
-                words += "; set OPENALEX_API_KEY (free from your OpenAlex account settings)"
+            if not settings.key(NAME) and "key" in detail.lower():
+                words += f"; set {KEY_VARIABLE} (free from your OpenAlex account settings)"
             return words
         if error.status == 401:
-            return ("HTTP 401: OpenAlex does not accept this OPENALEX_API_KEY (invalid or revoked); "
+            return (f"HTTP 401: OpenAlex does not accept this {KEY_VARIABLE} (invalid or revoked); "
                     "check it in your OpenAlex account settings")
         return super().explain(error, settings)
 

@@ -25,9 +25,10 @@ from ..core.config import Settings
 from ..net.daily_budget import BudgetState, next_utc_midnight, read_budget, remember_budget, reset_words
 from ..net.http import FetchedResponse, ProviderSession, parse_retry_after
 from ._common import as_float
+from .openalex_declaration import SERVICE
 
-NAME = "openalex"
-KEY_VARIABLE = "OPENALEX_API_KEY"
+NAME = SERVICE.name
+KEY_VARIABLE = SERVICE.key.variable
 LOW_BUDGET_SHARE = 0.1  # of the daily allowance: a note that little is left
 # A 429 asking to wait this long is the daily budget, not the per-second rate.
 DAILY_RETRY_AFTER = 3_600
@@ -37,7 +38,7 @@ RATE_LIMITED = frozenset({429})
 
 def account(settings: Settings) -> str:
     """Whose allowance: "no key", or the key's hash (never the key)."""
-    key = settings.openalex_api_key
+    key = settings.key(NAME)
     return f"key {hashlib.sha256(key.encode()).hexdigest()[:16]}" if key else "no key"
 
 
@@ -50,7 +51,7 @@ def spent_message(state: BudgetState, settings: Settings, now: float | None = No
     """One line: why OpenAlex is skipped, until when, and what to do about it."""
     allowance = f"${state.limit_usd:g}/day" if state.limit_usd else "daily allowance"
     head = f"{SPENT} ({allowance}) is spent until {reset_words(state, now)}"
-    if settings.openalex_api_key:
+    if settings.key(NAME):
         return f"{head}; this {KEY_VARIABLE}'s allowance renews then (or add prepaid usage in your OpenAlex account)"
     return (f"{head}; set {KEY_VARIABLE} (free from your OpenAlex account settings) for $1/day instead of the "
             f"keyless $0.10")

@@ -15,6 +15,7 @@ from ..core.config import Settings
 from ..core.errors import NotFound, UsageError
 from ..core.filters import Filters, parse_count_range
 from ..net.http import ProviderSession
+from .openalex_declaration import SERVICE
 from .openalex_entities_parse import (
     KINDS,
     EntityKind,
@@ -58,13 +59,8 @@ LIST_ALIASES: dict[str, dict[str, tuple[str, str]]] = {
 
 
 def identity_params(settings: Settings) -> dict[str, str]:
-    """The key (and contact) OpenAlex takes as parameters."""
-    params = {}
-    if settings.email:
-        params["mailto"] = settings.email
-    if settings.openalex_api_key:
-        params["api_key"] = settings.openalex_api_key
-    return params
+    """The key (and contact) OpenAlex takes as parameters, as its declaration says."""
+    return settings.identity(SERVICE.name)[0]
 
 
 def kind_named(name: str) -> EntityKind:

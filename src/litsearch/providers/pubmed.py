@@ -9,13 +9,12 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..core.config import Settings
 from ..core.filters import Filters
 from ..core.records import Paper
 from ..net.http import FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
 from ._common import skipped_notes
-from .base import PROBE_STATUSES, Capabilities, Provider, ProviderAnswer
+from .base import PROBE_STATUSES, Provider, ProviderAnswer
+from .pubmed_declaration import SERVICE
 from .pubmed_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     PUBMED_URL,
@@ -161,7 +160,14 @@ def filter_terms(filters: Filters | None) -> tuple[str, dict[str, str], set[str]
     if filters.types:
         clauses.append("(" + " OR ".join(_PUBMED_TYPES[t] for t in filters.types) + ")")
         native.add("type")
-    return "".join(f" AND {clause}" for clause in clauses), params, native
+    excluded = ""
+    if filters.preprints is not None:  # --preprints / --no-preprints: PubMed's preprint[pt]
+        if filters.preprints:
+            clauses.append(_PUBMED_TYPES["preprint"])
+        else:
+            excluded = f" NOT {_PUBMED_TYPES['preprint']}"
+        native.add("preprints")
+    return "".join(f" AND {clause}" for clause in clauses) + excluded, params, native
 
 
 async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
@@ -174,7 +180,7 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     if extra_terms:
         term = f"({term}){extra_terms}"
     params = {"db": "pubmed", "term": term, "retmode": "json", "retmax": str(retmax),
-              "sort": "relevance", **extra_params, **_identity(session.settings)}
+              "sort": "relevance", **extra_params, **_identity(session)}
     response = await session.get(session.url("/esearch.fcgi"), params=params)
     pmids = parse_esearch(response.text)[:retmax]
     if not pmids:
@@ -204,42 +210,33 @@ async def fetch_notice_records(session: ProviderSession, pmids: list[str]) -> di
 
 async def _request_ids(session: ProviderSession, path: str, pmids: list[str], extra: dict[str, str]):
     url = session.url(path)
-    params = {"db": "pubmed", "id": ",".join(pmids), **extra, **_identity(session.settings)}
+    params = {"db": "pubmed", "id": ",".join(pmids), **extra, **_identity(session)}
     if len(pmids) > POST_THRESHOLD:
         return await session.post(url, data=params)
     return await session.get(url, params=params)
 
 
-def _identity(settings: Settings) -> dict[str, str]:
-    """tool/email/api_key, which NCBI asks for on every call (the key raises the rate limit)."""
-    identity = {"tool": TOOL}
-    if settings.email:
-        identity["email"] = settings.email
-    if settings.ncbi_api_key:
-        identity["api_key"] = settings.ncbi_api_key
-    return identity
+def _identity(session: ProviderSession) -> dict[str, str]:
+    """tool, email and key, which NCBI asks for on every call (the key raises the rate limit)."""
+    return {"tool": TOOL, **session.identity_params()}
 
 
 # ---------------------------------------------------------------- the provider
 
 class PubMed(Provider):
-    name = NAME
-    label = "PubMed"
-    key_variable = "NCBI_API_KEY"
-    capabilities = Capabilities(combines_variants=True, native_filters=True)
-    key_benefit = "NCBI allows 3 requests/s without a key; set NCBI_API_KEY for 10/s"
-    key_statuses = frozenset({429})
-    limits = "3 requests/s without a key, 10/s with NCBI_API_KEY (free from your NCBI account)"
-    email_benefit = "sent as email with every call, as NCBI asks, so they can reach you before blocking"
+    service = SERVICE
     combine = staticmethod(combine_queries)
     search_function = staticmethod(search)
 
-    def pace_policy(self, settings: Settings) -> PacePolicy:
-        # NCBI: 3/s without a key, 10/s with one.
-        return PacePolicy(min_interval=0.1 if settings.ncbi_api_key else 1 / 3, max_in_flight=3)
+    async def notices(self, session: ProviderSession, paper: Paper) -> Paper | None:
+        """PubMed's record of the paper's PMID: "Retracted Publication" and CommentsCorrections,
+        which OpenAlex and Crossref can lack (MEDLINE marks every retracted article)."""
+        if not paper.pmid:
+            return None
+        return (await fetch_notice_records(session, [paper.pmid])).get(paper.pmid)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
-        params = {"db": "pubmed", "term": "crispr", "retmax": "0", "retmode": "json", **_identity(session.settings)}
+        params = {"db": "pubmed", "term": "crispr", "retmax": "0", "retmode": "json", **_identity(session)}
         return await session.get(session.url("/esearch.fcgi"), params=params,
                                  accept_status=PROBE_STATUSES, retries=0)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Iterable
 
@@ -287,8 +288,7 @@ def records_in_order(pmids: list[str], papers: dict[str, Paper]) -> Parsed:
         paper = papers.get(pmid)
         if paper is None or not paper.title:
             continue
-        paper.rank = len(ordered) + 1
-        ordered.append(paper)
+        ordered.append(replace(paper, rank=len(ordered) + 1))  # a new record: the parsed one is left as it was
     return ordered
 
 

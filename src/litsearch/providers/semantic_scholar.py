@@ -9,36 +9,24 @@ from typing import Any
 from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
-from ..core.identifiers import (
-    PaperRef,
-    arxiv_id_from_doi,
-    is_arxiv_doi,
-    normalize_arxiv_id,
-    normalize_doi,
-    normalize_pmid,
-)
+from ..core.identifiers import PaperRef, is_arxiv_doi, normalize_arxiv_id, normalize_doi
 from ..core.records import Paper
-from ..core.text import plain_text
-from ..core.urls import http_url, id_in_path
+from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
-from ..net.pacing import PacePolicy
-from ._common import (
-    any_of,
-    api_error,
-    as_count,
-    as_date,
-    as_dict,
-    as_list,
-    as_year,
-    clean,
-    json_object,
-    parse_each,
-    skipped_notes,
-)
-from .base import PROBE_DOI, PROBE_STATUSES, Capabilities, Provider, ProviderAnswer, SearchRequest
+from ._common import any_of, as_count, skipped_notes
+from .base import PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References, SearchRequest
 from .semantic_scholar_batch import fetch_reference_ids  # noqa: F401 (reference lists of many papers)
-
-NAME = "semantic_scholar"
+from .semantic_scholar_declaration import SERVICE
+from .semantic_scholar_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
+    NAME,
+    load_json_object,
+    parse_bulk,
+    parse_citations,
+    parse_paper,
+    parse_record,
+    parse_references,
+    parse_search,
+)
 
 SEARCH_PATH = "/graph/v1/paper/search"
 BULK_PATH = "/graph/v1/paper/search/bulk"
@@ -67,92 +55,6 @@ _ID_PREFIXES = {
     "doi": "DOI", "arxiv": "ARXIV", "pmid": "PMID", "pmcid": "PMCID", "corpusid": "CorpusId",
     "mag": "MAG", "acl": "ACL", "url": "URL",
 }
-
-
-# ---------------------------------------------------------------- parsing (pure)
-
-def parse_search(body: bytes | str) -> list[Paper]:
-    """Records of a /paper/search page, ranked by their position in ``data``.
-
-    An empty result comes back without ``data`` (``{"total": 0, "offset": 0}``).
-    """
-    return _parse_data_list(_load_json_object(body))
-
-
-def parse_bulk(body: bytes | str) -> list[Paper]:
-    """Records of a /paper/search/bulk page (``{"total", "token", "data"}``)."""
-    return _parse_data_list(_load_json_object(body))
-
-
-def parse_paper(obj: Any, rank: int | None = None) -> Paper | None:
-    """One S2 paper object as a ``Paper``; None for a null entry or a paper without a title."""
-    if not isinstance(obj, dict):
-        return None
-    title = plain_text(obj.get("title"))
-    if not title:
-        return None
-    raw_ids = as_dict(obj.get("externalIds"))
-    doi = normalize_doi(clean(raw_ids.get("DOI")))
-    journal = as_dict(obj.get("journal"))
-    return Paper(
-        provider=NAME,
-        title=title,
-        authors=_author_names(obj.get("authors")),
-        year=as_year(obj.get("year")),
-        publication_date=as_date(obj.get("publicationDate")),
-        journal=clean(obj.get("venue")) or clean(journal.get("name")),
-        doi=doi,
-        pmid=normalize_pmid(clean(raw_ids.get("PubMed"))),
-        paper_id=clean(obj.get("paperId")),
-        arxiv_id=normalize_arxiv_id(clean(raw_ids.get("ArXiv"))) or arxiv_id_from_doi(doi),
-        abstract=plain_text(obj.get("abstract")),
-        tldr=plain_text(as_dict(obj.get("tldr")).get("text")),
-        citation_count=as_count(obj.get("citationCount")),
-        influential_citation_count=as_count(obj.get("influentialCitationCount")),
-        oa_url=http_url(as_dict(obj.get("openAccessPdf")).get("url")),  # S2 sends "" for "none"
-        publication_types=[text for kind in as_list(obj.get("publicationTypes")) if (text := clean(kind))],
-        external_ids={str(key): text for key, value in raw_ids.items() if (text := clean(value))},
-        volume=_journal_volume(journal.get("volume")),
-        pages=_pages(journal.get("pages")),
-        url=http_url(obj.get("url")),
-        rank=rank,
-        score=None,
-    )
-
-
-def _parse_data_list(payload: dict[str, Any]) -> list[Paper]:
-    entries = payload.get("data") or []
-    if not isinstance(entries, list):
-        raise ProviderError("unexpected response ('data' is not a list)")
-    # rank is the position in the answer, so a skipped null entry leaves a gap.
-    return parse_each(entries, lambda entry, position: parse_paper(entry, rank=position))
-
-
-def _load_json_object(body: bytes | str) -> dict[str, Any]:
-    """The decoded JSON object, or ProviderError for non-JSON and error payloads
-    (the API's own text on one line, e.g. "Too Many Requests. …")."""
-    payload = json_object(body)
-    if "data" not in payload and "title" not in payload and ("error" in payload or "message" in payload):
-        raise api_error(str(payload.get("error") or payload.get("message") or ""))
-    return payload
-
-
-def _author_names(authors: Any) -> list[str]:
-    names = (clean(as_dict(author).get("name")) for author in as_list(authors))
-    return [name for name in names if name]
-
-
-def _journal_volume(value: Any) -> str | None:
-    volume = clean(value)
-    # arXiv papers carry the pseudo-volume "abs/2503.23674", which is no volume at all.
-    if volume and volume.lower().startswith("abs/"):
-        return None
-    return volume
-
-
-def _pages(value: Any) -> str | None:
-    pages = clean(value)
-    return re.sub(r"\s*-\s*", "-", pages) if pages else None  # "117 - 97" -> "117-97"
 
 
 # ---------------------------------------------------------------- query building (pure)
@@ -291,21 +193,29 @@ async def get_paper_details(session: ProviderSession, paper_id: str) -> Paper:
                                  headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
     if response.status == 404:
         raise ProviderError(f"paper not found: {paper_id}", provider=NAME, status=404)
-    paper = parse_paper(_load_json_object(response.content))
+    paper = parse_paper(load_json_object(response.content))
     if paper is None:
         raise ProviderError(f"unexpected response for {paper_id} (no title)", provider=NAME)
     return paper
 
 
 def _auth_headers(settings: Settings) -> dict[str, str]:
-    key = settings.semantic_scholar_api_key
-    return {"x-api-key": key} if key else {}
+    """The key's header, as the declaration says it is sent."""
+    return settings.identity(NAME)[1]
 
 
 def _paper_url(session: ProviderSession, api_id: str, suffix: str = "") -> str:
     # "/" and ":" stay as they are (S2 expects DOI:10.1/x); anything else that would end
     # the path early ("?", "#", spaces) is percent-encoded.
     return session.url(PAPER_PATH + id_in_path(api_id, keep="/:") + suffix)
+
+
+def _reference_identity(reference: dict[str, Any]) -> dict[str, Any]:
+    """A /paper/batch reference's ids, by the library's kinds (best first)."""
+    ids = reference.get("externalIds")
+    ids = ids if isinstance(ids, dict) else {}
+    return {"paper_id": reference.get("paperId"), "doi": ids.get("DOI"), "pmid": ids.get("PubMed"),
+            "arxiv_id": ids.get("ArXiv")}
 
 
 def _clamp(limit: int, maximum: int) -> int:
@@ -343,35 +253,6 @@ def api_ids(paper: Paper) -> list[str]:
     return [i for i in ids if i]
 
 
-def parse_references(body: bytes | str) -> list[Paper]:
-    """The papers of a /paper/{id}/references page (``data[].citedPaper``), ranked by position."""
-    return _parse_links(body, "citedPaper")
-
-
-def parse_citations(body: bytes | str) -> list[Paper]:
-    """The papers of a /paper/{id}/citations page (``data[].citingPaper``), ranked by position."""
-    return _parse_links(body, "citingPaper")
-
-
-def _parse_links(body: bytes | str, side: str) -> list[Paper]:
-    payload = _load_json_object(body)
-    entries = payload.get("data")
-    if entries is None:  # a paper with nothing listed may come back without "data"
-        return []
-    if not isinstance(entries, list):
-        raise ProviderError("unexpected response ('data' is not a list)")
-    return parse_each(entries, lambda entry, position: parse_paper(as_dict(entry).get(side), rank=position))
-
-
-def parse_record(body: bytes | str) -> tuple[Paper, int | None]:
-    """One /paper/{id} answer: the record and its ``referenceCount`` (None when absent)."""
-    payload = _load_json_object(body)
-    paper = parse_paper(payload)
-    if paper is None:
-        raise ProviderError("unexpected response (a paper without a title)")
-    return paper, as_count(payload.get("referenceCount"))
-
-
 async def fetch_record(session: ProviderSession, paper_api_id: str) -> tuple[Paper, int | None] | None:
     """The record and its reference count; None when S2 does not know the paper."""
     response = await session.get(_paper_url(session, paper_api_id), params={"fields": RECORD_FIELDS},
@@ -394,7 +275,7 @@ async def fetch_citations_page(session: ProviderSession, paper_api_id: str, offs
     body = await _list_page(session, paper_api_id, "citations", offset, limit)
     if body is None:
         return None
-    following = as_count(_load_json_object(body).get("next"))
+    following = as_count(load_json_object(body).get("next"))
     return parse_citations(body), following if following and following > offset else None
 
 
@@ -409,17 +290,7 @@ async def _list_page(session: ProviderSession, paper_api_id: str, direction: str
 # ---------------------------------------------------------------- the provider
 
 class SemanticScholar(Provider):
-    name = NAME
-    label = "Semantic Scholar"
-    key_variable = "SEMANTIC_SCHOLAR_API_KEY"
-    capabilities = Capabilities(combines_variants=True, native_filters=True)
-    # Keys are requested through the form on semanticscholar.org/product/api; they are no longer
-    # approved for free email domains or for third-party apps (issue 20), so none is promised.
-    key_benefit = ("Semantic Scholar's keyless pool is shared and busy; SEMANTIC_SCHOLAR_API_KEY gives a "
-                   "dedicated 1 request/s (keys are not approved for free email addresses or third-party apps)")
-    # 1 request/s with or without a key (keyed clients get an introductory 1 rps).
-    pace = PacePolicy(min_interval=1.0, max_in_flight=1)
-    limits = "1 request/s with a key (dedicated); without one, a pool shared by every keyless user"
+    service = SERVICE
     combine = staticmethod(combine_queries)
 
     def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
@@ -437,6 +308,49 @@ class SemanticScholar(Provider):
             return await search_bulk(session, request.query, BULK_MAX_RESULTS, request.filters,
                                      sort=request.sort if request.sort in BULK_SORTS else "citations")
         return await search(session, request.query, request.limit, request.filters)
+
+    # ----- citations: its own lists (the fuller ones), in its own order
+
+    citing_page_size = CITATIONS_PAGE
+    references_page_size = LIST_LIMIT
+
+    def api_id(self, ref: PaperRef) -> str | None:
+        return api_id(ref)
+
+    def api_ids(self, paper: Paper) -> list[str]:
+        return api_ids(paper)
+
+    async def look_up(self, session: ProviderSession, paper_api_id: str) -> Found | None:
+        found = await fetch_record(session, paper_api_id)
+        if found is None:
+            return None
+        paper, reference_count = found
+        ids = api_ids(paper)  # its lists go by its own id, the most specific
+        return Found(paper, ids[0] if ids else "", reference_count=reference_count)
+
+    def found_without_lookup(self, paper: Paper) -> Found | None:
+        ids = api_ids(paper)
+        return Found(paper, ids[0]) if ids else None
+
+    async def references(self, session: ProviderSession, found: Found) -> References | None:
+        papers = await fetch_references(session, found.list_id) if found.list_id else None
+        return References(papers) if papers is not None else None
+
+    async def citing(self, session: ProviderSession, found: Found, offset: int = 0) -> CitingPage | None:
+        page = await fetch_citations_page(session, found.list_id, offset) if found.list_id else None
+        return CitingPage(page[0], page[1]) if page is not None else None
+
+    def library_ids(self, ids: dict[str, list[str]]) -> str | None:
+        for kind, prefix in (("paper_id", ""), ("doi", "DOI:"), ("arxiv_id", "ARXIV:"), ("pmid", "PMID:")):
+            if ids.get(kind):
+                return prefix + ids[kind][0]
+        return None
+
+    async def reference_lists(self, session: ProviderSession,
+                              paper_api_ids: list[str]) -> tuple[list[list[dict[str, Any]] | None], list[str]]:
+        answers = await fetch_reference_ids(session, paper_api_ids)
+        return [[_reference_identity(reference) for reference in references] for references in answers], \
+            list(answers.notes)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         return await session.get(_paper_url(session, f"DOI:{PROBE_DOI}"), params={"fields": "title"},

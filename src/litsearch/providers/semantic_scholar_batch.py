@@ -89,8 +89,7 @@ async def _fetch_references(session: ProviderSession, ids: list[str], positions:
 
 
 def _headers(session: ProviderSession) -> dict[str, str]:
-    key = session.settings.semantic_scholar_api_key  # sent as semantic_scholar sends it
-    return {"x-api-key": key} if key else {}
+    return session.key_headers()  # the key as the declaration says it is sent
 
 
 async def _batch(session: ProviderSession, ids: list[str], fields: str) -> list[Any]:

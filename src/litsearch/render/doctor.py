@@ -33,6 +33,8 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         url_variable = f" ({entry['base_url_variable']})" if entry.get("base_url_variable") else ""
         lines += ["", f"**{entry['label']}** ({entry['name']}): {_code(entry['base_url'])}{url_variable}{key}",
                   f"- limits: {entry['limits']}",
+                  f"- searched: {_choice_words(entry.get('auto_choice'))}; can: "
+                  + ", ".join(name.replace("_", " ") for name in entry.get("capabilities", [])),
                   f"- lit-search keeps: {entry['pace']}"]
         if entry.get("budget"):
             lines.append(f"- today's allowance: {entry['budget']['words']}")
@@ -53,6 +55,15 @@ def doctor_markdown(report: dict[str, Any]) -> str:
     if optional:
         lines.append("Optional, for --providers ...,web: " + ", ".join(optional) + ".")
     return "\n".join(lines) + "\n"
+
+
+CHOICE_WORDS = {"always": "by every search (--providers auto)", "biomedical": "for biomedical topics (--providers auto)",
+                "technical": "for computing, maths and physics topics (--providers auto)",
+                "on_request": "only when named in --providers"}
+
+
+def _choice_words(choice: str | None) -> str:
+    return CHOICE_WORDS.get(choice or "", "never (asked for lookups only)")
 
 
 def _code(text: str) -> str:

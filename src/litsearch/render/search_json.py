@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.identifiers import IDENTITY_FIELDS, field_label, id_label, is_arxiv_doi
+from ..core.preprints import only_preprints
 from ..core.sanitize import json_text
 from ..core.text import plain_text
 from ..core.urls import citation_uri, http_url
@@ -41,6 +42,7 @@ def result_dict(item: RankedPaper, include_abstract: bool = True,
         "authors": paper.authors[:JSON_AUTHORS],
         "year": paper.year,
         "journal": paper.journal,
+        "preprint": only_preprints([paper, *item.hits]),  # every record of it a preprint (core/preprints.py)
         "abstract": plain_text(paper.abstract) if include_abstract else None,
         "tldr": plain_text(paper.tldr) if include_abstract else None,
         "citation_count": paper.citation_count,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..core.preprints import shown_venue
 from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
@@ -44,7 +45,7 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
         "title": _update_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
                  + _update_note(paper),
         "year": paper.year or "–",
-        "venue": markdown_text(paper.journal, MAX_VENUE_CHARS) or "–",
+        "venue": markdown_text(shown_venue(paper, [paper, *item.hits]), MAX_VENUE_CHARS) or "–",
         "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
         "doi_text": markdown_text(paper.doi) if paper.doi else None,
         "doi_url": doi_url(paper.doi) if paper.doi else None,
@@ -102,8 +103,10 @@ def _environment():
     return env
 
 
-def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0) -> str:
-    """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked."""
+def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0,
+                    nothing_found: str | None = None) -> str:
+    """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked.
+    ``nothing_found``: said instead of "No papers found" when no row is shown (rerun)."""
     rows = [table_row(i, item) for i, item in enumerate(result.results[start:start + limit], start=start + 1)]
     if not include_abstracts:
         for row in rows:
@@ -115,7 +118,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True, start: i
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
                                          if any(row["doi_mark"] for row in rows) else ""),
-                           query=markdown_text(result.query),
+                           query=markdown_text(result.query), nothing_found=nothing_found,
                            provider_reason=markdown_text(result.provider_reason) if result.provider_reason else "")
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the command line checks the aliases before any HTTP is load
 
 def search_filters(*, year: str | None = None, since: str | None = None, until: str | None = None,
                    venue: str | None = None, author: str | None = None, open_access: bool | None = None,
-                   types: list[str] | None = None, min_citations: int | None = None,
+                   types: list[str] | None = None, min_citations: int | None = None, preprints: bool | None = None,
                    open: bool | None = None, citations: str | None = None, country: list[str] | None = None,
                    continent: list[str] | None = None, flag_prefix: str = "--", **entities: str | None) -> Filters:
     """Filters from the explicit filters and the aliases (``entities``: source, institution,
@@ -44,7 +44,7 @@ def search_filters(*, year: str | None = None, since: str | None = None, until: 
                 raise UsageError(f"{flag('citations')} {citations!r} and {flag('min_citations')} {min_citations} "
                                  "disagree; give one of them")
         return build_filters(year=year, since=since, until=until, venue=None if source_given else venue_given,
-                             author=author, open_access=bool(open or open_access), types=types,
+                             author=author, open_access=bool(open or open_access), types=types, preprints=preprints,
                              min_citations=low if low is not None else min_citations, max_citations=high,
                              countries=country, continents=continent,
                              **{name: entities.get(name) for name in ENTITY_FILTERS})

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.errors import UsageError
 from ..core.filters import Filters
+from ..core.text import plain_text
 
 MAX_QUERY_CHARS = 1000
 # The orders a search can be asked for (search/rank.py sorts by them).
@@ -43,3 +45,14 @@ class SearchOptions:
         return MAX_FETCH
 
 
+
+
+def clean_query(text: str, label: str) -> str:
+    """A topic or variant as it is searched (plain text), or UsageError naming ``label`` when it
+    is empty or longer than MAX_QUERY_CHARS."""
+    cleaned = plain_text(text) or ""
+    if not cleaned:
+        raise UsageError(f"{label} is empty")
+    if len(cleaned) > MAX_QUERY_CHARS:
+        raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+    return cleaned

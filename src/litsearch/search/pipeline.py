@@ -60,10 +60,8 @@ class SearchResult:
     filtered_out: int = 0
     offline: bool = False  # answered from the cache alone (--offline)
     excluded_retracted: int = 0  # retracted papers left out (--exclude-retracted)
-    record_total: int | None = None  # records fetched, when they come from no provider outcome (snowball)
     after_dedupe: int | None = None  # papers once duplicates were merged, before the filters
     sent: list[dict] = field(default_factory=list)  # every request, as HttpClient.log_request noted it
-    empty_message: str | None = None  # said instead of "No papers found" when nothing is shown (rerun)
     filters: Filters | None = None  # as applied: entity filters resolved to OpenAlex ids
 
     @property
@@ -72,8 +70,7 @@ class SearchResult:
 
     @property
     def record_count(self) -> int:
-        if self.record_total is not None:
-            return self.record_total
+        """The provider records identified (a snowball's result counts its lists: graph/chased.py)."""
         return sum(len(o.records) for o in self.outcomes)
 
     @property
@@ -96,7 +93,7 @@ class SearchResult:
 
 async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
     provider = get_provider(plan.provider)
-    outcome = ProviderOutcome(plan.provider, plan.query, plan.mode, returns=provider.capabilities.returns)
+    outcome = ProviderOutcome(plan.provider, plan.query, plan.mode, returns=provider.returns)
     session = http.session(plan.provider)
     started = time.monotonic()
     limit = options.fetch_per_provider

@@ -1,9 +1,10 @@
 """Plan a search: which providers (discipline detection) and which requests.
 
 Discipline detection is a small keyword model a reader can audit: a term list per
-field, matched on word starts, and the matched words printed as the reason.
-Semantic Scholar and OpenAlex cover every field, so they are always searched;
-biomedical words add PubMed, computing/maths/physics words add arXiv.
+field, matched on word starts, and the matched words printed as the reason. Which provider
+each field brings is its own declaration (``auto_choice``): the ones that cover every field
+(Semantic Scholar, OpenAlex) are always searched, biomedical words add the biomedical ones
+(PubMed), computing/maths/physics words the technical ones (arXiv).
 """
 
 from __future__ import annotations
@@ -11,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..providers.base import OPTIONAL_PROVIDERS, PAPER_PROVIDERS, get_provider
-
-ALWAYS = ("semantic_scholar", "openalex")
+from ..core.services import ALWAYS, BIOMEDICAL, SEARCH, TECHNICAL
+from ..providers import registry
+from ..providers.base import get_provider
 
 # Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
 # asks for the whole word ("gene=" must not match "generation").
@@ -90,35 +91,43 @@ def _word_start(text: str, stem: str) -> int:
     return -1
 
 
+def _names(providers: list[str]) -> str:
+    return " and ".join([", ".join(providers[:-1]), providers[-1]] if len(providers) > 2 else providers)
+
+
 def detect_providers(texts: list[str]) -> ProviderChoice:
-    """Choose providers for ``--providers auto`` from the topic and its variants."""
+    """Choose providers for ``--providers auto`` from the topic and its variants: every
+    provider declared for all fields, and those declared for a field the topic's words name."""
     joined = " ".join(texts)
     bio = _matched_terms(joined, BIOMEDICAL_STEMS)
     tech = _matched_terms(joined, COMPUTING_MATH_PHYSICS_STEMS)
-    providers = list(ALWAYS)
-    reasons = ["semantic_scholar and openalex cover every field"]
-    if bio:
-        providers.append("pubmed")
-        reasons.append("pubmed for biomedical terms " + ", ".join(repr(t) for t in bio[:4]))
-    if tech:
-        providers.append("arxiv")
-        reasons.append("arxiv for computing/maths/physics terms " + ", ".join(repr(t) for t in tech[:4]))
+    fields = [field for field, terms in ((BIOMEDICAL, bio), (TECHNICAL, tech)) if terms]
+    providers = registry.chosen_for(fields)
+    by_choice = {choice: [name for name in registry.searched_by_auto()
+                          if registry.service(name).auto_choice == choice] for choice in (ALWAYS, BIOMEDICAL, TECHNICAL)}
+    reasons = [f"{_names(by_choice[ALWAYS])} cover{'s' if len(by_choice[ALWAYS]) == 1 else ''} every field"]
+    if bio and by_choice[BIOMEDICAL]:
+        reasons.append(f"{_names(by_choice[BIOMEDICAL])} for biomedical terms " + ", ".join(repr(t) for t in bio[:4]))
+    if tech and by_choice[TECHNICAL]:
+        reasons.append(f"{_names(by_choice[TECHNICAL])} for computing/maths/physics terms "
+                       + ", ".join(repr(t) for t in tech[:4]))
     if not bio and not tech:
-        reasons.append("no biomedical or computing/physics terms, so neither pubmed nor arxiv")
+        reasons.append(f"no biomedical or computing/physics terms, so neither "
+                       f"{' nor '.join(by_choice[BIOMEDICAL] + by_choice[TECHNICAL])}")
     return ProviderChoice(providers, "; ".join(reasons), bio, tech)
 
 
 def parse_provider_list(value: str) -> list[str]:
-    """``semantic_scholar,pubmed`` -> names, in the canonical order; ValueError on unknown names."""
+    """``semantic_scholar,pubmed`` -> names, in the registry's order; ValueError on unknown names."""
     names = [part.strip().lower().replace("-", "_") for part in value.split(",") if part.strip()]
     if not names:
         raise ValueError("--providers needs at least one provider name")
-    known = PAPER_PROVIDERS + OPTIONAL_PROVIDERS
+    known = registry.searchable()
     unknown = [n for n in names if n not in known]
     if unknown:
         raise ValueError(f"unknown provider(s): {', '.join(unknown)} (choose from {', '.join(known)} or auto)")
-    if names == ["web"]:
-        raise ValueError("--providers web needs at least one scholarly provider beside it")
+    if all(not registry.service(name).can(SEARCH) for name in names):
+        raise ValueError(f"--providers {','.join(names)} needs at least one scholarly provider beside it")
     return [p for p in known if p in names]
 
 

@@ -83,6 +83,7 @@ def filters_from_dict(values: Mapping[str, Any]) -> Filters:
     return Filters(date_from=day(values.get("date_from")), date_to=day(values.get("date_to")),
                    venue=text(values.get("venue")), author=text(values.get("author")),
                    open_access=values.get("open_access") is True, types=words(values.get("types")),
+                   preprints=values.get("preprints") if isinstance(values.get("preprints"), bool) else None,
                    min_citations=count(values.get("min_citations")), max_citations=count(values.get("max_citations")),
                    countries=words(values.get("countries")), continents=words(values.get("continents")),
                    **{name: text(values.get(name)) for name in ENTITY_FILTERS},

@@ -22,11 +22,10 @@ import httpx
 
 from ..core.errors import ProviderError
 from ..net.http import FetchedResponse, HttpClient
-from ..net.pacing import PacePolicy
+from .declaration import CONNECTOR as DECLARED
 from .web_api import MAX_PAGES, PAGE_SIZE, items_of_page
 
-CONNECTOR = "zotero_connector"
-PACE = PacePolicy(min_interval=0.0, max_in_flight=1, retries=0)
+CONNECTOR = DECLARED.name  # its base URL and pace (nothing retried): zotero/declaration.py
 RIS_TYPE = "application/x-research-info-systems"
 
 

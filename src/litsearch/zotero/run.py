@@ -31,7 +31,7 @@ def zotero_target(settings: Settings, env: Mapping[str, str] | None = None) -> Z
     """The Web API library from the environment; None when no key and no library id are set.
     UsageError (exit 2) for half a configuration or a malformed value, naming the variable."""
     env = os.environ if env is None else env
-    key = settings.zotero_api_key
+    key = settings.key(web_api.ZOTERO)
     library_id = (env.get("ZOTERO_LIBRARY_ID") or "").strip()
     library_type = (env.get("ZOTERO_LIBRARY_TYPE") or "user").strip().lower()
     if not key and not library_id:
@@ -84,9 +84,9 @@ async def push_to_zotero(ids: Sequence[str] = (), from_file: str | None = None, 
         if not ref.strip().lstrip("#").isdigit():
             parse_paper_ref(ref)
     gathered = read_results_file(from_file) if from_file else Gathered()  # a bad file is refused before any request
-    paces = {web_api.ZOTERO: web_api.PACE, connector.CONNECTOR: connector.PACE, **(policies or {})}
-    async with HttpClient(settings, cache=ResponseCache(store, cache_mode), policies=policies) as lookups, \
-            HttpClient(settings, policies=paces, transport=_direct_to_loopback(settings, route)) as zotero:
+    responses = ResponseCache(store, cache_mode, max_bytes=settings.cache_max_bytes)
+    async with HttpClient(settings, cache=responses, policies=policies) as lookups, \
+            HttpClient(settings, policies=policies, transport=_direct_to_loopback(settings, route)) as zotero:
         papers, notes = await _gather(ids, gathered, from_library, lookups, store, progress)
         if not papers:
             raise NotFound("no papers to push")

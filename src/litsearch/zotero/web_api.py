@@ -20,10 +20,9 @@ import httpx
 
 from ..core.errors import ProviderError, UsageError
 from ..net.http import FetchedResponse, HttpClient, parse_retry_after
-from ..net.pacing import PacePolicy
+from .declaration import WEB_API
 
-ZOTERO = "zotero"
-PACE = PacePolicy(min_interval=0.1, max_in_flight=1)  # Zotero asks for at most 4 at once; one is enough
+ZOTERO = WEB_API.name  # its base URL, key and pace: zotero/declaration.py
 PAGE_SIZE = 100  # Zotero's largest page
 MAX_ITEMS_PER_WRITE = 50  # Zotero refuses more (413)
 MAX_PAGES = 2_000  # 200,000 items: a library larger than this is read no further

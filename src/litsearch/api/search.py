@@ -1,0 +1,94 @@
+"""``search(...)``: the command's search from Python, typed, returning the ``SearchResult`` the
+command renders (ranked papers with their provider records, the outcomes, the filters as
+applied), and ``render(result, fmt)``, the command's own output of it."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..core.config import Settings
+from ..core.errors import UsageError
+from ..search.aliases import check_providers, search_filters
+from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
+from ..search.pipeline import SearchResult
+from ..search.plan import parse_provider_list
+from ._run import run_sync
+
+CACHE_MODES = ("normal", "refresh", "off", "offline")
+
+
+def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str] | str | None = None,
+           limit: int = 20, sort: str = "relevance", year: str | None = None, since: str | None = None,
+           until: str | None = None, venue: str | None = None, author: str | None = None,
+           open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
+           preprints: bool | None = None, exclude_retracted: bool = False, verify: bool = True,
+           cache: str = "normal", settings: Settings | None = None) -> SearchResult:
+    """Search, merge, rank, as ``lit-search TOPIC`` does, with its checks and its response cache.
+
+    ``providers``: None (the automatic choice), or names (a list or a comma list);
+    ``year``: "2019-2024", "2019-", "-2015" or "2020"; ``since``/``until``: YYYY-MM-DD;
+    ``types``: article, review, preprint, conference; ``preprints``: True (only preprints),
+    False (none) or None (either); ``verify``: DOI checks at Crossref and open-access links;
+    ``cache``: normal, refresh, off or offline. The result's ``results[:limit]`` are the rows
+    shown; ``render(result, fmt, limit)`` gives the command's output. ValueError for a bad
+    argument (the message the command would print)."""
+    try:
+        options = search_options(topic, variants=variants, providers=providers, limit=limit, sort=sort, year=year,
+                                 since=since, until=until, venue=venue, author=author, open_access=open_access,
+                                 types=types, min_citations=min_citations, preprints=preprints,
+                                 exclude_retracted=exclude_retracted, verify=verify)
+        if cache not in CACHE_MODES:
+            raise UsageError(f"cache must be one of {', '.join(CACHE_MODES)}, not {cache!r}")
+    except UsageError as problem:
+        raise ValueError(str(problem)) from None
+    return run_sync(_search(options, settings or Settings.from_env(), cache))
+
+
+def search_options(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str] | str | None = None,
+                   limit: int = 20, sort: str = "relevance", year: str | None = None, since: str | None = None,
+                   until: str | None = None, venue: str | None = None, author: str | None = None,
+                   open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
+                   preprints: bool | None = None, exclude_retracted: bool = False,
+                   verify: bool = True) -> SearchOptions:
+    """The SearchOptions of these arguments, through the command line's checks (UsageError)."""
+    from ..cli.common import check_limit
+
+    cleaned = clean_query(topic, "the topic")
+    others = [clean_query(text, f"variant {number}") for number, text in enumerate(variants, start=1)]
+    if len(others) > MAX_VARIANTS:
+        raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
+    check_limit(limit, flag="limit")
+    if sort not in SORT_KEYS:
+        raise UsageError(f"sort must be one of {', '.join(SORT_KEYS)}, not {sort!r}")
+    names = ",".join(providers) if providers is not None and not isinstance(providers, str) else providers
+    try:
+        chosen = parse_provider_list(names) if names and names.strip().lower() != "auto" else None
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
+    filters = search_filters(year=year, since=since, until=until, venue=venue, author=author,
+                             open_access=open_access or None, types=list(types) or None,
+                             min_citations=min_citations, preprints=preprints, flag_prefix="")
+    check_providers(filters, chosen)
+    return SearchOptions(topic=cleaned, variants=others, providers=chosen, limit=limit, sort=sort, filters=filters,
+                         verify=verify, find_open_access=verify, exclude_retracted=exclude_retracted)
+
+
+async def _search(options: SearchOptions, settings: Settings, cache: str) -> SearchResult:
+    from ..cli.common import Console, opened_cache
+    from ..net.http import HttpClient
+    from ..search.pipeline import run_search
+
+    console = Console(settings, quiet=True)
+    with opened_cache(settings, cache, console) as (responses, _store):
+        async with HttpClient(settings, cache=responses) as http:
+            return await run_search(options, settings, http=http)
+
+
+def render(result: SearchResult, fmt: str = "markdown", limit: int | None = None, abstracts: bool = True) -> str:
+    """The command's output of ``result`` (its first ``limit`` rows: all by default): markdown,
+    json, bibtex, ris, csl-json or csv."""
+    from ..cli.results import RESULT_FORMATS, render_result
+
+    if fmt not in RESULT_FORMATS or fmt == "table":
+        raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
+    return render_result(result, len(result.results) if limit is None else limit, fmt, include_abstracts=abstracts)

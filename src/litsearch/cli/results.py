@@ -1,0 +1,77 @@
+"""What the commands that print papers share (search, snowball, rerun): their result options
+(``--format``, ``-o``, ``--abstracts``/``--no-abstracts``), the format chosen from them, the
+dispatch to each format's renderer, and the writer. One place, so the commands agree and
+import nothing from one another."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from ..biblio.formats import EXPORT_FORMATS
+from .common import TERMINAL_VIEW, output_format, view_format, write_output
+
+RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
+OUTPUT_HELP = "write to FILE (format from its extension: .md, .json, .bib, .ris, .csl.json, .csv)"
+
+
+def add_result_options(parser: argparse.ArgumentParser, format_help: str, output_help: str = OUTPUT_HELP) -> None:
+    """--format, -o/--output and --abstracts | --no-abstracts."""
+    parser.add_argument("--format", choices=RESULT_FORMATS, default=None, help=format_help)
+    parser.add_argument("-o", "--output", metavar="FILE", help=output_help)
+    add_abstract_options(parser)
+
+
+def add_abstract_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--abstracts", action="store_true",
+                       help="the abstract's first 100 words under each paper in the terminal view "
+                            "(markdown and json always have them)")
+    group.add_argument("--no-abstracts", action="store_true",
+                       help="leave out abstract snippets (markdown) and abstracts/TLDRs (json)")
+
+
+def abstracts_wanted(args: argparse.Namespace) -> bool | None:
+    """--abstracts True, --no-abstracts False, neither None (the format's own default)."""
+    return True if args.abstracts else False if args.no_abstracts else None
+
+
+def result_format(args: argparse.Namespace) -> str:
+    """The output format of a command that prints results (search, snowball, rerun):
+    --format, or -o's extension, else the terminal view on a terminal and markdown elsewhere."""
+    if args.format == TERMINAL_VIEW or (args.format is None and not args.output):
+        return view_format(args.format, args.output)
+    return output_format(args.output, args.format, RESULT_FORMATS, "markdown")
+
+
+def write_result(result: Any, limit: int, fmt: str, settings: Any, path: str | None,
+                 abstracts: bool | None = None, nothing_found: str | None = None) -> None:
+    """A search's (or a snowball's, or a rerun's) result to stdout, or to ``path`` with one line
+    saying so. ``abstracts`` None: the terminal view leaves them out, Markdown and JSON keep them.
+    ``nothing_found``: said instead of "No papers found" when no row is shown (rerun)."""
+    if fmt == TERMINAL_VIEW:
+        from ..render.terminal import terminal_width
+        from ..render.terminal_results import results_view
+
+        output = results_view(result, limit, terminal_width(), abstracts=bool(abstracts), nothing_found=nothing_found)
+    else:
+        output = render_result(result, limit, fmt, include_abstracts=abstracts is not False,
+                               nothing_found=nothing_found)
+    write_output(output, settings, path)
+    if path:
+        write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
+
+
+def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, nothing_found: str | None = None) -> str:
+    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
+    if fmt == "json":
+        from ..render.search_json import render_json
+
+        return render_json(result, limit, include_abstracts=include_abstracts)
+    if fmt in EXPORT_FORMATS:
+        from ..biblio.formats import export_papers
+
+        return export_papers([item.paper for item in result.results[:limit]], fmt)
+    from ..render.table import render_markdown
+
+    return render_markdown(result, limit, include_abstracts=include_abstracts, nothing_found=nothing_found)

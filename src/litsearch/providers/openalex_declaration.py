@@ -1,0 +1,35 @@
+"""OpenAlex's declaration: where it lives, its key, its pace, what it can do."""
+
+from ..core.services import (
+    ALWAYS,
+    CITED_BY,
+    CITES,
+    FILTERS,
+    LOOKUP,
+    OR_QUERIES,
+    PREPRINTS,
+    REFERENCE_IDS,
+    SEARCH,
+    Email,
+    Key,
+    PacePolicy,
+    Service,
+)
+
+SERVICE = Service(
+    name="openalex",
+    label="OpenAlex",
+    base_url="https://api.openalex.org",
+    url_variable="LITSEARCH_OPENALEX_URL",
+    key=Key("OPENALEX_API_KEY", "query:api_key",
+            benefit=("OpenAlex has required a key since 13 Feb 2026 and the keyless daily allowance is tiny; set "
+                     "OPENALEX_API_KEY (free from your OpenAlex account settings)"),
+            where="free, in your openalex.org account settings"),
+    email=Email(parameter="mailto", benefit="sent as mailto, so OpenAlex can reach you about your traffic"),
+    pace=PacePolicy(min_interval=0.1, max_in_flight=5),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, LOOKUP, CITES, CITED_BY, REFERENCE_IDS}),
+    auto_choice=ALWAYS,
+    limits=("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
+            "without one, a few cents); a search costs 10x a list or filter call, one work by id is free"),
+)
+SERVICES = (SERVICE,)
