@@ -55,7 +55,11 @@ def test_claude_code_lists_the_plugin_server_and_calls_paper_search(tmp_path):
     env = clean_env(HOME=str(home), PATH=f"{bin_dir}{os.pathsep}{clean_env()['PATH']}",
                     XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local" / "share"),
                     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", DISABLE_AUTOUPDATER="1",
-                    LITSEARCH_CACHE_DIR=str(data), MCP_TIMEOUT="120000")
+                    LITSEARCH_CACHE_DIR=str(data), MCP_TIMEOUT="120000",
+                    # claude -p connects MCP servers in the background and snapshots the tools at
+                    # its first request (anthropics/claude-code#74926); false makes it wait for the
+                    # connection first, as docs/mcp.md advises for headless runs.
+                    MCP_CONNECTION_NONBLOCKING="false")
     for variable in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CONFIG_DIR"):
         env.pop(variable, None)
 
