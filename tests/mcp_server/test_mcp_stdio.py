@@ -83,6 +83,30 @@ def test_tools_are_listed_with_schemas_and_one_paragraph_descriptions(tmp_path):
     assert tools["institution_get"].input_schema["required"] == ["id"]
 
 
+def test_paper_search_offers_every_searchable_provider_and_the_preprint_filter(tmp_path):
+    """The providers paper_search accepts are the registry's (a provider added there is offered
+    with no edit to the server), Europe PMC among them, and preprints=true is applied."""
+    from litsearch.providers import registry
+
+    async def go():
+        with FakeServer() as server:
+            async with connected(server_env(server, tmp_path)) as client:
+                tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+                found = await client.call_tool("paper_search", {
+                    "topic": "CRISPR off-target effects", "providers": ["europepmc"],
+                    "filters": {"preprints": True}, "limit": 10, "verify": False})
+                return tools["paper_search"], found
+
+    tool, found = run(go())
+    providers = tool.input_schema["properties"]["providers"]["anyOf"][0]["items"]["enum"]
+    assert providers == list(registry.searchable()) and "europepmc" in providers
+    assert "Europe PMC" in tool.description
+    assert not found.is_error, text_of(found)
+    papers = found.structured_content["papers"]
+    assert papers and all("(preprint)" in (paper["venue"] or "") for paper in papers), papers
+    assert "Research Square (preprint)" in text_of(found)
+
+
 def test_every_tool_answers(tmp_path):
     async def go():
         with FakeServer() as server:

@@ -60,7 +60,7 @@ def literature_search(query: str, max_results: int = 10, providers: str = "", da
     """Search, merge, rank: the same dict as ``lit-search --format json``.
 
     ``providers``: "" for automatic choice, or a comma list (semantic_scholar, openalex,
-    pubmed, arxiv, crossref, web). ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``.
+    pubmed, europepmc, arxiv, crossref, web). ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``.
     Raises ValueError for bad arguments.
     """
     if not query or not query.strip():

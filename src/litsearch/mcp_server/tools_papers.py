@@ -13,11 +13,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..core.errors import UsageError
 from ..graph.limits import MAX_SEEDS
+from ..providers import registry
 from .paging import decode_cursor, encode_cursor, largest_fit
 from .runtime import call_key, current, result_size, tool_result
 from .search_page import search_page
 
-Provider = Literal["semantic_scholar", "openalex", "pubmed", "arxiv", "crossref", "web"]
+# What --providers accepts, read from the declarations: a provider added to the registry is
+# offered here with no edit (Literal[...] of a tuple is the same as listing the names).
+Provider = Literal[registry.searchable()]  # type: ignore[valid-type]
 Cursor = Annotated[str | None, Field(description="next_cursor from a previous result, to get the next rows "
                                                  "(the other arguments are then taken from the cursor)")]
 
@@ -36,6 +39,8 @@ class SearchFilters(BaseModel):
     type: list[Literal["article", "review", "preprint", "conference"]] | None = Field(None, description="work types")
     open: bool | None = Field(None, description="only papers with a free full text")
     open_access: bool | None = Field(None, description="the same as open")
+    preprints: bool | None = Field(None, description="true: preprints only (bioRxiv, medRxiv, arXiv…); false: no "
+                                                     "preprints; unset: both")
     citations: str | None = Field(None, description="citation count: 100 (at least), >100, <50, 100-500, -50")
     min_citations: int | None = Field(None, ge=0, description="at least this many citations")
     source: str | None = Field(None, description="an OpenAlex source (S…) or a journal name resolved to one")
@@ -79,8 +84,9 @@ async def paper_search(
     variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
                                                             "narrower), folded into one query per provider")] = None,
     providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic (Semantic "
-                                                                  "Scholar and OpenAlex always, PubMed for "
-                                                                  "biomedicine, arXiv for computing/physics)")] = None,
+                                                                  "Scholar and OpenAlex always, PubMed and "
+                                                                  "Europe PMC for biomedicine, arXiv for "
+                                                                  "computing/physics)")] = None,
     filters: Annotated[SearchFilters | None, Field(description="filters; each is sent to the providers that "
                                                                "apply it and checked after fetching")] = None,
     sort: Annotated[Literal["relevance", "impact", "citations", "year"],
@@ -92,12 +98,13 @@ async def paper_search(
     verify: Annotated[bool, Field(description="check DOIs at Crossref and find open-access links")] = True,
     cursor: Cursor = None,
 ):
-    """Search the scholarly literature (Semantic Scholar, OpenAlex, PubMed, arXiv) at once: duplicates merged,
-    ranked by relevance with citations as a gentle prior, DOIs checked at Crossref, open-access links found,
-    retractions marked. Use it to find papers on a topic; give variants for synonyms and filters for years,
-    venues, authors, institutions, topics, countries or citation counts. Returns the ranked Markdown table and
-    slim summaries (ids, first authors, year, venue, citations, DOI check, open-access link, retraction flag,
-    relevance and why), a search_id for library_save and search_report, and a cursor when more rows are left."""
+    """Search the scholarly literature (Semantic Scholar, OpenAlex, PubMed, Europe PMC, arXiv) at once:
+    duplicates merged, ranked by relevance with citations as a gentle prior, DOIs checked at Crossref,
+    open-access links found, retractions marked. Use it to find papers on a topic; give variants for synonyms
+    and filters for years, venues, authors, institutions, topics, countries, citation counts or preprints.
+    Returns the ranked Markdown table and slim summaries (ids, first authors, year, venue, citations, DOI
+    check, open-access link, retraction flag, relevance and why), a search_id for library_save and
+    search_report, and a cursor when more rows are left."""
     from ..search.pipeline import run_search
 
     arguments = {"topic": topic, "variants": variants or [], "providers": providers,
