@@ -11,15 +11,6 @@ from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
 from .common import MAX_LIMIT, check_limit, load_settings, new_parser, run_command, write_output
 
-DESCRIPTIONS = {
-    "semantic_scholar": "Search Semantic Scholar (/graph/v1/paper/search).",
-    "openalex": "Search OpenAlex (/works?search=).",
-    "pubmed": "Search PubMed (esearch for the ids, then efetch for the records).",
-    "arxiv": "Search arXiv (/api/query, Atom feed).",
-    "europepmc": "Search Europe PMC (/search, core records, cursorMark pages; preprints included).",
-}
-
-
 
 def build_parser(name: str):
     from ..providers.registry import service
@@ -34,7 +25,7 @@ def build_parser(name: str):
         "  LITSEARCH_PROVIDER_BUDGET, LITSEARCH_READ_TIMEOUT, LITSEARCH_CONNECT_TIMEOUT   seconds\n"
         "Exit codes: 0 ok, 1 internal error, 2 usage error, 3 the provider failed (one line on stderr)."
     )
-    description = DESCRIPTIONS.get(name) or f"Search {declared.label}."
+    description = declared.search_summary or f"Search {declared.label}."
     parser = new_parser(f"{name}.py", description + " Prints a JSON list of normalized records on stdout.",
                         epilog)
     parser.add_argument("query", help="search terms")

@@ -136,6 +136,7 @@ class Service:
     auto_choice: str | None = None
     optional: bool = False
     limits: str = ""  # its published limits, in one line (doctor)
+    search_summary: str = ""  # what its search asks, in one sentence (scripts/<name>.py --help)
     max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
     provider: bool = True  # a module providers/<name>.py implements it (providers.base.Provider)
 

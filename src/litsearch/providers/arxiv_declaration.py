@@ -14,6 +14,7 @@ SERVICE = Service(
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS}),
     auto_choice=TECHNICAL,
     limits="no key; one request at a time, at least 3 s apart (its terms of use)",
+    search_summary="Search arXiv (/api/query, Atom feed).",
 )
 WEB_HOST = Service(
     name="arxiv_web",

@@ -27,5 +27,6 @@ SERVICE = Service(
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, FULL_TEXT}),
     auto_choice=BIOMEDICAL,
     limits="no key and no published limit; lit-search keeps to 5 requests/s, 2 at a time",
+    search_summary="Search Europe PMC (/search, core records, cursorMark pages; preprints included).",
 )
 SERVICES = (SERVICE,)

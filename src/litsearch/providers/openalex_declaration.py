@@ -31,5 +31,6 @@ SERVICE = Service(
     auto_choice=ALWAYS,
     limits=("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
             "without one, a few cents); a search costs 10x a list or filter call, one work by id is free"),
+    search_summary="Search OpenAlex (/works?search=).",
 )
 SERVICES = (SERVICE,)

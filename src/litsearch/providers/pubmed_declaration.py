@@ -30,5 +30,6 @@ SERVICE = Service(
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, NOTICES, FULL_TEXT}),
     auto_choice=BIOMEDICAL,
     limits="3 requests/s without a key, 10/s with NCBI_API_KEY (free from your NCBI account)",
+    search_summary="Search PubMed (esearch for the ids, then efetch for the records).",
 )
 SERVICES = (SERVICE,)

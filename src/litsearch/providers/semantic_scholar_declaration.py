@@ -30,5 +30,6 @@ SERVICE = Service(
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, LOOKUP, CITES, CITED_BY, REFERENCE_IDS}),
     auto_choice=ALWAYS,
     limits="1 request/s with a key (dedicated); without one, a pool shared by every keyless user",
+    search_summary="Search Semantic Scholar (/graph/v1/paper/search).",
 )
 SERVICES = (SERVICE,)
