@@ -51,3 +51,21 @@ def test_plain_text(raw, expected):
 
 def test_fold_title_ignores_case_accents_markup_and_punctuation():
     assert fold_title("Genome-wide <i>in vivo</i> Édition.") == fold_title("genome wide in vivo edition")
+
+
+@pytest.mark.parametrize("url, is_pdf", [
+    ("https://arxiv.org/pdf/1706.03762", True),
+    ("https://example.org/paper.PDF", True),
+    ("https://example.org/files/paper.pdf?download=1", True),
+    ("https://europepmc.org/articles/PMC12124214?pdf=render", True),  # Europe PMC's fullTextUrl, documentStyle pdf
+    ("https://europepmc.org/articles/PMC12124214?pdf", True),
+    ("https://europepmc.org/articles/PMC12124214", False),
+    ("https://example.org/article?format=html&pdfview=1", False),
+    ("https://example.org/pdfs-and-more/index.html", False),
+    ("https://example.org/view#pdf=1", False),
+    (None, False), ("", False),
+])
+def test_a_pdf_link_is_told_by_its_path_or_its_pdf_parameter(url, is_pdf):
+    from litsearch.core.urls import is_pdf_url
+
+    assert is_pdf_url(url) is is_pdf

@@ -12,11 +12,13 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def is_pdf_url(url: str | None) -> bool:
-    """Whether a link points at a PDF file (by its path: ``….pdf`` or a ``/pdf/`` folder)."""
+    """Whether a link points at a PDF file: by its path (``….pdf``, a ``/pdf/`` folder), or by a
+    ``pdf`` query parameter, as Europe PMC's PDF links ask for one (``/articles/PMC…?pdf=render``)."""
     if not url:
         return False
-    path = url.lower().split("?", 1)[0]
-    return path.endswith(".pdf") or "/pdf/" in path
+    path, _, query = url.lower().split("#", 1)[0].partition("?")
+    asks_for_pdf = any(part.split("=", 1)[0] == "pdf" for part in query.split("&"))
+    return path.endswith(".pdf") or "/pdf/" in path or asks_for_pdf
 
 
 def doi_url(doi: str) -> str:
