@@ -11,7 +11,7 @@ TARGETS = {
     "identifiers": {
         "file": "src/litsearch/core/identifiers.py", "module": "litsearch.core.identifiers",
         "tests": ["tests/core/test_identifier_forms.py", "tests/core/test_text_and_ids.py",
-                  "tests/core/test_mutation_survivors.py"],
+                  "tests/core/test_mutation_survivors.py", "tests/dedupe/test_preprint_versions.py"],
     },
     "judge": {
         "file": "src/litsearch/dedupe/judge.py", "module": "litsearch.dedupe.judge",

@@ -387,3 +387,57 @@ def test_a_paper_passes_on_any_record_or_when_vouched_for_without_data():
     assert passes([undated], filters, "date", vouched=True) is True  # a provider applied it
     assert passes([undated], filters, "date", vouched=False) is False
     assert passes([undated, old], filters, "date", vouched=True) is False
+
+
+# --- preprints (--preprints / --no-preprints) --------------------------------------------
+
+def test_the_preprint_filter_is_active_kept_by_only_and_says_what_it_keeps():
+    only, none = build_filters(preprints=True), build_filters(preprints=False)
+    assert only.active() == ["preprints"] and none.active() == ["preprints"]
+    assert build_filters().preprints is None and build_filters().active() == []
+    assert only.describe("preprints") == "preprints only" and none.describe("preprints") == "no preprints"
+    assert only.only({"preprints"}).preprints is True and none.only({"preprints", "date"}).preprints is False
+    assert only.only({"date", "type"}).preprints is None
+
+
+@pytest.mark.parametrize("preprints,types,error", [
+    (True, ["article"], "--preprints and --type article disagree; give one of them"),
+    (True, ["article", "review"], "--preprints and --type article,review disagree; give one of them"),
+    (False, ["preprint"], "--no-preprints and --type preprint disagree; give one of them"),
+    (True, ["preprint"], None), (True, ["article", "preprint"], None), (True, [], None),
+    (False, ["article", "preprint"], None), (False, ["article"], None), (False, [], None),
+    (None, ["preprint"], None),
+])
+def test_the_preprint_filter_and_the_type_filter_must_agree(preprints, types, error):
+    if error is None:
+        assert build_filters(preprints=preprints, types=types).preprints is preprints
+    else:
+        with pytest.raises(ValueError) as caught:
+            build_filters(preprints=preprints, types=types)
+        assert str(caught.value) == error
+
+
+BIORXIV = paper(provider="europepmc", journal="bioRxiv", publication_types=["Preprint"], external_ids={"ppr": "PPR1"})
+ARTICLE = paper(provider="pubmed", journal="Frontiers in Bioengineering", publication_types=["Journal Article"])
+ARXIV = paper(provider="arxiv", arxiv_id="2101.00001")
+
+
+@pytest.mark.parametrize("records,kept_by_only,kept_by_none", [
+    ([BIORXIV], True, False),
+    ([ARXIV], True, False),
+    ([ARTICLE], False, True),
+    ([BIORXIV, ARTICLE], False, True),  # a published paper with its preprint merged in is the published paper
+    ([BIORXIV, ARXIV], True, False),
+])
+def test_a_paper_is_a_preprint_only_when_every_record_of_it_is_one(records, kept_by_only, kept_by_none):
+    for vouched in (True, False):  # whoever applied the filter, the merged list is checked the same way
+        assert passes(records, build_filters(preprints=True), "preprints", vouched) is kept_by_only
+        assert passes(records, build_filters(preprints=False), "preprints", vouched) is kept_by_none
+
+
+def test_each_record_is_judged_preprint_or_not_and_always_carries_that_data():
+    assert matches(BIORXIV, build_filters(preprints=True), "preprints") is True
+    assert matches(ARTICLE, build_filters(preprints=True), "preprints") is False
+    assert matches(ARTICLE, build_filters(preprints=False), "preprints") is True
+    assert matches(BIORXIV, build_filters(preprints=False), "preprints") is False
+    assert has_data(paper(), "preprints") is True and has_data(ARTICLE, "preprints") is True
