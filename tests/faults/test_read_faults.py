@@ -126,8 +126,10 @@ def test_read_fault_matrix(source, fault, server, other_origin, monkeypatch, cap
         check(run, 3, ["could not read", name, "HTTP 302"])
         assert other_origin.requests == []
     elif fault == "redirect to another origin":
-        # a copy may move to another host: followed, without the key or the email; none there
-        check(run, 5, ["no open copy of", name])
+        # a copy may move to another host, but this one is this machine (127.0.0.1) and no
+        # configured API: not asked at all (test_a_copy_moved_to_a_public_host_is_followed_anonymously)
+        check(run, 3, ["could not read", name, "is a private or local address (127.0.0.1)"])
+        assert other_origin.requests == []
     elif source == "arxiv_html" and fault != "html page with status 200":
         # the whole arXiv host misbehaves: HTML and PDF both fail
         check(run, 3, ["could not read arXiv 2302.00001", name])
@@ -142,6 +144,29 @@ def test_read_fault_matrix(source, fault, server, other_origin, monkeypatch, cap
         assert NCBI_KEY not in request.raw_query and EMAIL not in request.raw_query
         assert EMAIL not in request.headers.get("user-agent", "")
         assert NCBI_KEY not in str(request.headers)
+
+
+@pytest.mark.parametrize("source", ["arxiv_html", "publisher"])
+def test_a_copy_moved_to_a_public_host_is_followed_anonymously(source, server, other_origin, monkeypatch, capsys,
+                                                               shared):
+    """The second server stands for a public host (the address check is told so): the redirect
+    is followed, carrying no key, no email and no cookie; nothing readable is there."""
+    from litsearch.net import http
+
+    async def everything_public(url):
+        return None
+    monkeypatch.setattr(http, "local_address_of", everything_public)
+    if source == "arxiv_html":
+        shared("fulltext/arxiv_html/")
+    route, paper, name = SOURCES[source]
+    run = read_with(monkeypatch, capsys, server, route, faults(other_origin.url, route)["redirect to another origin"],
+                    paper)
+    check(run, 5, ["no open copy of", name])
+    assert [request.path for request in other_origin.requests][:1] == ["/stolen"]
+    for request in other_origin.requests:
+        assert NCBI_KEY not in request.raw_query and EMAIL not in request.raw_query
+        assert EMAIL not in request.headers.get("user-agent", "")
+        assert not {name.lower() for name in request.headers} & {"cookie", "authorization", "x-api-key"}
 
 
 @pytest.mark.parametrize("fault", ["server error", "hang", "corrupt gzip", "redirect loop"])

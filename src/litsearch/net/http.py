@@ -26,7 +26,8 @@ from ..core.errors import NotCached, ProviderError
 from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slow_down_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
-from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request
+from .addresses import local_address_of
+from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request, same_origin_as_any, shown_origin
 from .shared_pace import BUSY, SharedPace
 from .start_turn import Turn, TurnTimeout, start_turn
 
@@ -417,6 +418,8 @@ class ProviderSession:
                 turn.started()
 
         for hops in range(MAX_HOPS):
+            if anonymous:
+                await self._refuse_local_address(url)
             async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
                 if response.status_code in REDIRECT_STATUSES and follow:
                     try:
@@ -427,6 +430,17 @@ class ProviderSession:
                 return FetchedResponse(response.status_code, response.headers, await self._body(response, cap),
                                        str(response.url))
         raise AssertionError("unreachable: next_request ends the loop")  # pragma: no cover
+
+    async def _refuse_local_address(self, url: str) -> None:
+        """An open copy (and each redirect it makes) is fetched from public addresses only,
+        unless its origin is a configured API's (addresses.py says why)."""
+        target = httpx.URL(url)
+        if same_origin_as_any(target, self.http.settings.base_urls.values()):
+            return
+        local = await local_address_of(target)
+        if local is not None:
+            raise self.error(f"{shown_origin(target)} is a private or local address ({local}); open copies are "
+                             "fetched from public hosts only")
 
     async def _body(self, response: httpx.Response, cap: int) -> bytes:
         declared = response.headers.get("content-length", "")

@@ -47,6 +47,18 @@ def allowed(source: httpx.URL, target: httpx.URL) -> bool:
         and _origin(source)[2] == 80 and _origin(target)[2] == 443
 
 
+def same_origin_as_any(url: httpx.URL, bases) -> bool:
+    """Whether ``url`` has the origin of one of the base URLs ``bases`` (strings)."""
+    wanted = _origin(url)
+    for base in bases:
+        try:
+            if _origin(httpx.URL(base)) == wanted:
+                return True
+        except (httpx.InvalidURL, ValueError):
+            continue
+    return False
+
+
 _CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "cookie", "zotero-api-key"})
 
 
