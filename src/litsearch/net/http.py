@@ -23,10 +23,10 @@ import httpx
 from .. import __version__
 from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
+from .addresses import local_address_of
 from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slow_down_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
-from .addresses import local_address_of
 from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request, same_origin_as_any, shown_origin
 from .shared_pace import BUSY, SharedPace
 from .start_turn import Turn, TurnTimeout, start_turn

@@ -15,7 +15,7 @@ do); 307 and 308 repeat the method and the body, which stays with the same origi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 from urllib.parse import urljoin
 
 import httpx
@@ -47,7 +47,7 @@ def allowed(source: httpx.URL, target: httpx.URL) -> bool:
         and _origin(source)[2] == 80 and _origin(target)[2] == 443
 
 
-def same_origin_as_any(url: httpx.URL, bases) -> bool:
+def same_origin_as_any(url: httpx.URL, bases: Iterable[str]) -> bool:
     """Whether ``url`` has the origin of one of the base URLs ``bases`` (strings)."""
     wanted = _origin(url)
     for base in bases:
