@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from ..core.filters import Filters
 from ..net.http import FetchedResponse, ProviderSession
+from ._boolean import balanced, join_tokens, without_dangling
 from ._common import Parsed, any_of, skipped_notes
 from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer, SearchRequest
 from .europepmc_declaration import SERVICE
@@ -66,12 +67,12 @@ def clean_variant(variant: str) -> str:
     text = _PUBMED_TAG.sub(" ", " ".join(str(variant or "").split()))
     text = _LEADING_SIGN.sub(r"\1", _STRAY.sub(" ", text))
     for opening, closing in (("(", ")"), ("[", "]")):
-        if not _balanced(text, opening, closing):
+        if not balanced(text, opening, closing):
             text = text.replace(opening, " ").replace(closing, " ")
     if text.count('"') % 2:
         text = text.replace('"', " ")
     tokens = [_without_prose_colons(token) for token in text.replace("(", " ( ").replace(")", " ) ").split()]
-    return _join(_drop_dangling_operators([token for token in tokens if token]))
+    return join_tokens(_drop_dangling_operators([token for token in tokens if token]))
 
 
 def _without_prose_colons(token: str) -> str:
@@ -81,37 +82,15 @@ def _without_prose_colons(token: str) -> str:
     return token.replace(":", " ").strip()
 
 
-def _balanced(text: str, opening: str, closing: str) -> bool:
-    depth = 0
-    for char in text:
-        depth += (char == opening) - (char == closing)
-        if depth < 0:
-            return False
-    return depth == 0
-
-
 def _drop_dangling_operators(tokens: list[str]) -> list[str]:
-    """Remove operators with no term on one side (``AND x``, ``x OR OR y``, ``(NOT)``) and ``()``."""
-    while True:
-        kept: list[str] = []
-        for index, token in enumerate(tokens):
-            before = kept[-1] if kept else None
-            after = tokens[index + 1] if index + 1 < len(tokens) else None
-            if token in _OPERATORS and (
-                    after is None or after == ")" or after in _OPERATORS - {"NOT"}
-                    or (token != "NOT" and (before is None or before == "(" or before in _OPERATORS))):
-                continue
-            if token == ")" and before == "(":
-                kept.pop()
-                continue
-            kept.append(token)
-        if kept == tokens:
-            return kept
-        tokens = kept
+    """Remove operators with no term on one side (``AND x``, ``x OR OR y``, ``(NOT)``) and ``()``;
+    NOT may open a query or a group (``NOT x``: Lucene's unary NOT)."""
+    return without_dangling(tokens, _OPERATORS, _dangling)
 
 
-def _join(tokens: list[str]) -> str:
-    return " ".join(tokens).replace("( ", "(").replace(" )", ")")
+def _dangling(token: str, before: str | None, after: str | None) -> bool:
+    return (after is None or after == ")" or after in _OPERATORS - {"NOT"}
+            or (token != "NOT" and (before is None or before == "(" or before in _OPERATORS)))
 
 
 def _quoted(text: str) -> str:

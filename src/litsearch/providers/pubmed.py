@@ -12,6 +12,7 @@ from typing import Iterable
 from ..core.filters import Filters
 from ..core.records import Paper
 from ..net.http import FetchedResponse, ProviderSession
+from ._boolean import balanced, join_tokens, without_dangling
 from ._common import skipped_notes
 from .base import PROBE_STATUSES, Provider, ProviderAnswer
 from .pubmed_declaration import SERVICE
@@ -55,51 +56,24 @@ def combine_queries(variants: Iterable[str]) -> str:
 
 def _clean_variant(variant: str) -> str:
     text = " ".join(str(variant or "").split())
-    if not _balanced(text, "(", ")"):
+    if not balanced(text, "(", ")"):
         text = text.replace("(", " ").replace(")", " ")
-    if not _balanced(text, "[", "]"):
+    if not balanced(text, "[", "]"):
         text = text.replace("[", " ").replace("]", " ")
     if text.count('"') % 2:
         text = text.replace('"', " ")
     # Space out parentheses so operators next to them are seen as words.
     tokens = text.replace("(", " ( ").replace(")", " ) ").split()
-    return _join_tokens(_drop_dangling_operators(tokens))
-
-
-def _balanced(text: str, opening: str, closing: str) -> bool:
-    depth = 0
-    for char in text:
-        if char == opening:
-            depth += 1
-        elif char == closing:
-            depth -= 1
-            if depth < 0:
-                return False
-    return depth == 0
+    return join_tokens(_drop_dangling_operators(tokens))
 
 
 def _drop_dangling_operators(tokens: list[str]) -> list[str]:
     """Remove operators with no term on one side (``AND x``, ``x OR OR y``, ``(AND x)``) and ``()``."""
-    tokens = [_OPERATOR_ALIASES.get(token, token) for token in tokens]
-    while True:
-        kept: list[str] = []
-        for index, token in enumerate(tokens):
-            before = kept[-1] if kept else None
-            after = tokens[index + 1] if index + 1 < len(tokens) else None
-            if token in _OPERATORS and (before is None or before == "(" or before in _OPERATORS
-                                        or after is None or after == ")"):
-                continue
-            if token == ")" and before == "(":
-                kept.pop()
-                continue
-            kept.append(token)
-        if kept == tokens:
-            return kept
-        tokens = kept
+    return without_dangling([_OPERATOR_ALIASES.get(token, token) for token in tokens], _OPERATORS, _dangling)
 
 
-def _join_tokens(tokens: list[str]) -> str:
-    return " ".join(tokens).replace("( ", "(").replace(" )", ")")
+def _dangling(token: str, before: str | None, after: str | None) -> bool:
+    return before is None or before == "(" or before in _OPERATORS or after is None or after == ")"
 
 
 # ---------------------------------------------------------------- HTTP flow
