@@ -22,7 +22,7 @@ from html import escape
 from typing import Any, Callable
 
 import fake_openalex_entities
-from fake_server import Answer, FakeServer, SeenRequest  # noqa: F401 (re-exported for tests)
+from fake_server import Answer, FakeServer, SeenRequest, serve_until_interrupted  # noqa: F401 (re-exported for tests)
 
 EMPTY_TRIGGER = "nothingmatches"
 
@@ -709,14 +709,4 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
 
 
 if __name__ == "__main__":
-    import time
-
-    with FakeServer() as fake:
-        for name, value in install(fake).items():
-            print(f"export {name}={value}")
-        print("# serving; Ctrl-C to stop", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+    serve_until_interrupted(install)

@@ -141,6 +141,11 @@ class ProviderIndex:
         text = sum((title[w] + body[w]) * self.idf(w) for w in set(words))
         return text / math.sqrt(max(1, self.lengths[position])) * self.noise(position, query)
 
+    def every_word(self, query: str, limit: int) -> list[tuple[dict, float]]:
+        """PubMed's, Europe PMC's and arXiv's matching: every word of one OR'ed variant."""
+        groups = _groups(query, r"\bOR\b")
+        return self.ranked(self.matching_all(groups), [w for group in groups for w in group], query, limit)
+
     def ranked(self, candidates: set[int], words: list[str], query: str, limit: int) -> list[tuple[dict, float]]:
         scored = [(self.score(p, words, query), p) for p in candidates]
         scored.sort(key=lambda item: (-item[0], self.papers[item[1]]["key"]))
@@ -227,10 +232,7 @@ class CollectionApis:
     def pubmed_esearch(self, request: SeenRequest) -> Answer:
         index = self.indexes["pubmed"]
         term = request.param("term") or ""
-        groups = _groups(term, r"\bOR\b")
-        words = [w for group in groups for w in group]
-        retmax = int(request.param("retmax") or 20)
-        hits = index.ranked(index.matching_all(groups), words, term, retmax)
+        hits = index.every_word(term, int(request.param("retmax") or 20))
         ids = [paper["pmid"] for paper, _ in hits]
         body = {"header": {"type": "esearch", "version": "0.3"},
                 "esearchresult": {"count": str(len(ids)), "retmax": str(len(ids)), "retstart": "0", "idlist": ids,
@@ -244,10 +246,8 @@ class CollectionApis:
     def europepmc_search(self, request: SeenRequest) -> Answer:
         index = self.indexes["europepmc"]
         query = request.param("query") or ""
-        groups = _groups(query, r"\bOR\b")
-        words = [w for group in groups for w in group]
         size = int(request.param("pageSize") or 25)
-        hits = index.ranked(index.matching_all(groups), words, query, size)  # one page: the product asks for 100
+        hits = index.every_word(query, size)  # one page: the product asks for 100
         results = [fake_europepmc.core_record(paper) for paper, _ in hits]
         body = {"version": "6.9", "hitCount": len(results), "request": {"queryString": query, "resultType": "core",
                                                                          "cursorMark": "*", "pageSize": size},
@@ -257,10 +257,7 @@ class CollectionApis:
     def arxiv_query(self, request: SeenRequest) -> Answer:
         index = self.indexes["arxiv"]
         query = request.param("search_query") or ""
-        groups = _groups(query, r"\bOR\b")
-        words = [w for group in groups for w in group]
-        limit = int(request.param("max_results") or 10)
-        hits = index.ranked(index.matching_all(groups), words, query, limit)
+        hits = index.every_word(query, int(request.param("max_results") or 10))
         return fake_apis.arxiv_feed([paper for paper, _ in hits])
 
     def install(self, server: FakeServer) -> dict[str, str]:

@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import quote
 
 import fake_apis
-from fake_server import Answer, FakeServer, SeenRequest
+from fake_server import Answer, FakeServer, SeenRequest, serve_until_interrupted
 
 PREFIX = "/europepmc"
 SEARCH_ROUTE = PREFIX + "/search"
@@ -276,14 +276,4 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
 
 
 if __name__ == "__main__":
-    import time
-
-    with FakeServer() as fake:
-        for name, value in install(fake).items():
-            print(f"export {name}={value}")
-        print("# serving; Ctrl-C to stop", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+    serve_until_interrupted(install)

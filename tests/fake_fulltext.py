@@ -32,7 +32,7 @@ from typing import Any, Callable
 
 import fake_apis
 from conftest import FIXTURES
-from fake_server import Answer, FakeServer, SeenRequest
+from fake_server import Answer, FakeServer, SeenRequest, serve_until_interrupted
 from pdf_maker import blank_pages, make_pdf
 
 PMC = FIXTURES / "fulltext" / "pmc"
@@ -177,16 +177,4 @@ def install(server: FakeServer, overrides: dict[str, Any] | None = None) -> dict
 
 
 if __name__ == "__main__":
-    import sys
-    import time
-
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    with FakeServer() as fake:
-        for variable, value in install(fake).items():
-            print(f"export {variable}={value}")
-        print("# serving; Ctrl-C to stop", flush=True)
-        try:
-            while True:
-                time.sleep(3600)
-        except KeyboardInterrupt:
-            pass
+    serve_until_interrupted(install)

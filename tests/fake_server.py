@@ -153,3 +153,17 @@ class FakeServer:
             handler.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             handler.close_connection = True
+
+
+def serve_until_interrupted(install: Callable[["FakeServer"], dict[str, str]]) -> None:
+    """Run a fake from the command line (``python3 tests/fake_apis.py``): mount it with
+    ``install``, print the ``export`` lines that point lit-search at it, serve until Ctrl-C."""
+    with FakeServer() as fake:
+        for name, value in install(fake).items():
+            print(f"export {name}={value}")
+        print("# serving; Ctrl-C to stop", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
