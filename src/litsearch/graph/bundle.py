@@ -118,12 +118,7 @@ async def fetch_paper_bundle(http: HttpClient, ref: str | PaperRef,
     Raises ``UnknownIdError`` for text that is no paper id (nothing is sent), ``NotFound``
     when no provider has the paper, and ``FetchFailed`` when every provider asked failed.
     """
-    paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
-    attempts = _Attempts(http.settings)
-    lookup = _Lookup(providers={provider.name: provider for provider in providers_for(LOOKUP)})
-    if progress:
-        progress(f"looking up {paper_ref.label} in {lookup.labels}")
-    await _look_up(http, lookup, paper_ref, attempts)
+    paper_ref, lookup, attempts = await _looked_up(http, ref, progress)
     if not lookup.any_found:
         record = await _record_by_pmid(http, paper_ref, attempts) if paper_ref.kind == "pmid" else None
         if record is None:
@@ -157,16 +152,24 @@ async def fetch_paper_record(http: HttpClient, ref: str | PaperRef,
                              progress: Callable[[str], None] | None = None) -> tuple[Paper, list[str]]:
     """(the paper's merged record, notes): every lookup provider asked in parallel, as for
     ``fetch_paper_bundle``, but no lists. Raises as ``fetch_paper_bundle`` does."""
+    paper_ref, lookup, attempts = await _looked_up(http, ref, progress)
+    if not lookup.any_found:
+        raise _not_found(paper_ref, lookup, attempts)
+    paper, _records = _merged_record(lookup, attempts)
+    return paper, attempts.notes
+
+
+async def _looked_up(http: HttpClient, ref: str | PaperRef, progress: Callable[[str], None] | None
+                     ) -> tuple[PaperRef, _Lookup, _Attempts]:
+    """The paper id parsed (UnknownIdError for text that is none) and every lookup provider
+    asked for it in parallel: (the id, what each answered, the attempts' notes)."""
     paper_ref = ref if isinstance(ref, PaperRef) else parse_paper_ref(ref)
     attempts = _Attempts(http.settings)
     lookup = _Lookup(providers={provider.name: provider for provider in providers_for(LOOKUP)})
     if progress:
         progress(f"looking up {paper_ref.label} in {lookup.labels}")
     await _look_up(http, lookup, paper_ref, attempts)
-    if not lookup.any_found:
-        raise _not_found(paper_ref, lookup, attempts)
-    paper, _records = _merged_record(lookup, attempts)
-    return paper, attempts.notes
+    return paper_ref, lookup, attempts
 
 
 async def _notices(http: HttpClient, paper: Paper, attempts: _Attempts) -> list[Paper]:
