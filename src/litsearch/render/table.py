@@ -84,6 +84,18 @@ def update_counts(items) -> tuple[int, int]:
     return retracted, noticed
 
 
+def notices_line(items, how_marked: str) -> str | None:
+    """The footer's line on the notices among ``items`` (the rows shown), or None without any:
+    how many are retracted (``how_marked`` says how the row shows it) and how many corrected."""
+    retracted, noticed = update_counts(items)
+    if not (retracted or noticed):
+        return None
+    parts = [f"{plural(retracted, 'retracted paper')} ({how_marked})"] if retracted else []
+    if noticed:
+        parts.append(f"{plural(noticed, 'paper')} with a correction, erratum or expression of concern")
+    return "notices: " + "; ".join(parts) + " (from OpenAlex, PubMed and Crossref)"
+
+
 def web_row(hit) -> dict[str, Any]:
     return {"rank": hit.rank, "title": markdown_text(hit.title, MAX_TITLE_CHARS), "url": safe_url(hit.url),
             "domain": markdown_text(hit.domain), "snippet": snippet(hit.snippet, 60)}
@@ -140,12 +152,9 @@ def footer_lines(result, limit: int | None = None) -> list[str]:
     if result.filtered_out:
         lines.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
     lines.extend(markdown_text(note) for note in result.enrichment.notes)
-    retracted, noticed = update_counts(result.results[:limit])  # among the rows shown
-    if retracted or noticed:
-        parts = [f"{plural(retracted, 'retracted paper')} (title marked {RETRACTED_MARK.strip()})"] if retracted else []
-        if noticed:
-            parts.append(f"{plural(noticed, 'paper')} with a correction, erratum or expression of concern")
-        lines.append("notices: " + "; ".join(parts) + " (from OpenAlex, PubMed and Crossref)")
+    notices = notices_line(result.results[:limit], f"title marked {RETRACTED_MARK.strip()}")
+    if notices:
+        lines.append(notices)
     if result.excluded_retracted:
         lines.append(f"{plural(result.excluded_retracted, 'retracted paper')} left out (--exclude-retracted)")
     return lines

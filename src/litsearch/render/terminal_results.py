@@ -17,7 +17,7 @@ from ..core.preprints import shown_venue
 from ..providers.base import provider_label
 from ..search.rank import RankedPaper
 from .markup import SNIPPET_WORDS, plural
-from .table import RETRACTED_MARK, VIA_WORDS, update_counts
+from .table import RETRACTED_MARK, VIA_WORDS, notices_line
 from .terminal import pack, plain, wrap
 
 DOI_MARKS = {True: " ✓", False: " ⚠", None: ""}
@@ -163,12 +163,9 @@ def footer_view(result, limit: int | None, width: int) -> list[str]:
             routine.append(plain(note))
         else:
             _sort_note(plain(note), problems, unset)
-    retracted, noticed = update_counts(result.results[:limit])
-    if retracted or noticed:
-        parts = [f"{plural(retracted, 'retracted paper')} (marked {RETRACTED_MARK.strip(' —')})"] if retracted else []
-        if noticed:
-            parts.append(f"{plural(noticed, 'paper')} with a correction, erratum or expression of concern")
-        problems.append("notices: " + "; ".join(parts) + " (from OpenAlex, PubMed and Crossref)")
+    notices = notices_line(result.results[:limit], f"marked {RETRACTED_MARK.strip(' —')}")
+    if notices:
+        problems.append(notices)
     if result.excluded_retracted:
         problems.append(f"{plural(result.excluded_retracted, 'retracted paper')} left out (--exclude-retracted)")
     lines = [line for problem in problems for line in wrap(problem, width, "  ", first="! ")]
