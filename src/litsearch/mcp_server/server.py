@@ -2,18 +2,21 @@
 default, for every desktop client) or streamable HTTP on loopback.
 
 Adding a tool is one typed async function (its signature is the schema, its docstring the
-description) and one line in ``TOOLS``."""
+description, ``@declare`` its conduct and the model of its result: mcp_server/conduct.py) and one
+line in ``TOOLS``."""
 
 from __future__ import annotations
 
+import inspect
 import logging
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 from .. import __version__
 from ..core.config import Settings
+from .conduct import declared
 from .paging import DEFAULT_MAX_CHARS
-from .runtime import Runtime, install, one_line, tool_errors
+from .runtime import Runtime, install, log, one_line, tool_errors
 from .tools_entities import entity_tools
 from .tools_fulltext import paper_read
 from .tools_library import LIBRARY_TOOLS
@@ -70,8 +73,22 @@ def build_server(settings: Settings, max_chars: int = DEFAULT_MAX_CHARS) -> Any:
     install(Runtime(settings, max_chars))
     server = LitSearchServer("lit-search", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for function in TOOLS:
-        server.add_tool(tool_errors(function), name=function.__name__, description=_paragraph(function.__doc__))
+        server.add_tool(_with_output_schema(function), name=function.__name__,
+                        description=_paragraph(function.__doc__), annotations=declared(function)[0].annotations())
     return server
+
+
+def _with_output_schema(function: Any) -> Any:
+    """The tool as the SDK registers it: errors as one line, and a return annotation naming the
+    model of its structured result (``Annotated[CallToolResult, Model]``: the SDK publishes the
+    model's schema as the tool's output schema and checks every result against it)."""
+    from mcp.types import CallToolResult
+
+    _, output = declared(function)
+    wrapper = tool_errors(function)
+    wrapper.__signature__ = inspect.signature(function, eval_str=True).replace(  # type: ignore[attr-defined]
+        return_annotation=Annotated[CallToolResult, output])
+    return wrapper
 
 
 def _paragraph(text: str | None) -> str:
@@ -82,13 +99,23 @@ def _one_line_error(tool: str, error: Exception) -> str:
     from pydantic import ValidationError
 
     cause = error.__cause__
+    if isinstance(cause, ValidationError) and not cause.title.endswith("Arguments"):
+        # The result failed its own output schema: a bug here, never the caller's mistake.
+        log.debug("tool %s: result outside its output schema: %s", tool, cause)
+        return one_line(f"internal error: {tool}'s result does not match its output schema ({cause.error_count()} "
+                        f"problems; first: {_problems(tool, cause)[0]})")
     if isinstance(cause, ValidationError):
-        problems = []
-        for item in cause.errors():
-            where = ".".join(str(part) for part in item.get("loc", ()) if part != tool + "Arguments")
-            problems.append(f"{where or 'arguments'}: {item.get('msg', 'invalid')}")
-        return one_line(f"{tool}: invalid arguments: " + "; ".join(problems))
+        return one_line(f"{tool}: invalid arguments: " + "; ".join(_problems(tool, cause)))
     return one_line(str(error))
+
+
+def _problems(tool: str, cause: Any) -> list[str]:
+    """"field.path: what is wrong", one per problem pydantic found."""
+    problems = []
+    for item in cause.errors():
+        where = ".".join(str(part) for part in item.get("loc", ()) if part != tool + "Arguments")
+        problems.append(f"{where or 'arguments'}: {item.get('msg', 'invalid')}")
+    return problems or ["arguments: invalid"]
 
 
 def serve(settings: Settings, http_port: int | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:

@@ -11,6 +11,8 @@ from pydantic import Field
 
 from ..providers.openalex_entities import LIST_ALIASES, MAX_LIST_LIMIT, entity_page, get_entity
 from ..providers.openalex_entities_parse import KINDS, EntityKind
+from .conduct import ASKS_THE_APIS, declare
+from .outputs import EntityPage, EntityRecord
 from .paging import decode_cursor, encode_cursor, fit_record, largest_fit
 from .runtime import current, result_size, tool_result
 
@@ -81,7 +83,7 @@ def make_list_tool(kind: EntityKind):
         _parameter("cursor", Annotated[str | None, Field(description="next_cursor from a previous result")]),
     ]
     tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    return tool
+    return declare(ASKS_THE_APIS, EntityPage)(tool)
 
 
 def make_get_tool(kind: EntityKind):
@@ -97,7 +99,7 @@ def make_get_tool(kind: EntityKind):
     tool.__signature__ = inspect.Signature([inspect.Parameter(  # type: ignore[attr-defined]
         "id", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, Field(
             min_length=1, max_length=200, description=f"an OpenAlex {kind.name} id ({kind.letter}…){extra}")])])
-    return tool
+    return declare(ASKS_THE_APIS, EntityRecord)(tool)
 
 
 async def entity_list(kind: EntityKind, arguments: dict[str, Any]):

@@ -7,6 +7,8 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
+from .conduct import ASKS_THE_APIS, declare
+from .outputs import ReadResult
 from .runtime import current, tool_result
 
 # What a read result spends besides the paper's own text: the header, the section table, the
@@ -15,6 +17,7 @@ OVERHEAD_CHARS = 6_000
 MIN_TEXT_CHARS = 2_000
 
 
+@declare(ASKS_THE_APIS, ReadResult)
 async def paper_read(
     id: Annotated[str, Field(min_length=1, max_length=300,
                              description="PMCID, DOI, PMID, arXiv id, OpenAlex W-id or Semantic Scholar id")],

@@ -9,12 +9,15 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from ..core.errors import InputError, NotFound, UsageError
+from .conduct import ADDS_TO_THE_LIBRARY, READS_THIS_MACHINE, declare
+from .outputs import LibraryPage, ReportResult, SaveResult
 from .paging import largest_fit
 from .runtime import current, result_size, tool_result
 
 MAX_SAVE_IDS = 20
 
 
+@declare(READS_THIS_MACHINE, LibraryPage)
 async def library_list(
     limit: Annotated[int, Field(ge=1, le=500, description="papers per page")] = 50,
     offset: Annotated[int, Field(ge=0, description="first paper (0: the first saved)")] = 0,
@@ -43,6 +46,7 @@ async def library_list(
     return tool_result(*page(count))
 
 
+@declare(ADDS_TO_THE_LIBRARY, SaveResult)
 async def library_save(
     search_id: Annotated[str | None, Field(description="a search_id from paper_search or paper_citations")] = None,
     rows: Annotated[list[int] | None, Field(description="with search_id: the rows (ranks) to save; default all "
@@ -88,6 +92,7 @@ async def library_save(
     return tool_result(note, {"saved": note})
 
 
+@declare(READS_THIS_MACHINE, ReportResult)
 async def search_report(
     record: Annotated[str, Field(min_length=1, max_length=4096,
                                  description="a search_id from paper_search or paper_citations in this session, "

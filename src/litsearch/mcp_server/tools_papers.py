@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..core.errors import UsageError
 from ..graph.limits import MAX_SEEDS
 from ..providers import registry
+from .conduct import ASKS_THE_APIS, declare
+from .outputs import NetworkPage, PaperRecord, SearchPage
 from .paging import decode_cursor, encode_cursor, largest_fit
 from .runtime import call_key, current, result_size, tool_result
 from .search_page import search_page
@@ -79,6 +81,7 @@ def search_options(arguments: dict[str, Any]):
                          find_open_access=arguments["verify"], exclude_retracted=arguments["exclude_retracted"])
 
 
+@declare(ASKS_THE_APIS, SearchPage)
 async def paper_search(
     topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research topic in plain words")],
     variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
@@ -126,6 +129,7 @@ async def paper_search(
                        arguments["include_abstracts"])
 
 
+@declare(ASKS_THE_APIS, SearchPage)
 async def paper_citations(
     seeds: Annotated[list[str], Field(min_length=1, max_length=MAX_SEEDS,
                                       description="seed papers: DOI, PMID, arXiv id, OpenAlex W-id or Semantic "
@@ -178,6 +182,7 @@ async def paper_citations(
                        arguments["include_abstracts"])
 
 
+@declare(ASKS_THE_APIS, PaperRecord)
 async def paper_get(
     id: Annotated[str, Field(min_length=1, max_length=300,
                              description="DOI, PMID, PMCID, arXiv id, OpenAlex W-id or Semantic Scholar id")],
@@ -211,6 +216,7 @@ async def paper_get(
     return tool_result(*page(count))
 
 
+@declare(ASKS_THE_APIS, NetworkPage)
 async def paper_network(
     ids: Annotated[list[str], Field(min_length=1, max_length=MAX_SEEDS, description="seed papers (any id form)")],
     depth: Annotated[Literal[1, 2], Field(description="1: seeds, references, citing papers; 2: also the references "
