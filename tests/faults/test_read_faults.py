@@ -12,8 +12,10 @@ another origin. The real entry point runs in-process with short timeouts (fault_
 from __future__ import annotations
 
 import gzip
+import json
 import tempfile
 
+import httpx
 import pytest
 from fault_support import run_cli
 
@@ -226,3 +228,38 @@ def test_unpaywall_answering_404_means_no_open_copy(server, monkeypatch, capsys)
     run = read_with(monkeypatch, capsys, server, "/unpaywall/v2/", Answer(404, '{"error": true}'),
                     "10.7717/fake.pdfonly")
     check(run, 5, ["no open copy of DOI 10.7717/fake.pdfonly is known", "Unpaywall does not know"])
+
+
+# Where a third party may point a copy on this machine: the user's Zotero (its origin set in the
+# environment, or Zotero desktop's built-in one) and the same host spelled as IPv6 forms that
+# carry 127.0.0.1 and as a resolver's number forms.
+LOCAL_TARGETS = {
+    "zotero, its URL set by the user": lambda port: f"http://127.0.0.1:{port}",
+    "zotero desktop's built-in address": lambda port: "http://127.0.0.1:23119",
+    "localhost": lambda port: f"http://localhost:{port}",
+    "IPv4-mapped": lambda port: f"http://[::ffff:127.0.0.1]:{port}",
+    "NAT64": lambda port: f"http://[64:ff9b::7f00:1]:{port}",
+    "6to4": lambda port: f"http://[2002:7f00:1::]:{port}",
+    "IPv4-compatible": lambda port: f"http://[::127.0.0.1]:{port}",
+    "one number": lambda port: f"http://2130706433:{port}",
+}
+
+
+@pytest.mark.parametrize("target", list(LOCAL_TARGETS))
+@pytest.mark.parametrize("named", ["url_for_pdf", "url_for_landing_page"])
+def test_unpaywall_naming_a_host_on_this_machine_is_refused(named, target, server, other_origin, monkeypatch, capsys):
+    """Zotero 7 serves the user's whole library on its local port. Unpaywall's answer naming it
+    is a third party's word: even with LITSEARCH_ZOTERO_CONNECTOR_URL set (the user's origin for
+    Zotero, not for open copies), nothing is asked there and nothing of it is printed."""
+    zotero = other_origin
+    zotero.route("/api/", lambda request: Answer(200, "SECRET LIBRARY ITEM", content_type="text/plain"))
+    origin = LOCAL_TARGETS[target](httpx.URL(zotero.url).port)
+    location = {"url_for_pdf": None, "url_for_landing_page": None, named: origin + "/api/users/0/items",
+                "host_type": "publisher"}
+    answer = Answer(200, json.dumps({"doi": "10.7717/fake.pdfonly", "is_oa": True, "best_oa_location": location,
+                                     "oa_locations": [location]}))
+    if target != "zotero desktop's built-in address":
+        monkeypatch.setenv("LITSEARCH_ZOTERO_CONNECTOR_URL", zotero.url)
+    run = read_with(monkeypatch, capsys, server, "/unpaywall/v2/", answer, "10.7717/fake.pdfonly")
+    check(run, 3, ["is a private or local address"])
+    assert zotero.requests == [] and "SECRET" not in run.stdout + run.stderr

@@ -90,6 +90,9 @@ class Settings:
     secrets: tuple[str, ...] = field(default=(), repr=False)
     # Every service's declaration (core/services.py): its pace, key, email use and cache lifetime.
     services: Mapping[str, Service] = field(default_factory=registered_services, repr=False, compare=False)
+    # The services whose base URL the user set (its LITSEARCH_*_URL present in the environment):
+    # only their origins are trusted as the user's own hosts (user_origin), never a built-in default.
+    user_set_urls: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None,
@@ -102,10 +105,13 @@ class Settings:
         if found:
             raise found[0]
         base_urls = {}
+        user_set = set()
         for name, declared in services.items():
             if declared.url_variable and declared.base_url:
-                value = env.get(declared.url_variable, "").strip() or declared.base_url
-                base_urls[name] = _base_url(declared.url_variable, value)
+                given = env.get(declared.url_variable, "").strip()
+                base_urls[name] = _base_url(declared.url_variable, given or declared.base_url)
+                if given:
+                    user_set.add(name)
         keys = {variable: value for variable in key_variables(services)
                 if (value := (env.get(variable) or "").strip())}
         email = environment.contact_email(env)[1]
@@ -121,6 +127,7 @@ class Settings:
             cache_max_bytes=int(_float_env(env, CACHE_SIZE_VARIABLE, DEFAULT_CACHE_MB, unit="megabytes") * 1_000_000),
             secrets=secrets,
             services=services,
+            user_set_urls=frozenset(user_set),
         )
 
     @property
@@ -172,6 +179,11 @@ class Settings:
             if declared.key:
                 names.add((declared.key.parameter or declared.key.sent_as.partition(":")[2] or "authorization").lower())
         return frozenset(names)
+
+    def user_origin(self, name: str | None) -> str | None:
+        """Service ``name``'s base URL when the user set it in the environment, else None (a
+        built-in default, such as Zotero desktop's loopback address, is no choice of the user's)."""
+        return self.base_urls.get(name) if name in self.user_set_urls else None
 
     def url(self, provider: str, path: str) -> str:
         return self.base_urls[provider] + path

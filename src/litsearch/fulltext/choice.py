@@ -23,6 +23,7 @@ from ..core.identifiers import (
 )
 from ..core.urls import http_url
 
+UNPAYWALL = "unpaywall"
 MAX_LOCATIONS = 3  # Unpaywall's best location and two more: enough to get past a dead link
 
 
@@ -53,6 +54,9 @@ class Location:
     license: str | None = None
     version: str | None = None
     host: str | None = None  # "publisher" or "repository"
+    # The service whose answer named these links: its origin, when the user set it, is trusted
+    # as the user's own (net/http.py trusted_origin); None for links from a paper's record.
+    named_by: str | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ def unpaywall_locations(body: bytes | str) -> list[Location]:
             continue
         seen.add((landing, pdf))
         locations.append(Location(landing, pdf, _text(entry.get("license")), _text(entry.get("version")),
-                                  _text(entry.get("host_type"))))
+                                  _text(entry.get("host_type")), UNPAYWALL))
     return locations
 
 

@@ -19,7 +19,7 @@ import httpx
 
 from ..core.errors import ProviderError
 from ..core.services import PacePolicy
-from ..net.http import ANONYMOUS_AGENT, FetchedResponse, ProviderSession
+from ..net.http import ANONYMOUS_AGENT, FetchedResponse, ProviderSession, trusted_origin
 from .choice import Candidate, Location
 from .document import FullText, NoFullText, Source
 from .htmlpage import parse_article_page, pdf_link
@@ -100,10 +100,10 @@ async def fetch_open_access(session: ProviderSession, location: Location) -> Ful
     """A location Unpaywall names: its landing page when that holds the article (HTML first),
     else its PDF, or the PDF the page declares."""
     reasons: list[str] = []
-    pdf_url = location.pdf_url
+    pdf_url, pdf_named_by = location.pdf_url, location.named_by
     if location.landing_url:
         response = await session.get(location.landing_url, accept_status=NOT_THERE, headers=_third_party("text/html"),
-                                     other_origins=True)
+                                     other_origins=True, named_by=location.named_by)
         if response.status in NOT_THERE:
             reasons.append(f"the page answered HTTP {response.status}")
         elif _is_pdf(response):
@@ -115,10 +115,14 @@ async def fetch_open_access(session: ProviderSession, location: Location) -> Ful
                 return document
             except NoFullText as exc:
                 reasons.append(str(exc))
-                pdf_url = pdf_url or pdf_link(_decoded(response), response.url)
+                if not pdf_url:
+                    pdf_url = pdf_link(_decoded(response), response.url)
+                    # The page named it: it keeps the namer's trust only when it is on that origin too.
+                    on_namer = location.named_by and trusted_origin(session.settings, location.named_by, response.url)
+                    pdf_named_by = location.named_by if on_namer else None
     if pdf_url:
         response = await session.get(pdf_url, accept_status=NOT_THERE, headers=_third_party("application/pdf"),
-                                     other_origins=True)
+                                     other_origins=True, named_by=pdf_named_by)
         if response.status not in NOT_THERE:
             if not _is_pdf(response):
                 raise NoFullText(f"{_host(response.url)} answered with a web page, not the PDF (it may need a login)")

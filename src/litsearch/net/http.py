@@ -78,6 +78,16 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
     return max(0.0, (when - now).total_seconds())
 
 
+def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:
+    """The origin an anonymous request to ``url`` may reach without the public-address check:
+    the base URL of the service that named it, when the user set that URL in the environment
+    (a local mirror, the test fakes) and ``url`` is on it. Never a built-in default (Zotero
+    desktop's loopback address is one), and never another service's origin: a configured
+    origin is trusted for its own service's requests, not for what a third party names."""
+    base = settings.user_origin(named_by)
+    return base if base is not None and same_origin_as_any(httpx.URL(url), [base]) else None
+
+
 class HttpClient:
     """Owns the httpx client and the pacing state for one run.
 
@@ -251,10 +261,13 @@ class ProviderSession:
 
     async def get(self, url: str, *, params: Any = None, headers: Mapping[str, str] | None = None,
                   accept_status: frozenset[int] = frozenset(), retries: int | None = None,
-                  other_origins: bool = False) -> FetchedResponse:
+                  other_origins: bool = False, named_by: str | None = None) -> FetchedResponse:
         """``other_origins``: the URL is no configured API (an open copy a publisher hosts) and
-        carries no credential, so its redirects to other hosts are followed, anonymously."""
-        extra = {"other_origins": True} if other_origins else {}
+        carries no credential, so its redirects to other hosts are followed, anonymously, and
+        each hop must be a public address. ``named_by``: the service whose answer named the URL
+        (default: this session's own, whose base URL built it); its origin is spared the address
+        check only when the user set that service's URL (``trusted_origin``)."""
+        extra = {"other_origins": named_by or self.provider} if other_origins else {}
         return await self.request("GET", url, params=params, headers=headers, accept_status=accept_status,
                                   retries=retries, **extra)
 
@@ -407,7 +420,9 @@ class ProviderSession:
     async def _read(self, client: httpx.AsyncClient, method: str, url: str, turn: Turn | None,
                     **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
-        anonymous = ANONYMOUS_AGENT if kwargs.pop("other_origins", False) else None
+        named_by = kwargs.pop("other_origins", None)
+        anonymous = ANONYMOUS_AGENT if named_by else None
+        trusted = trusted_origin(self.http.settings, named_by, url) if named_by else None
         # follow_redirects=False from the caller: an API that never redirects; a 3xx is its answer.
         follow = kwargs.pop("follow_redirects", True) is not False
 
@@ -418,7 +433,10 @@ class ProviderSession:
                 turn.started()
 
         for hops in range(MAX_HOPS):
-            if anonymous:
+            # The trust holds while every hop stays on the user's origin: a hop elsewhere, and
+            # anything it redirects to, is judged by its addresses.
+            trusted = trusted if trusted is not None and same_origin_as_any(httpx.URL(url), [trusted]) else None
+            if anonymous and trusted is None:
                 await self._refuse_local_address(url)
             async with client.stream(method, url, extensions={"trace": sent}, **kwargs) as response:
                 if response.status_code in REDIRECT_STATUSES and follow:
@@ -432,11 +450,9 @@ class ProviderSession:
         raise AssertionError("unreachable: next_request ends the loop")  # pragma: no cover
 
     async def _refuse_local_address(self, url: str) -> None:
-        """An open copy (and each redirect it makes) is fetched from public addresses only,
-        unless its origin is a configured API's (addresses.py says why)."""
+        """An open copy (and each redirect it makes) is fetched from public addresses only
+        (addresses.py says why)."""
         target = httpx.URL(url)
-        if same_origin_as_any(target, self.http.settings.base_urls.values()):
-            return
         local = await local_address_of(target)
         if local is not None:
             raise self.error(f"{shown_origin(target)} is a private or local address ({local}); open copies are "
