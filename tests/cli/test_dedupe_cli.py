@@ -127,7 +127,7 @@ def test_help_describes_every_option_and_the_exit_codes():
     result = run("--help")
     assert result.returncode == 0
     for text in ("-o OUT.csv", "--merged FILE", "--report", "--input-format", "--quiet", "exit codes",
-                 "0 done", "2 usage or input error", "cluster_id is the ID of the cluster's first record"):
+                 "0 ok", "2 usage or input error", "130 interrupted", "cluster_id is the ID of the cluster's first record"):
         assert text in result.stdout
 
 

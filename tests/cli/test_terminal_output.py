@@ -158,10 +158,12 @@ def test_a_reader_that_goes_away_costs_one_line_and_the_documented_exit_code(arg
     # shell; the test environment may set PYTHONUNBUFFERED), Python's last flush used to add
     # "Exception ignored … BrokenPipeError" and exit 120.
     env = {k: v for k, v in os.environ.items() if not k.startswith("LITSEARCH_") and k != "PYTHONUNBUFFERED"}
-    proc = subprocess.Popen(lit_search_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    proc.stdout.close()  # before the command has started writing
-    stderr = proc.stderr.read().decode("utf-8")
-    assert proc.wait(timeout=60) == code, stderr
+    with subprocess.Popen(lit_search_command() + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env=env) as proc:  # `with`: both pipes closed, whatever the asserts say
+        proc.stdout.close()  # before the command has started writing
+        stderr = proc.stderr.read().decode("utf-8")
+        code_seen = proc.wait(timeout=60)
+    assert code_seen == code, stderr
     assert "Exception ignored" not in stderr and "Traceback" not in stderr
     assert stderr.count("\n") == lines, stderr
     if lines:

@@ -300,6 +300,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
     try:
         return work()
     except SystemExit as exc:  # --help and --version print and exit 0
+        _flush_help()
         return int(exc.code or 0) if isinstance(exc.code, int) or exc.code is None else ExitCode.USAGE
     except InputError as exc:  # a file the command cannot read: --help would not help
         _error_line(f"{prog}: error: {exc}")
@@ -322,6 +323,18 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL
+
+
+def _flush_help() -> None:
+    """--help or --version into a reader that has gone (``lit-search --help | head -3``): the
+    reader took what it wanted, so the command still ends 0 with nothing on stderr. argparse
+    ignores a failed write, but the unwritten rest stays buffered; it is dropped here, whatever
+    the timing, rather than at Python's exit ("Exception ignored … BrokenPipeError", exit 120).
+    A command's product into a closed pipe is different: one line and exit 2 (below)."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _drop_stdout()
 
 
 def _drop_stdout() -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..biblio.formats import READABLE_FORMATS as FORMATS
 from ..biblio.formats import MERGED_JSON, merged_from_path
-from ..core.errors import ExitCode, UsageError
+from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.records import Paper
 from .common import (
     Console,
@@ -37,7 +37,7 @@ conservative: records join on a shared DOI, PMID or arXiv id, or on near-identic
 that year, authors and citation details do not contradict. Look-alike pairs that fail a
 check are listed (--report) for a human instead of being merged."""
 
-EPILOG = """\
+EPILOG = f"""\
 input formats: CSV (.csv; columns such as ID,title,author,year,journal,booktitle,volume,
   number,pages,doi,abstract,ENTRYTYPE, any missing), RIS (.ris, or .txt) and BibTeX (.bib).
   Other extensions are recognised by content. Encodings: UTF-8 (with or without BOM),
@@ -48,8 +48,8 @@ input formats: CSV (.csv; columns such as ID,title,author,year,journal,booktitle
 output: OUT is a UTF-8 CSV with the columns ID,cluster_id, one row per input record in
   input order. cluster_id is the ID of the cluster's first record in the input. Without -o
   the CSV goes to stdout; with --report and without -o, only the report does.
-exit codes: 0 done; 1 internal error; 2 usage or input error (missing, empty, unreadable
-  or unparseable file; unknown format), reported in one line on stderr.
+{EXIT_CODES_HELP}
+  Here: 2 also for a missing, empty, unreadable or unparseable file or an unknown format.
 examples:
   lit-search dedupe records.csv
   lit-search dedupe records.csv -o clusters.csv

@@ -9,12 +9,13 @@ import argparse
 from typing import Sequence
 
 from .. import __version__
-from ..core.errors import ExitCode, UsageError
+from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
 from ..providers import registry
 from ..search.aliases import check_providers, search_filters
 from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
 from ..search.plan import parse_provider_list
+from .commands import commands_help
 from .common import (
     MAX_LIMIT,
     TERMINAL_VIEW,
@@ -93,15 +94,11 @@ limits: topic and each variant up to {MAX_QUERY_CHARS} characters; up to {MAX_VA
   LITSEARCH_PROVIDER_BUDGET / LITSEARCH_READ_TIMEOUT / LITSEARCH_CONNECT_TIMEOUT (seconds).
 cache and library: answers are cached for a day (Crossref/Unpaywall a week) in
   $LITSEARCH_CACHE_DIR or the user data folder; --save keeps the shown papers in the local
-  library (see `lit-search library --help`); `lit-search paper ID` and `lit-search network ID...`
-  expand a paper and build a citation network; `lit-search dedupe FILE` dedupes an export.
-commands: lit-search [search] TOPIC (this one; write `search` when the topic starts with a
-  command's name), paper ID, network ID..., snowball SEED... (citation chasing), library ACTION,
-  dedupe FILE, report RECORD and rerun RECORD (a search written with --record), doctor [--check]
-  (which keys are set and what the missing ones cost); each has --help.
-exit codes: 0 at least one provider answered (even with zero results), 1 internal error,
-  2 usage or input error, 3 every provider failed, 4 local database damaged, too new or not
-  writable (--save/--offline), 5 not found.
+  library (see `lit-search library --help`).
+{commands_help()}
+{EXIT_CODES_HELP}
+  Here: 0 at least one provider answered (even with zero results), 3 every provider failed;
+  4 only with --save or --offline.
 examples:
   lit-search "CRISPR off-target effects" --variant "Cas9 specificity" --limit 10
   lit-search "graph neural networks" --providers semantic_scholar,arxiv --format json

@@ -1,0 +1,132 @@
+"""What the first word of ``lit-search WORDS…`` is: a command, a mistyped command, or the start
+of a topic (the search is the default command, so any other word starts one).
+
+One question decides both hints the dispatcher gives: are the words after a command's name
+what that command takes (``arguments_fit``)? A library action after ``library``, a paper id
+after ``paper``, a file name after ``dedupe``.
+
+- A mistyped command (``libary list``, ``snowbal 10.1098/rsif.2019.0621``, ``doctr``) would
+  search for its words, spend requests and exit 0. A first word one edit away from a command's
+  name (a letter added, dropped, changed, or two neighbours swapped; letter case ignored) whose
+  following words fit that command stops with exit 2 and both commands to choose from.
+- A real topic near a command's name is searched: "papers on CRISPR", "red blood cells"
+  (``read``), "snowfall trends" (``snowball``), "course design" (``source``) go on to the
+  search, because their next word is no paper id, action or file. Left out of the near
+  names: ``search`` (its neighbours are topic words, "research", "starch", and a misspelt
+  ``search`` searches anyway) and, but for swapped letters, names of three letters (``mcp``:
+  one edit from MCA, MMP, PCP, map). A plural standing alone ("doctors", "papers") is a
+  topic too, and so is a near name followed by a year ("papers 2020 review"), though a PMID
+  can have four digits.
+- A command whose words do not fit (``paper mills``, ``library services``) fails with its own
+  error, and the dispatcher adds the explicit search to run instead; a word that names a file
+  (``dedupe nosuchfile.bib``) is no topic, so no such line is added.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+
+from .commands import COMMANDS, ENTITY_NAMES, Command
+
+# Commands that run with no positional argument, so options (or nothing) after the name fit.
+NOTHING_REQUIRED = ("doctor", "mcp")
+# `snowball --from-library` takes its seeds from the library.
+OPTIONS_FIRST = NOTHING_REQUIRED + ("snowball",)
+HELP = ("-h", "--help")
+# "papers 2020 review": a year after a near name is a topic's, though PMIDs of four digits exist.
+YEAR = re.compile(r"1[5-9]\d\d|20\d\d")
+# A file name: a path separator, or an extension after a dot (records.csv, search.json, x.bib.gz).
+FILE_NAME = re.compile(r"[/\\]|\.[A-Za-z][A-Za-z0-9]{0,7}$")
+
+
+def arguments_fit(command: Command, words: list[str]) -> bool:
+    """Whether ``words`` (what follows the command's name) are that command's arguments rather
+    than the rest of a topic, judged on the first of them."""
+    if not words:
+        return command.name in NOTHING_REQUIRED
+    first = words[0]
+    if first in HELP:
+        return True
+    if first.startswith("-"):
+        return command.name in OPTIONS_FIRST
+    if command.takes == "paper id":
+        return _is_paper_id(first, pmcid=command.name == "read")
+    if command.takes == "action":
+        return first in command.actions
+    if command.takes == "file":
+        return os.path.lexists(first) or bool(FILE_NAME.search(first))  # lexists: a broken link names a file too
+    if command.takes == "record":
+        return os.path.lexists(first) or first.lower().endswith(".json")
+    return command.takes == "topic"
+
+
+def mistyped_command(argv: list[str]) -> Command | None:
+    """The command ``argv[0]`` is a misspelling of, when the words after it fit that command;
+    None when ``argv[0]`` is a command's name or the words read as a topic."""
+    if not argv or argv[0] in COMMANDS:
+        return None
+    typed, rest = argv[0], argv[1:]
+    if (not rest and _plural(typed)) or (rest and YEAR.fullmatch(rest[0])):
+        return None
+    for command in COMMANDS.values():
+        if command.name != "search" and _one_edit_apart(typed.lower(), command.name) \
+                and arguments_fit(command, rest):
+            return command
+    return None
+
+
+def mistyped_hint(command: Command, argv: list[str]) -> str:
+    return (f"did you mean `lit-search {command.name}`? "
+            f"To search for these words: `lit-search search {shlex.join(argv)}`")
+
+
+def topic_hint(name: str, words: list[str]) -> str | None:
+    """After ``lit-search NAME WORDS…`` failed as that command: the explicit search to run
+    instead when the words read as a topic, else None."""
+    command = COMMANDS.get(name)
+    if command is None or not words or words[0].startswith("-") or arguments_fit(command, words):
+        return None
+    return f"To search for this topic instead: lit-search search {shlex.join([name, *words])}"
+
+
+def entity_topic(argv: list[str]) -> bool:
+    """An entity's name not followed by list, get or --help starts a topic ("topic modelling",
+    "source separation", "author disambiguation"): searched, as before these commands existed."""
+    return argv[0] in ENTITY_NAMES and (len(argv) == 1 or not arguments_fit(COMMANDS[argv[0]], argv[1:]))
+
+
+def _plural(word: str) -> bool:
+    lowered = word.lower()
+    return any(lowered in (name + "s", name + "es") for name in COMMANDS)
+
+
+def _is_paper_id(word: str, pmcid: bool) -> bool:
+    from ..core.errors import UnknownIdError
+    from ..core.identifiers import parse_paper_ref, parse_pmcid_ref
+
+    if pmcid and parse_pmcid_ref(word):
+        return True
+    try:
+        parse_paper_ref(word)
+    except UnknownIdError:
+        return False
+    return True
+
+
+def _one_edit_apart(typed: str, name: str) -> bool:
+    """One letter added, dropped or changed, or two neighbours swapped (case already folded);
+    for a name of three letters, only a swap or the name itself in other case."""
+    if typed == name:
+        return True  # the same letters in another case: "Library list"
+    if len(typed) == len(name):
+        differ = [i for i, (a, b) in enumerate(zip(typed, name)) if a != b]
+        if len(differ) == 2 and differ[1] == differ[0] + 1 \
+                and typed[differ[0]] == name[differ[1]] and typed[differ[1]] == name[differ[0]]:
+            return True  # swapped neighbours: "netwrok"
+        return len(differ) == 1 and len(name) > 3
+    if abs(len(typed) - len(name)) != 1 or len(name) <= 3:
+        return False
+    shorter, longer = sorted((typed, name), key=len)
+    return any(longer[:i] + longer[i + 1:] == shorter for i in range(len(longer)))
