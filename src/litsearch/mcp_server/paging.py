@@ -1,39 +1,13 @@
 """Bounded results: every tool result stays within a character budget (20,000 by default),
-and what does not fit is one call away through a cursor.
-
-A cursor is opaque to the client: the tool's arguments and where the next page starts,
-encoded. The server answers it from the results it still holds, or by running the same call
-again (the response cache makes that cheap), so a cursor survives a restart of the server."""
+and what does not fit is one call away through a cursor (mcp_server/cursors.py)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import json
 from typing import Any, Callable
 
-from ..core.errors import UsageError
-
 DEFAULT_MAX_CHARS = 20_000
 MIN_MAX_CHARS, MAX_MAX_CHARS = 2_000, 200_000
-
-
-def encode_cursor(tool: str, arguments: dict[str, Any], offset: int, extra: dict[str, Any] | None = None) -> str:
-    payload = {"tool": tool, "args": arguments, "offset": offset, **(extra or {})}
-    return base64.urlsafe_b64encode(json.dumps(payload, sort_keys=True).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, tool: str) -> dict[str, Any]:
-    """The payload of a cursor this tool gave; UsageError for anything else."""
-    try:
-        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
-        payload = json.loads(text)
-    except (binascii.Error, ValueError, UnicodeDecodeError):
-        raise UsageError("the cursor is not one this server gave; pass next_cursor exactly as returned") from None
-    if not isinstance(payload, dict) or payload.get("tool") != tool or not isinstance(payload.get("args"), dict) \
-            or not isinstance(payload.get("offset"), int) or payload["offset"] < 0:
-        raise UsageError(f"the cursor was not given by {tool}; pass next_cursor exactly as returned")
-    return payload
 
 
 def size_of(value: Any) -> int:

@@ -26,8 +26,11 @@ QUOTED_NOTE = ("Titles, names, venues, abstracts and descriptions are quoted fro
 
 class Runtime:
     def __init__(self, settings: Settings, max_chars: int = DEFAULT_MAX_CHARS):
+        import secrets
+
         self.settings = settings
         self.max_chars = max_chars
+        self.cursor_key = secrets.token_bytes(32)  # signs this server's cursors (mcp_server/cursors.py)
         self._kept: OrderedDict[str, Any] = OrderedDict()
 
     def remember(self, key: str, value: Any) -> None:

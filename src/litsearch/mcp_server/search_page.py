@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import FetchFailed, UsageError
-from .paging import encode_cursor, largest_fit
+from .cursors import encode_cursor
+from .paging import largest_fit
 from .runtime import current, result_size, tool_result
 from .summaries import paper_summary
 

@@ -9,13 +9,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from ..core.errors import UsageError
 from ..providers.openalex_entities import LIST_ALIASES, MAX_LIST_LIMIT, entity_page, get_entity
 from ..providers.openalex_entities_parse import KINDS, EntityKind
 from .conduct import ASKS_THE_APIS, declare
+from .cursors import MAX_CURSOR_CHARS, encode_cursor, resume
 from .outputs import EntityPage, EntityRecord
-from .paging import decode_cursor, encode_cursor, fit_record, largest_fit
+from .paging import fit_record, largest_fit
 from .runtime import current, result_size, tool_result
 
+# A list cursor's bookmarks: the rank of the page's first row, and OpenAlex's own cursor.
+MAX_START = 1_000_000
+MAX_API_CURSOR = 2_000
 LIST_TOOLS = ("author", "source", "institution", "topic", "publisher", "funder")
 GET_TOOLS = ("author", "source", "institution", "topic")
 
@@ -64,7 +69,7 @@ def make_list_tool(kind: EntityKind):
     aliases = LIST_ALIASES[kind.name]
 
     async def tool(**arguments: Any):
-        return await entity_list(kind, arguments)
+        return await entity_list(kind, tool, arguments)
 
     tool.__name__ = f"{kind.name}_list"
     tool.__doc__ = (f"List OpenAlex {kind.plural}: search them by name and filter them ({', '.join(aliases)}, or a "
@@ -80,7 +85,8 @@ def make_list_tool(kind: EntityKind):
         _parameter("sort", Annotated[Literal["relevance", *kind.sorts] | None,  # type: ignore[valid-type]
                                      Field(description="default: relevance with a query, else cited_by_count")]),
         _parameter("limit", Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)], 10),
-        _parameter("cursor", Annotated[str | None, Field(description="next_cursor from a previous result")]),
+        _parameter("cursor", Annotated[str | None, Field(max_length=MAX_CURSOR_CHARS,
+                                                         description="next_cursor from a previous result")]),
     ]
     tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     return declare(ASKS_THE_APIS, EntityPage)(tool)
@@ -102,13 +108,17 @@ def make_get_tool(kind: EntityKind):
     return declare(ASKS_THE_APIS, EntityRecord)(tool)
 
 
-async def entity_list(kind: EntityKind, arguments: dict[str, Any]):
+async def entity_list(kind: EntityKind, tool: Any, arguments: dict[str, Any]):
     cursor = arguments.pop("cursor", None)
     start, offset, api_cursor = 1, 0, None
     if cursor:
-        payload = decode_cursor(cursor, f"{kind.name}_list")
-        arguments, offset = payload["args"], payload["offset"]
-        start, api_cursor = int(payload.get("start") or 1), payload.get("api")
+        resumed = resume(tool, cursor)
+        arguments, offset = resumed.arguments, resumed.offset
+        start, api_cursor = resumed.extra.get("start"), resumed.extra.get("api")
+        if type(start) is not int or not 1 <= start <= MAX_START or not (
+                api_cursor is None or (isinstance(api_cursor, str) and 0 < len(api_cursor) <= MAX_API_CURSOR)):
+            raise UsageError("the cursor's place in the OpenAlex list is not one this server gives; run the call "
+                             "again without a cursor")
     query = (arguments.get("query") or "").strip() or None
     sort = arguments.get("sort")
     aliases = {alias: arguments.get(alias) for alias in LIST_ALIASES[kind.name]}

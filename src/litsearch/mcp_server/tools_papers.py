@@ -16,14 +16,16 @@ from ..graph.limits import MAX_SEEDS
 from ..providers import registry
 from .conduct import ASKS_THE_APIS, declare
 from .outputs import NetworkPage, PaperRecord, SearchPage
-from .paging import decode_cursor, encode_cursor, largest_fit
+from .cursors import MAX_CURSOR_CHARS, encode_cursor, resume
+from .paging import largest_fit
 from .runtime import call_key, current, result_size, tool_result
 from .search_page import search_page
 
 # What --providers accepts, read from the declarations: a provider added to the registry is
 # offered here with no edit (Literal[...] of a tuple is the same as listing the names).
 Provider = Literal[registry.searchable()]  # type: ignore[valid-type]
-Cursor = Annotated[str | None, Field(description="next_cursor from a previous result, to get the next rows "
+Cursor = Annotated[str | None, Field(max_length=MAX_CURSOR_CHARS,
+                                     description="next_cursor from a previous result, to get the next rows "
                                                  "(the other arguments are then taken from the cursor)")]
 
 
@@ -110,13 +112,15 @@ async def paper_search(
     search_report, and a cursor when more rows are left."""
     from ..search.pipeline import run_search
 
-    arguments = {"topic": topic, "variants": variants or [], "providers": providers,
-                 "filters": filters.model_dump(exclude_none=True) if filters else {}, "sort": sort, "limit": limit,
-                 "exclude_retracted": exclude_retracted, "include_abstracts": include_abstracts, "verify": verify}
+    given = {"topic": topic, "variants": variants, "providers": providers, "filters": filters, "sort": sort,
+             "limit": limit, "exclude_retracted": exclude_retracted, "include_abstracts": include_abstracts,
+             "verify": verify}
     offset = 0
     if cursor:
-        payload = decode_cursor(cursor, "paper_search")
-        arguments, offset = payload["args"], payload["offset"]
+        resumed = resume(paper_search, cursor)
+        given, offset = resumed.arguments, resumed.offset
+    arguments = {**given, "variants": given["variants"] or [],
+                 "filters": given["filters"].model_dump(exclude_none=True) if given["filters"] else {}}
     options = search_options(arguments)
     runtime = current()
     search_id = call_key("paper_search", {k: v for k, v in arguments.items() if k != "include_abstracts"})
@@ -152,12 +156,13 @@ async def paper_citations(
     from ..core.identifiers import parse_paper_ref
     from ..graph.snowball import snowball
 
-    arguments = {"seeds": list(dict.fromkeys(seeds)), "direction": direction, "topic": topic, "limit": limit,
-                 "include_abstracts": include_abstracts, "verify": verify}
+    given = {"seeds": seeds, "direction": direction, "topic": topic, "limit": limit,
+             "include_abstracts": include_abstracts, "verify": verify}
     offset = 0
     if cursor:
-        payload = decode_cursor(cursor, "paper_citations")
-        arguments, offset = payload["args"], payload["offset"]
+        resumed = resume(paper_citations, cursor)
+        given, offset = resumed.arguments, resumed.offset
+    arguments = {**given, "seeds": list(dict.fromkeys(given["seeds"]))}
     refs = [(text, parse_paper_ref(text)) for text in arguments["seeds"]]
     runtime = current()
     search_id = call_key("paper_citations", {k: v for k, v in arguments.items() if k != "include_abstracts"})
@@ -233,11 +238,12 @@ async def paper_network(
     from ..graph.network import build_network
     from ..render.network import network_markdown, network_payload
 
-    arguments = {"ids": list(dict.fromkeys(ids)), "depth": depth, "limit": limit}
+    given = {"ids": ids, "depth": depth, "limit": limit}
     offset = 0
     if cursor:
-        payload = decode_cursor(cursor, "paper_network")
-        arguments, offset = payload["args"], payload["offset"]
+        resumed = resume(paper_network, cursor)
+        given, offset = resumed.arguments, resumed.offset
+    arguments = {**given, "ids": list(dict.fromkeys(given["ids"]))}
     refs = [parse_paper_ref(text) for text in arguments["ids"]]
     runtime = current()
     key = call_key("paper_network", arguments)
