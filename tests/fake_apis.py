@@ -370,18 +370,25 @@ def _by_key(key: str) -> dict:
     return next(p for p in CORPUS if p["key"] == key)
 
 
+def _openalex_doi(p: dict) -> str | None:
+    return (p.get("openalex_doi") or "").removeprefix("https://doi.org/") or p.get("doi")
+
+
 def openalex_works(request: SeenRequest) -> Answer:
     single = request.path[len("/openalex/works"):].strip("/")
     if single:  # /works/W… or /works/doi:10.…: one work, as OpenAlex answers it
         key = single.lower().removeprefix("https://doi.org/")
         for position, p in enumerate(CORPUS):
-            if "openalex" in p["in"] and key in {str(p.get("openalex")).lower(), f"doi:{p.get('doi')}".lower()}:
+            if "openalex" in p["in"] and key in {str(p.get("openalex")).lower(), f"doi:{p.get('doi')}".lower(),
+                                                 f"pmid:{p.get('pmid')}"}:
                 return Answer(200, json.dumps(openalex_work(p, position)))
         return Answer(404, "<html><body>Not Found</body></html>", content_type="text/html")
     wanted = (request.param("filter") or "")
-    if wanted.startswith("openalex_id:"):  # a batch lookup by id (reference lists)
-        ids = set(wanted[len("openalex_id:"):].split("|"))
-        papers = [p for p in CORPUS if p.get("openalex") in ids and "openalex" in p["in"]]
+    if wanted.startswith(("openalex_id:", "doi:")):  # a batch lookup by ids (reference lists, completions)
+        field, values = wanted.split(":", 1)
+        ids = {value.lower() for value in values.split("|")}
+        papers = [p for p in CORPUS if "openalex" in p["in"]
+                  and str(p.get("openalex") if field == "openalex_id" else _openalex_doi(p)).lower() in ids]
         results = [openalex_work(p, i) for i, p in enumerate(papers)]
         return Answer(200, json.dumps({"meta": {"count": len(results)}, "results": results}))
     papers = _papers_for("openalex", _query_of(request, "search"))

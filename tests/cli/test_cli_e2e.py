@@ -53,10 +53,22 @@ def test_json_has_the_full_schema(apis):
     assert payload["total_count"] == len(payload["results"])
     fields = {"doi", "pmid", "paper_id", "arxiv_id", "openalex_id", "title", "authors", "year", "journal",
               "abstract", "tldr", "citation_count", "influential_citation_count", "citation_uri", "oa_url",
-              "provider_scores", "external_ids", "best_provider", "best_score"}
+              "provider_scores", "external_ids", "best_provider", "best_score",
+              "volume", "issue", "pages", "publication_date", "publication_types"}
     for result in payload["results"]:
         assert fields <= set(result)
-        assert len(result["authors"]) <= 5
+    # What a citation needs: every author (the Markdown view shortens), volume, issue and pages.
+    many = next(p for p in fake_apis.CORPUS if len(p["authors"]) > 5)
+    shown = by_title(payload, many["title"][:30])[0]
+    assert shown["authors"] == many["authors"]
+
+
+def test_json_carries_volume_and_pages(apis):
+    _, env = apis
+    proc = run(["eculizumab registry", "--providers", "semantic_scholar,openalex", "--format", "json"], env)
+    assert proc.returncode == 0, proc.stderr
+    cited = {(r["volume"], r["pages"]) for r in json.loads(proc.stdout)["results"] if "eculizumab" in r["title"]}
+    assert cited == {("134", "S123"), ("134", "S456")}
 
 
 def test_cross_provider_duplicates_are_merged(apis):

@@ -124,3 +124,69 @@ def test_a_library_export_and_the_library(run, zotero, tmp_path):
     assert first.splitlines()[-1].endswith(f"{count} created, 0 skipped as duplicates, 0 failed.")
     again = run(["--from-library", "#1"]).stdout  # the library and one of its papers: all known now
     assert again.splitlines()[-1].endswith(f"0 created, {count + 1} skipped as duplicates, 0 failed.")
+
+
+REVIEW_BIB = """\
+@article{kelly2019children,
+  title = {Long-term outcomes of eculizumab in children with paroxysmal nocturnal haemoglobinuria: registry results},
+  author = {Kelly, Rhona and Arnold, Louise and Hillmen, Peter},
+  journal = {Blood},
+  year = {2019},
+  doi = {10.1182/blood-2019-supplement.1}
+}
+
+@misc{vaswani2017attention,
+  title = {Attention Is All You Need},
+  author = {Vaswani, Ashish and Shazeer, Noam and others},
+  year = {2017},
+  eprint = {1706.03762}
+}
+"""
+REVIEW_RIS = """\
+TY  - JOUR
+TI  - Long-term outcomes of eculizumab in children with paroxysmal nocturnal haemoglobinuria: registry results
+AU  - Kelly, Rhona
+AU  - Arnold, Louise
+AU  - Hillmen, Peter
+T2  - Blood
+PY  - 2019
+DO  - 10.1182/blood-2019-supplement.1
+ER  - 
+
+TY  - GEN
+TI  - Attention Is All You Need
+AU  - Vaswani, Ashish
+AU  - Shazeer, Noam
+AU  - others
+PY  - 2017
+UR  - https://arxiv.org/abs/1706.03762
+DO  - 10.48550/arxiv.1706.03762
+ER  - 
+"""
+
+
+@pytest.mark.parametrize("name,text", [("review.bib", REVIEW_BIB), ("review.ris", REVIEW_RIS),
+                                       ("review-without-extension", REVIEW_BIB)])
+def test_a_bibtex_or_ris_export_is_pushed_and_completed_from_its_ids(run, zotero, tmp_path, name, text):
+    zotero.items.clear()
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = run(["--from", name])
+    assert proc.stdout.endswith("2 created, 0 skipped as duplicates, 0 failed.\n"), proc.stderr
+    blood = next(i for i in zotero.items.values() if i["title"].startswith("Long-term outcomes"))
+    assert (blood["volume"], blood["pages"], blood["publicationTitle"]) == ("134", "S456", "Blood")
+    transformer = next(i for i in zotero.items.values() if i["title"] == "Attention Is All You Need")
+    assert [c["lastName"] for c in transformer["creators"]][-1] == "Polosukhin"  # "and others" completed
+
+
+@pytest.mark.parametrize("name,text,words", [
+    ("refs.csl.json", '[{"type": "article-journal", "title": "A"}]', "a CSL-JSON file; --from takes"),
+    ("table.md", "| # | Title |\n|---|---|\n| 1 | A |\n", "a Markdown file; --from takes"),
+    ("notes.txt", "some notes, neither JSON nor an export", "not JSON"),
+])
+def test_a_file_of_another_kind_says_what_from_takes(run, zotero, tmp_path, name, text, words):
+    before = len(zotero.server.requests)
+    (tmp_path / name).write_text(text, encoding="utf-8")
+    proc = run(["--from", name], code=2)
+    [error] = [line for line in proc.stderr.splitlines() if line.startswith("lit-search zotero:")]
+    assert words in error and "BibTeX, RIS or CSV" in error and "JSONDecodeError" not in error, error
+    assert len(zotero.server.requests) == before

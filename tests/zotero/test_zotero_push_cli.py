@@ -277,3 +277,24 @@ def test_the_connector_is_reached_directly_whatever_proxy_is_set(zotero, tmp_pat
 def test_notes_about_the_papers_are_shown_even_with_quiet(desktop, tmp_path):
     proc = desktop(["--from", results_file(tmp_path, 1), "--collection", "Review", "-q"])
     assert proc.stderr.startswith("lit-search: note: duplicates were not checked")
+
+
+@pytest.mark.parametrize("topic", ["eculizumab registry", "Attention Is All You Need"])
+def test_a_search_json_gives_zotero_what_the_bibtex_of_the_same_search_has(run, zotero, tmp_path, topic):
+    import bibtexparser
+
+    search = command_runner(command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path)
+    for target in ("results.json", "results.bib"):
+        search([topic, "--providers", "semantic_scholar,openalex", "--no-verify", "-q", "-o", target])
+    entries = [{name: field.value for name, field in entry.fields_dict.items()}
+               for entry in bibtexparser.parse_string((tmp_path / "results.bib").read_text(encoding="utf-8")).entries]
+    before = set(zotero.items)
+    run(["--from", "results.json", "--collection", f"From JSON {topic}"])
+    items = [zotero.items[key] for key in set(zotero.items) - before]
+    by_title = {(entry["title"].replace("{", "").replace("}", ""), entry["year"]): entry for entry in entries}
+    for item in items:  # a paper Zotero already had (same DOI) is skipped, not created
+        entry = by_title[(item["title"], item["date"][:4])]
+        assert item.get("volume") == entry.get("volume") and item.get("pages") == entry.get("pages"), entry
+        assert len(item["creators"]) == len(entry["author"].split(" and ")), entry
+    assert any(item.get("volume") and item.get("pages") for item in items) or topic.startswith("Attention")
+    assert any(len(item["creators"]) > 5 for item in items) or topic.startswith("eculizumab")

@@ -247,6 +247,37 @@ async def fetch_works(session: ProviderSession, work_ids: list[str]) -> list[Pap
     return papers
 
 
+DOI_BATCH = 50  # DOIs per doi:a|b|… filter (OpenAlex's OR takes 50 values; the URL stays near 2 KB)
+
+
+async def fetch_works_of(session: ProviderSession, papers: list[Paper]) -> list[Paper]:
+    """OpenAlex's records of known papers, by whichever id each has: one ``openalex_id:`` call
+    per 100 W-ids, one ``doi:`` call per 50 DOIs (an arXiv id by its DataCite DOI) for the
+    papers without a W-id, and a free single-work call for a paper with only a PMID (OR
+    filters of PMIDs are reported unreliable). A DOI with ``|`` or ``,`` would split the
+    filter: it is asked alone."""
+    work_ids, dois, alone = [], [], []
+    for paper in papers:
+        doi = paper.doi or (f"10.48550/arxiv.{paper.arxiv_id}" if paper.arxiv_id else None)
+        if paper.openalex_id:
+            work_ids.append(paper.openalex_id)
+        elif doi and not any(mark in doi for mark in "|,"):
+            dois.append(doi)
+        elif doi or paper.pmid:
+            alone.append(f"doi:{doi}" if doi else f"pmid:{paper.pmid}")
+    found = await fetch_works(session, list(dict.fromkeys(work_ids)))
+    for batch in id_batches(list(dict.fromkeys(dois)), DOI_BATCH):
+        params = {"filter": "doi:" + "|".join(batch), "per_page": len(batch), "select": LIST_SELECT,
+                  **_identity_params(session.settings)}
+        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+        found.extend(parse_works(response.content))
+    for work_api_id in dict.fromkeys(alone):
+        work = await fetch_work(session, work_api_id)
+        if work is not None:
+            found.append(work.paper)
+    return found
+
+
 async def fetch_citing(session: ProviderSession, work_id: str) -> tuple[list[Paper], int | None]:
     """(the 100 most cited works citing ``work_id``, most cited first, as OpenAlex sorts them
     on the server; how many cite it in all, ``meta.count``). One list call."""

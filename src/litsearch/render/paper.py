@@ -18,6 +18,7 @@ from .search_json import result_dict
 from .table import table_row
 
 AUTHORS_LISTED = 25  # the record lists this many authors, then "and N more"
+LIST_ENTRY_AUTHORS = 5  # a reference or citing paper in the JSON: its first five authors
 
 
 # result_dict's fields that only mean something for a search (ranking, Crossref checks).
@@ -31,9 +32,8 @@ def record_dict(paper: Paper, records: Sequence[Paper] = (), all_authors: bool =
     data = result_dict(RankedPaper(paper=paper, hits=list(records)))
     for name in _SEARCH_ONLY_FIELDS:
         data.pop(name, None)
-    if all_authors:
-        data["authors"] = list(paper.authors)
-    data["publication_date"] = paper.publication_date
+    if not all_authors:  # an entry of a list (references, citing papers, a network's nodes)
+        data["authors"] = data["authors"][:LIST_ENTRY_AUTHORS]
     if not records:
         data.pop("found_by")
         data.pop("merge_reasons")

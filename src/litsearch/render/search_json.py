@@ -11,9 +11,6 @@ from ..core.text import plain_text
 from ..core.urls import citation_uri, http_url
 from ..search.rank import RankedPaper, why
 
-JSON_AUTHORS = 5
-
-
 def canonical_external_ids(paper) -> dict[str, str]:
     ids: dict[str, str] = {}
     for name, value in paper.external_ids.items():
@@ -39,9 +36,14 @@ def result_dict(item: RankedPaper, include_abstract: bool = True,
         "arxiv_id": paper.arxiv_id,
         "openalex_id": paper.openalex_id,
         "title": plain_text(paper.title),
-        "authors": paper.authors[:JSON_AUTHORS],
+        "authors": list(paper.authors),  # every one: a citation needs them (the Markdown view shortens)
         "year": paper.year,
+        "publication_date": paper.publication_date,
         "journal": paper.journal,
+        "volume": paper.volume,
+        "issue": paper.issue,
+        "pages": paper.pages,
+        "publication_types": list(paper.publication_types),
         "preprint": only_preprints([paper, *item.hits]),  # every record of it a preprint (core/preprints.py)
         "abstract": plain_text(paper.abstract) if include_abstract else None,
         "tldr": plain_text(paper.tldr) if include_abstract else None,

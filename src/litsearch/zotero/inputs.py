@@ -2,13 +2,13 @@
 
 ``--from FILE`` takes what lit-search writes: the JSON of a search, snowball or ``rerun``
 (``--format json``: its ``results``), a search record (``--record``: ids only, so each paper is
-looked up), or ``library export --format json`` (a list of saved records). The file must be a
-regular file of at most 50 MB (a FIFO, a device or a folder is refused before anything is read)
-in UTF-8 JSON. An entry that is no paper is skipped and counted, never dropped unsaid.
+looked up), or ``library export --format json`` (a list of saved records); and a BibTeX, RIS or
+CSV export, read as ``lit-search dedupe`` reads it (any encoding). The file must be a regular
+file of at most 50 MB (a FIFO, a device or a folder is refused before anything is read). An
+entry that is no paper is skipped and counted, never dropped unsaid. A file of another kind
+(CSL-JSON, Markdown, anything that is not JSON) is refused in one line saying what --from takes.
 
-The search JSON keeps five authors per paper. Papers with five (their list may be cut) and an
-OpenAlex id are completed from OpenAlex in one request per 50 (every author, volume, issue,
-pages, type); a paper that cannot be completed keeps what the file has, and a note says so.
+Every paper that lacks something a citation needs is completed from its ids (zotero/completion.py).
 """
 
 from __future__ import annotations
@@ -20,15 +20,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..biblio.formats import FORMAT_LABELS, READABLE_FORMATS, format_from_path
+from ..biblio.readers import decode_text, sniff_format
 from ..core.errors import InputError
 from ..core.records import Paper
-from ..core.text import fold_title
 from ..library.record import paper_from_record
 
 MAX_FILE_BYTES = 50 * 1024 * 1024
 MAX_PAPERS = 10_000
-SEARCH_JSON_AUTHORS = 5  # render/search_json.py keeps the first five
+# A search JSON written before it carried every author kept five; its entries have no "volume" key.
+OLD_SEARCH_JSON_AUTHORS = 5
 RECORD_IDS = ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
+FROM_TAKES = ("--from takes lit-search's JSON (a search or snowball with --format json, a search record, a library "
+              "export) or a BibTeX, RIS or CSV export")
 
 
 @dataclass
@@ -36,23 +40,35 @@ class Gathered:
     papers: list[Paper] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     to_look_up: list[str] = field(default_factory=list)  # ids (from a search record) still to fetch
-    to_complete: list[int] = field(default_factory=list)  # positions whose author list may be cut
+    to_complete: list[int] = field(default_factory=list)  # positions of papers missing what a citation needs
+    cut_authors: set[int] = field(default_factory=set)  # positions whose author list an older search JSON cut
 
 
 def read_results_file(path: str) -> Gathered:
     """The papers in a file lit-search wrote (see the module docstring). InputError (exit 2)
     for a file that cannot be read as one, naming the file and the problem."""
     data = _read_bounded(Path(path))
+    named = format_from_path(path)
+    if named in READABLE_FORMATS:  # review.bib, export.ris, records.csv
+        return _bibliographic_file(path)
+    if named not in (None, "json"):
+        raise InputError(f"{path}: a {FORMAT_LABELS[named]} file; {FROM_TAKES}")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text (is it a binary file?)") from None
+        text = None
     try:
-        payload = json.loads(text)
+        payload = json.loads(text) if text is not None else None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply to be lit-search's") from None
     except ValueError as exc:
-        raise InputError(f"{path}: not JSON ({str(exc)[:80]})") from None
+        if named is None and sniff_format(text or ""):  # a RIS export named .txt, a BibTeX file without extension
+            return _bibliographic_file(path)
+        raise InputError(f"{path}: not JSON ({str(exc)[:80]}); {FROM_TAKES}") from None
+    if text is None:
+        if named is None and _sniffed(data, path):  # UTF-16 or Latin-1 BibTeX, RIS or CSV
+            return _bibliographic_file(path)
+        raise InputError(f"{path}: not UTF-8 text (is it a binary file?)")
     gathered = Gathered()
     if isinstance(payload, dict) and payload.get("kind") in ("search", "snowball") and "record_version" in payload:
         entries = payload.get("results")
@@ -65,10 +81,10 @@ def read_results_file(path: str) -> Gathered:
         skipped = len(entries) - len(gathered.to_look_up)
     elif isinstance(payload, dict) and isinstance(payload.get("results"), list):
         entries = payload["results"]
-        skipped = _add_papers(gathered, entries, complete=True)
+        skipped = _add_papers(gathered, entries)
     elif isinstance(payload, list):
         entries = payload
-        skipped = _add_papers(gathered, entries, complete=False)
+        skipped = _add_papers(gathered, entries)
     else:
         raise InputError(f"{path}: not a lit-search results file (expected the JSON of a search, a search record "
                          "or a library export)")
@@ -78,6 +94,33 @@ def read_results_file(path: str) -> Gathered:
         gathered.notes.append(f"{path}: {skipped} of {len(entries)} entries are no papers (no title or ids) "
                               "and were skipped")
     if not gathered.papers and not gathered.to_look_up:
+        raise InputError(f"{path}: no papers in this file")
+    return gathered
+
+
+def _sniffed(data: bytes, path: str) -> str | None:
+    try:
+        return sniff_format(decode_text(data, path))
+    except InputError:  # not text in any encoding the readers know
+        return None
+
+
+def _bibliographic_file(path: str) -> Gathered:
+    """The records of a BibTeX, RIS or CSV file, read as ``lit-search dedupe`` reads them (any
+    encoding, the file's own ids kept); each is completed from its ids like a search's entry."""
+    from ..biblio.readers import load_records
+
+    loaded = load_records(path)
+    if len(loaded.papers) > MAX_PAPERS:
+        raise InputError(f"{path}: {len(loaded.papers):,} records; a push takes at most {MAX_PAPERS:,} papers")
+    gathered = Gathered(notes=[f"{path}: {warning}" for warning in loaded.warnings])
+    for paper in loaded.papers:
+        if paper.title.strip():
+            _add_paper(gathered, paper)
+    skipped = sum(1 for paper in loaded.papers if not paper.title.strip())
+    if skipped:
+        gathered.notes.append(f"{path}: {skipped} of {len(loaded.papers)} records have no title and were skipped")
+    if not gathered.papers:
         raise InputError(f"{path}: no papers in this file")
     return gathered
 
@@ -96,38 +139,29 @@ def library_papers(store: Any, refs: list[str] | None = None) -> tuple[list[Pape
     return found, missing
 
 
-def complete_from_openalex(papers: list[Paper], positions: list[int], works: list[Paper]) -> int:
-    """Fill cut author lists and missing details from OpenAlex's records of the same works
-    (matched by OpenAlex id and title); returns how many papers were completed."""
-    by_id = {work.openalex_id: work for work in works if work.openalex_id}
-    completed = 0
-    for position in positions:
-        paper = papers[position]
-        work = by_id.get(paper.openalex_id)
-        if work is None or fold_title(work.title) != fold_title(paper.title):
-            continue
-        if len(work.authors) >= len(paper.authors):
-            paper.authors = list(work.authors)
-        for name in ("volume", "issue", "pages", "publication_date"):
-            if not getattr(paper, name) and getattr(work, name):
-                setattr(paper, name, getattr(work, name))
-        if not paper.publication_types:
-            paper.publication_types = list(work.publication_types)
-        completed += 1
-    return completed
-
-
-def _add_papers(gathered: Gathered, entries: list[Any], complete: bool) -> int:
+def _add_papers(gathered: Gathered, entries: list[Any]) -> int:
     skipped = 0
     for entry in entries[:MAX_PAPERS]:
         if not isinstance(entry, dict) or not (isinstance(entry.get("title"), str) and entry["title"].strip()):
             skipped += 1
             continue
         paper = paper_from_record(entry)
-        if complete and len(paper.authors) == SEARCH_JSON_AUTHORS:
-            gathered.to_complete.append(len(gathered.papers))
-        gathered.papers.append(paper)
+        # An older search JSON (and a library record of version 1) kept five authors and no
+        # volume: five may be a cut list.
+        cut = "volume" not in entry and len(paper.authors) == OLD_SEARCH_JSON_AUTHORS
+        _add_paper(gathered, paper, cut_authors=cut)
     return skipped
+
+
+def _add_paper(gathered: Gathered, paper: Paper, cut_authors: bool = False) -> None:
+    from .completion import needs_completing
+
+    position = len(gathered.papers)
+    gathered.papers.append(paper)
+    if cut_authors:
+        gathered.cut_authors.add(position)
+    if cut_authors or needs_completing(paper):
+        gathered.to_complete.append(position)
 
 
 def _record_id(entry: Any) -> str | None:

@@ -19,7 +19,8 @@ from ..core.records import Paper
 from ..net.http import HttpClient
 from ..net.pacing import PacePolicy
 from . import connector, web_api
-from .inputs import Gathered, complete_from_openalex, library_papers, read_results_file
+from .completion import complete_papers
+from .inputs import Gathered, library_papers, read_results_file
 from .push import PushSummary, push_papers
 from .web_api import ZoteroTarget
 
@@ -127,7 +128,7 @@ async def _gather(ids: Sequence[str], gathered: Gathered, from_library: bool, ht
         papers.append(paper)
         notes += lookup_notes
     if gathered.to_complete:
-        notes += await _complete(gathered, http, progress)
+        notes += await complete_papers(gathered, http, progress)
     papers += gathered.papers
     if from_library:
         if store is None:
@@ -136,23 +137,3 @@ async def _gather(ids: Sequence[str], gathered: Gathered, from_library: bool, ht
     if len(wanted) and not papers and not gathered.papers:
         raise NotFound("none of the given papers could be found")
     return papers, notes
-
-
-async def _complete(gathered: Gathered, http: HttpClient, progress: Callable[[str], None] | None) -> list[str]:
-    """Full author lists (and volume, pages, type) from OpenAlex for papers the search JSON cut."""
-    from ..providers import openalex
-
-    papers = gathered.papers
-    positions = [p for p in gathered.to_complete if papers[p].openalex_id]
-    if progress and positions:
-        progress(f"completing {len(positions)} records from OpenAlex (the search JSON keeps five authors)")
-    completed = 0
-    try:
-        works = await openalex.fetch_works(http.session(openalex.NAME), [papers[p].openalex_id for p in positions])
-        completed = complete_from_openalex(papers, positions, works)
-    except ProviderError as exc:
-        return [f"OpenAlex could not complete the records ({exc}); {len(gathered.to_complete)} papers may list only "
-                "their first five authors"]
-    left = len(gathered.to_complete) - completed
-    return [f"{left} papers list only the five authors the search JSON keeps (push them by id or from the "
-            "library for every author)"] if left else []
