@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from typing import Sequence
 
 from ..biblio.formats import EXPORT_FORMATS
@@ -29,7 +30,9 @@ EPILOG = f"""\
 The library lives in one SQLite file: $LITSEARCH_CACHE_DIR/lit-search.sqlite3, or the
 platform's user data folder (on Linux ~/.local/share/lit-search). Papers get there with
 `lit-search TOPIC --save`. ID is the library number (#12) or any identifier: a DOI, PMID,
-arXiv id, OpenAlex W-id or Semantic Scholar id.
+arXiv id, OpenAlex W-id or Semantic Scholar id. A retracted paper is marked (⚠ RETRACTED) and a
+corrected one noted in `list` and `show`, as known when it was saved; `list --retracted` shows only
+the retracted ones.
 {EXIT_CODES_HELP}"""
 
 
@@ -41,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
                          help="table: a view sized to the terminal (the default when stdout is one); markdown "
                               "(the default otherwise); json")
+    listing.add_argument("--retracted", action="store_true",
+                         help="only the retracted papers (as known when each was saved), to check a saved set "
+                              "before submission")
     show = commands.add_parser("show", help="one saved paper, with the library papers it cites and that cite it")
     show.add_argument("id")
     show.add_argument("--format", choices=("markdown", "json"), default="markdown")
@@ -70,7 +76,7 @@ def library_command(argv: Sequence[str]) -> int:
     read_only = args.action in ("list", "show", "export")
     with Store.open(redact=settings.redact, read_only=read_only) as store:
         if args.action == "list":
-            out = _list(store, view_format(args.format))
+            out = _list(store, view_format(args.format), args.retracted)
         elif args.action == "show":
             out = _show(store, args.id, args.format)
         elif args.action == "export":
@@ -85,18 +91,19 @@ def library_command(argv: Sequence[str]) -> int:
     return ExitCode.OK
 
 
-def _list(store, fmt: str) -> str:
-    papers = store.list_papers()
+def _list(store, fmt: str, retracted_only: bool = False) -> str:
+    saved = store.list_papers()
+    papers = [paper for paper in saved if paper.retracted] if retracted_only else saved
     if fmt == "json":
-        return json_text([paper.__dict__ for paper in papers])
+        return json_text([dataclasses.asdict(paper) for paper in papers])
     if fmt == TERMINAL_VIEW:
         from ..render.terminal import terminal_width
         from ..render.terminal_pages import library_view
 
-        return library_view(papers, len(store.citations_among()), terminal_width())
+        return library_view(papers, len(store.citations_among()), terminal_width(), retracted_only, len(saved))
     from ..render.library import library_listing
 
-    return library_listing(papers, len(store.citations_among()))
+    return library_listing(papers, len(store.citations_among()), retracted_only, len(saved))
 
 
 def _show(store, ref: str, fmt: str) -> str:

@@ -19,7 +19,7 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -45,6 +45,20 @@ class LibraryPaper:
     saved_at: str
     cites: int
     cited_by: int
+    # What the saved record says about retractions and notices (core/updates.py), as of its saving.
+    retracted: bool | None = None
+    updates: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _notices(record_text: str) -> dict[str, Any]:
+    """A saved record's retraction flag and notices, read as the record reader reads them (a
+    record of another shape costs only its notices, never the listing)."""
+    try:
+        record = json.loads(record_text)
+    except (TypeError, ValueError):
+        return {}
+    paper = paper_from_record(record) if isinstance(record, dict) else None
+    return {"retracted": paper.retracted, "updates": paper.updates} if paper else {}
 
 
 def _operation(method: Callable) -> Callable:
@@ -204,10 +218,10 @@ class Store:
         rows = self._db.execute(
             "SELECT id, title, year, first_author, doi, saved_at, "
             "(SELECT count(*) FROM citations WHERE citing = papers.id), "
-            "(SELECT count(*) FROM citations WHERE cited = papers.id) "
+            "(SELECT count(*) FROM citations WHERE cited = papers.id), record "
             "FROM papers ORDER BY id").fetchall()
         return [LibraryPaper(id=r[0], title=r[1], year=r[2], first_author=r[3], doi=r[4],
-                             saved_at=_iso(r[5]), cites=r[6], cited_by=r[7]) for r in rows]
+                             saved_at=_iso(r[5]), cites=r[6], cited_by=r[7], **_notices(r[8])) for r in rows]
 
     @_operation
     def get_paper(self, ref: int | str) -> dict[str, Any] | None:

@@ -169,6 +169,10 @@ class LibraryRow(_Shape):
     saved_at: str
     cites: int
     cited_by: int
+    retracted: bool | None = Field(description="true when a source marked it retracted (as known when it was "
+                                               "saved); null when none could tell")
+    updates: list[dict[str, Any]] = Field(description="its notices: retraction, correction, erratum, expression "
+                                                      "of concern ({type, notice_doi, notice_pmid, date, source})")
 
 
 class LibraryPage(ToolOutput):

@@ -4,6 +4,7 @@ search, or papers by id, into the local library with their citation links) and s
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any
 
 from pydantic import Field
@@ -23,7 +24,8 @@ async def library_list(
     offset: Annotated[int, Field(ge=0, description="first paper (0: the first saved)")] = 0,
 ):
     """List the papers saved in the local lit-search library (a SQLite file on this machine), with each one's
-    library number, first author, year, title, DOI and how many library papers it cites and is cited by. Use it
+    library number, first author, year, title (a retracted paper marked ⚠ RETRACTED, as known when it was saved),
+    DOI and how many library papers it cites and is cited by. Use it
     to see what the user has collected before searching again or exporting. Page with offset; next_offset says
     where the next page starts."""
     from ..library.store import Store
@@ -38,7 +40,7 @@ async def library_list(
     def page(count: int) -> tuple[str, dict[str, Any]]:
         shown = papers_page[:count]
         following = offset + count
-        data = {"total": len(papers), "citation_links": links, "papers": [paper.__dict__ for paper in shown],
+        data = {"total": len(papers), "citation_links": links, "papers": [dataclasses.asdict(paper) for paper in shown],
                 "next_offset": following if following < len(papers) else None}
         return library_listing(shown, links), data
 

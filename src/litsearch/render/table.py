@@ -42,8 +42,8 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
     return {
         "position": position,
         "authors": authors_cell(paper.authors),
-        "title": _update_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
-                 + _update_note(paper),
+        "title": retraction_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
+                 + notice_note(paper),
         "year": paper.year or "–",
         "venue": markdown_text(shown_venue(paper, [paper, *item.hits]), MAX_VENUE_CHARS) or "–",
         "cites": f"{paper.citation_count:,}" if paper.citation_count is not None else "–",
@@ -64,36 +64,38 @@ RETRACTED_MARK = "⚠ RETRACTED — "
 VIA_WORDS = {"backward": "cited by", "forward": "cites", "both": "cites and is cited by"}
 
 
-def _update_mark(paper) -> str:
-    """A retracted paper's Title cell starts with a mark nobody can miss."""
+def retraction_mark(paper) -> str:
+    """A retracted paper's title starts with a mark nobody can miss (the search table, the
+    library listing)."""
     return RETRACTED_MARK if paper.retracted else ""
 
 
-def _update_note(paper) -> str:
+def notice_note(paper) -> str:
     """A short note after the title of a paper with a correction, erratum or expression of
     concern (a retraction is the mark in front)."""
     kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] not in RETRACTING_TYPES]
     return f" _({', '.join(dict.fromkeys(kinds))} published)_" if kinds else ""
 
 
-def update_counts(items) -> tuple[int, int]:
-    """(retracted, with another notice) among ``items`` (RankedPapers)."""
-    retracted = sum(1 for item in items if item.paper.retracted)
-    noticed = sum(1 for item in items if not item.paper.retracted
-                  and any(u.get("type") not in RETRACTING_TYPES for u in item.paper.updates))
+def update_counts(papers) -> tuple[int, int]:
+    """(retracted, with another notice) among ``papers`` (Papers, or the library's rows)."""
+    retracted = sum(1 for paper in papers if paper.retracted)
+    noticed = sum(1 for paper in papers if not paper.retracted
+                  and any(u.get("type") not in RETRACTING_TYPES for u in paper.updates))
     return retracted, noticed
 
 
-def notices_line(items, how_marked: str) -> str | None:
-    """The footer's line on the notices among ``items`` (the rows shown), or None without any:
-    how many are retracted (``how_marked`` says how the row shows it) and how many corrected."""
-    retracted, noticed = update_counts(items)
+def notices_line(items, how_marked: str, sources: str = "from OpenAlex, PubMed and Crossref") -> str | None:
+    """The footer's line on the notices among ``items`` (the rows shown: RankedPapers, Papers
+    or the library's rows), or None without any: how many are retracted (``how_marked`` says
+    how the row shows it) and how many corrected."""
+    retracted, noticed = update_counts([getattr(item, "paper", item) for item in items])
     if not (retracted or noticed):
         return None
     parts = [f"{plural(retracted, 'retracted paper')} ({how_marked})"] if retracted else []
     if noticed:
         parts.append(f"{plural(noticed, 'paper')} with a correction, erratum or expression of concern")
-    return "notices: " + "; ".join(parts) + " (from OpenAlex, PubMed and Crossref)"
+    return "notices: " + "; ".join(parts) + f" ({sources})"
 
 
 def web_row(hit) -> dict[str, Any]:

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..core.text import short_author
-from ..core.updates import LABELS, RETRACTION
+from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import is_pdf_url
 from ..core.preprints import shown_venue
 from ..providers.base import provider_label
@@ -44,7 +44,7 @@ def first_author(authors: list[str]) -> str:
 
 def paper_title(paper: Any) -> str:
     """The title with the retraction mark in front and other notices after it."""
-    kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] != RETRACTION]
+    kinds = [LABELS[u["type"]] for u in paper.updates if u.get("type") in LABELS and u["type"] not in RETRACTING_TYPES]
     note = f" ({', '.join(dict.fromkeys(kinds))} published)" if kinds else ""
     return (RETRACTED_MARK if paper.retracted else "") + (plain(paper.title) or "(untitled)") + note
 
