@@ -48,6 +48,15 @@ def faults(other_url: str, route: str) -> dict[str, Answer]:
         "redirect to another origin": Answer(302, "", headers={"Location": other_url + "/steal"}),
         "rate limited without retry-after": Answer(429, "Too Many Requests", content_type="text/plain"),
         "gzip bomb": Answer(200, gzip.compress(b"[" + b" " * 30_000_000 + b"]"), headers={"Content-Encoding": "gzip"}),
+        # waits past any budget: not waited, the push fails at once with the reason (issue 31)
+        "backoff a day": Answer(200, "[]", headers={"Backoff": "86400"}),
+        "backoff inf": Answer(200, "[]", headers={"Backoff": "inf"}),
+        "retry-after a day": Answer(429, "Too Many Requests", content_type="text/plain",
+                                    headers={"Retry-After": "86400"}),
+        "retry-after inf": Answer(503, "Service Unavailable", content_type="text/plain", headers={"Retry-After": "inf"}),
+        "a page repeated for ever": Answer(200, json.dumps([{"key": f"K{n:07d}", "data": {"key": f"K{n:07d}",
+                                                                                         "name": "x"}}
+                                                            for n in range(100)])),
     }
 
 
@@ -84,7 +93,8 @@ PLACES = {"web api listing": "/api/", "web api write": "/api/", "connector": "/l
 @pytest.mark.parametrize("place", list(PLACES))
 @pytest.mark.parametrize("fault", ["server error", "hang", "cut body", "corrupt gzip", "html with status 200",
                                    "invalid json", "redirect loop", "redirect to another origin",
-                                   "rate limited without retry-after", "gzip bomb"])
+                                   "rate limited without retry-after", "gzip bomb", "backoff a day", "backoff inf",
+                                   "retry-after a day", "retry-after inf", "a page repeated for ever"])
 def test_zotero_fault_matrix(place, fault, other_origin, monkeypatch, capsys):
     with FakeServer() as server:
         quiet(server)

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import email.utils
 import random
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import httpx
@@ -30,6 +28,7 @@ from .reasons import exchange_failure, status_reason, timeout_reason
 from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request, same_origin_as_any, shown_origin
 from .shared_pace import BUSY, SharedPace
 from .start_turn import Turn, TurnTimeout, start_turn
+from .waits import parse_retry_after, shown_wait
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
@@ -57,25 +56,6 @@ class FetchedResponse:
     @property
     def content_type(self) -> str:
         return self.headers.get("content-type", "").lower()
-
-
-def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a Retry-After header (delta-seconds or HTTP-date)."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    now = now or datetime.now(timezone.utc)
-    return max(0.0, (when - now).total_seconds())
 
 
 def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:
@@ -345,16 +325,26 @@ class ProviderSession:
                     self.http.note_rate_limited(self.provider, retry_after, response.sent_at)
             if attempt == attempts - 1:
                 break
-            wait = retry_after if retry_after is not None else self._backoff(attempt)
+            if retry_after is not None:
+                await self.wait_as_asked(retry_after, "Retry-After", reason=last_reason, status=last_status)
+                continue
+            wait = self._backoff(attempt)
             if wait >= self.remaining():
-                if retry_after is not None:
-                    raise self.error(f"{last_reason}; server asked to wait {retry_after:.0f} s, "
-                                     f"more than the {max(self.remaining(), 0):.0f} s left in this provider's budget",
-                                     status=last_status, retryable=True)
                 break
             await self.http.sleep(wait)
         suffix = f" after {attempts} attempts" if attempts > 1 else ""
         raise self.error(last_reason + suffix, status=last_status, retryable=True)
+
+    async def wait_as_asked(self, seconds: float, header: str, *, reason: str = "",
+                            status: int | None = None) -> None:
+        """Wait as the server asked (``header`` says how: Retry-After, Backoff), within the time
+        budget left: a longer wait (a day, ``inf``) is not waited at all but fails at once."""
+        left = self.remaining()
+        if not seconds < left:  # infinity too
+            prefix = f"{reason}; " if reason else ""
+            raise self.error(f"{prefix}server asked to wait {shown_wait(seconds)} ({header}), more than the "
+                             f"{max(left, 0):.0f} s left in this provider's budget", status=status, retryable=True)
+        await self.http.sleep(seconds)
 
     def _backoff(self, attempt: int) -> float:
         base = self.http.settings.backoff_seconds

@@ -104,11 +104,7 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
     # The per-second rate: wait as asked, then the layer's own retries (backoff), within the budget.
     wait = parse_retry_after(response.headers.get("retry-after"))
     if wait is not None:
-        if wait >= session.remaining():
-            raise session.error(f"HTTP 429 rate limited; server asked to wait {wait:.0f} s, more than the "
-                                f"{max(session.remaining(), 0):.0f} s left in this provider's budget", status=429,
-                                retryable=True)
-        await session.http.sleep(wait)
+        await session.wait_as_asked(wait, "Retry-After", reason="HTTP 429 rate limited", status=429)
     response = await session.get(url, params=params, accept_status=accept_status, retries=retries)
     observe(settings, response)
     return response

@@ -16,14 +16,14 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import httpx
 
 from ..core.errors import ProviderError
 from ..net.http import FetchedResponse, HttpClient
 from .declaration import CONNECTOR as DECLARED
-from .web_api import MAX_PAGES, PAGE_SIZE, items_of_page
+from .listing import PAGE_SIZE, read_listing
 
 CONNECTOR = DECLARED.name  # its base URL and pace (nothing retried): zotero/declaration.py
 RIS_TYPE = "application/x-research-info-systems"
@@ -44,9 +44,15 @@ class Target:
 
 @dataclass
 class ImportResult:
-    created: int
-    titles: list[str] = field(default_factory=list)
+    """What Zotero says an import saved: the items of its 201 answer (their titles and DOIs:
+    what tells which papers they are)."""
+
+    imported: list[tuple[str, str]] = field(default_factory=list)  # (title, DOI) of each item Zotero reports
     moved: bool = False
+
+    @property
+    def created(self) -> int:
+        return len(self.imported)
 
 
 class Connector:
@@ -88,21 +94,15 @@ class Connector:
                       editable=payload.get("libraryEditable") is not False and payload.get("editable") is not False,
                       named_tree_id=named[0]["id"] if named else None, same_name_count=len(named))
 
-    async def library_items(self) -> list[dict[str, Any]] | None:
-        """The local library's top-level items through Zotero's local API; None when it is off."""
-        found: list[dict[str, Any]] = []
-        for page in range(MAX_PAGES):
+    async def read_library(self, keep: Callable[[dict[str, Any]], None]) -> bool:
+        """Hand the local library's top-level items to ``keep`` through Zotero's local API
+        (listing.py's bounds); False when that API is off."""
+        async def page_at(start: int) -> FetchedResponse | None:
             response = await self._request(
                 "GET", "/api/users/0/items/top", headers={"Zotero-API-Version": "3"},
-                params={"format": "json", "limit": str(PAGE_SIZE), "start": str(page * PAGE_SIZE),
-                        "itemType": "-attachment"})
-            if response.status != 200:
-                return None  # 403: the local API is switched off; 404: a Zotero before 7
-            entries = items_of_page(response.content)
-            found.extend(entries)
-            if len(entries) < PAGE_SIZE:
-                break
-        return found
+                params={"format": "json", "limit": str(PAGE_SIZE), "start": str(start), "itemType": "-attachment"})
+            return response if response.status == 200 else None  # 403: the API is off; 404: a Zotero before 7
+        return await read_listing(page_at, keep, "the listing of Zotero desktop's library (its local API)", CONNECTOR)
 
     async def import_ris(self, ris: str, move_to: str | None) -> ImportResult:
         """Import RIS into the selected collection, then move it to ``move_to`` (a tree id)."""
@@ -113,9 +113,10 @@ class Connector:
             items = json.loads(response.content) if response.content.strip() else []
         except ValueError:
             items = []
-        titles = [str(item.get("title", "")) for item in items if isinstance(item, dict)] if isinstance(items,
-                                                                                                      list) else []
-        result = ImportResult(created=len(titles), titles=titles)
+        # Zotero answers with the items it saved: only those count as imported (an answer that is
+        # no list of items confirms nothing).
+        result = ImportResult([(_text(item.get("title")), _text(item.get("DOI"))) for item in items
+                               if isinstance(item, dict)] if isinstance(items, list) else [])
         if move_to:
             await self._post("/connector/updateSession", json={"sessionID": session_id, "target": move_to})
             result.moved = True
@@ -127,6 +128,10 @@ class Connector:
             raise ProviderError(f"Zotero's connector refused {path} (HTTP {response.status}): "
                                 f"{_reason(response)}", provider=CONNECTOR, status=response.status)
         return response
+
+
+def _text(value: Any) -> str:
+    return value[:2000] if isinstance(value, str) else ""
 
 
 def _json_object(response: FetchedResponse, what: str) -> dict[str, Any]:

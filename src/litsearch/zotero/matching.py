@@ -23,12 +23,12 @@ _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|2[01]\d\d)(?!\d)")
 
 @dataclass
 class Existing:
-    """One item already in the library: its key, version and collections (to add it to one)."""
+    """One item already in the library: its key, version and collections (to add it to one);
+    the index keeps this and the item's identities, never the whole item."""
 
     key: str
     version: int
     collections: list[str]
-    title: str
 
 
 @dataclass
@@ -44,8 +44,7 @@ class LibraryIndex:
             return
         version = data.get("version") if isinstance(data.get("version"), int) else 0
         collections = [c for c in data.get("collections") or [] if isinstance(c, str)]
-        title = data.get("title") if isinstance(data.get("title"), str) else ""
-        existing = Existing(key, version, collections, title)
+        existing = Existing(key, version, collections)
         identities = item_identities(data)
         self.dois[key] = {value for kind, value in identities if kind == "doi"}
         for found in identities:

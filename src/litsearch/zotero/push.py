@@ -18,7 +18,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 from ..core.errors import ProviderError
+from ..core.identifiers import normalize_doi
 from ..core.records import Paper
+from ..core.text import fold_title
 from ..net.http import HttpClient
 from .connector import Connector
 from .items import zotero_item
@@ -80,15 +82,14 @@ async def push_papers(papers: list[Paper], collection: str, via: str, http: Http
 async def _push_api(papers: list[Paper], collection: str, api: WebApi, say: Callable[[str], None]) -> PushSummary:
     say(f"looking for the collection {collection!r} in the Zotero {api.target.label}")
     key = await api.find_collection(collection)
+    say("reading the library's items (to skip papers already there)")
+    index = LibraryIndex()
+    await api.read_items(index.add)  # before a collection is created: a listing that fails leaves none behind
     state = "existing"
     if key is None:
         key = await api.create_collection(collection)
         state = "created"
     summary = PushSummary("api", api.target.label, collection, state)
-    say("reading the library's items (to skip papers already there)")
-    index = LibraryIndex()
-    for data in await api.items():
-        index.add(data)
     outcomes: list[PaperOutcome | None] = [None] * len(papers)
     to_create: list[int] = []
     to_add: dict[str, Any] = {}  # existing items to add to the collection, by key
@@ -155,8 +156,7 @@ async def _written_before(api: WebApi, papers: list[Paper], since: int | None, r
     tell which papers are there."""
     index = LibraryIndex()
     try:
-        for data in await api.items(since=since):
-            index.add(data)
+        await api.read_items(index.add, since=since)
     except ProviderError as exc:
         return [PaperOutcome(p.title, "failed", reason=f"{reason}; the library could not be checked: {exc}")
                 for p in papers]
@@ -225,13 +225,10 @@ async def _push_connector(papers: list[Paper], collection: str, connector: Conne
         summary.notes.append(f"Zotero has {target.same_name_count} collections named {collection!r}; the first "
                              "was used")
     index = LibraryIndex()
-    items = await connector.library_items()
-    if items is None:
+    if not await connector.read_library(index.add):
         summary.notes.append("duplicates were not checked: the connector cannot look items up; switch on Zotero's "
                              "local API (Settings → Advanced → \"Allow other applications on this computer to "
                              "communicate with Zotero\") to skip papers already in Zotero")
-    for data in items or []:
-        index.add(data)
     outcomes: list[PaperOutcome | None] = [None] * len(papers)
     to_send: list[int] = []
     for position, paper in enumerate(papers):
@@ -250,10 +247,33 @@ async def _push_connector(papers: list[Paper], collection: str, connector: Conne
             for position in to_send:
                 outcomes[position] = PaperOutcome(papers[position].title, "failed", reason=str(exc))
         else:
-            for position in to_send:
-                outcomes[position] = PaperOutcome(papers[position].title, "created")
-            if result.created != len(to_send):
-                summary.notes.append(f"Zotero reports {result.created} items imported for {len(to_send)} papers sent")
+            confirmed = confirmed_imports([papers[p] for p in to_send], result.imported)
+            for position, imported in zip(to_send, confirmed):
+                outcomes[position] = PaperOutcome(papers[position].title, "created") if imported else PaperOutcome(
+                    papers[position].title, "failed", reason=f"Zotero's connector did not report it imported (it "
+                                                             f"reported {result.created} of {len(to_send)} papers sent)")
     _mark_repeats(papers, outcomes)
     summary.outcomes = [outcome for outcome in outcomes if outcome is not None]
     return summary
+
+
+def confirmed_imports(papers: list[Paper], imported: list[tuple[str, str]]) -> list[bool]:
+    """Which papers sent the connector's answer confirms: all when it reports as many items as
+    papers sent (its own count), else those whose DOI (else title) one of its items carries,
+    each item confirming one paper."""
+    if len(imported) >= len(papers):
+        return [True] * len(papers)
+    by_key: dict[tuple[str, str], list[int]] = {}
+    for number, (title, doi) in enumerate(imported):
+        for key in (("doi", normalize_doi(doi) or ""), ("title", fold_title(title))):
+            if key[1]:
+                by_key.setdefault(key, []).append(number)
+    used: set[int] = set()
+    confirmed = []
+    for paper in papers:
+        keys = [("doi", normalize_doi(paper.doi) or "" if paper.doi else ""), ("title", fold_title(paper.title))]
+        found = next((number for key in keys if key[1] for number in by_key.get(key, []) if number not in used), None)
+        if found is not None:
+            used.add(found)
+        confirmed.append(found is not None)
+    return confirmed

@@ -6,7 +6,9 @@ Every request sends ``Zotero-API-Version: 3`` and the key as ``Authorization: Be
 httpx drops if a request were ever redirected elsewhere; redirects are not followed anyway).
 Writes carry a fresh ``Zotero-Write-Token``, so a write the HTTP layer retries after a lost
 answer is not stored twice: Zotero answers the repeat with 412, which ``AlreadyWritten`` reports.
-A ``Backoff`` header on any answer pauses the next request that long.
+A ``Backoff`` header on any answer pauses the next request that long, within that request's
+time budget: a longer pause (a day, ``inf``) fails the request at once with the reason. Listings
+are read within bounds, keeping only what the caller needs (listing.py).
 """
 
 from __future__ import annotations
@@ -14,18 +16,17 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import httpx
 
 from ..core.errors import ProviderError, UsageError
 from ..net.http import FetchedResponse, HttpClient, parse_retry_after
 from .declaration import WEB_API
+from .listing import PAGE_SIZE, read_listing
 
 ZOTERO = WEB_API.name  # its base URL, key and pace: zotero/declaration.py
-PAGE_SIZE = 100  # Zotero's largest page
 MAX_ITEMS_PER_WRITE = 50  # Zotero refuses more (413)
-MAX_PAGES = 2_000  # 200,000 items: a library larger than this is read no further
 _WRITE_STATUSES = frozenset({400, 409, 412, 413})
 
 
@@ -99,17 +100,6 @@ def _by_index(value: Any, count: int) -> dict[int, Any]:
     return found
 
 
-def items_of_page(body: bytes | str) -> list[dict[str, Any]]:
-    """The ``data`` of each item in a ``format=json`` page."""
-    try:
-        payload = json.loads(body)
-    except ValueError:
-        raise ProviderError("Zotero's answer to a listing is not JSON") from None
-    if not isinstance(payload, list):
-        raise ProviderError("Zotero's answer to a listing is not a list")
-    return [entry["data"] for entry in payload if isinstance(entry, dict) and isinstance(entry.get("data"), dict)]
-
-
 class WebApi:
     def __init__(self, http: HttpClient, target: ZoteroTarget):
         self.http = http
@@ -117,13 +107,15 @@ class WebApi:
         self.library_version: int | None = None
         self._resume_at = 0.0  # clock time before which a Backoff header asks us to wait
 
-    async def collections(self) -> list[dict[str, Any]]:
-        return [entry for entry in await self._pages("/collections", {}) if isinstance(entry.get("name"), str)]
-
     async def find_collection(self, name: str) -> str | None:
         """The key of the collection called ``name`` (a top-level one first), or None."""
-        matches = [c for c in await self.collections() if c["name"] == name]
-        matches.sort(key=lambda c: bool(c.get("parentCollection")))  # top-level first
+        matches: list[dict[str, Any]] = []
+
+        def keep(entry: dict[str, Any]) -> None:
+            if entry.get("name") == name:
+                matches.append({"key": entry["key"], "top": not entry.get("parentCollection")})
+        await self._listing("/collections", {}, keep, "collections")
+        matches.sort(key=lambda found: not found["top"])
         return matches[0]["key"] if matches else None
 
     async def create_collection(self, name: str) -> str:
@@ -139,12 +131,13 @@ class WebApi:
             raise ProviderError(f"Zotero did not create the collection {name!r}: {reply.failed.get(0, 'no reason')}")
         return reply.created[0]
 
-    async def items(self, since: int | None = None) -> list[dict[str, Any]]:
-        """Every top-level item (notes and attachments left out), or those changed ``since``."""
+    async def read_items(self, keep: Callable[[dict[str, Any]], None], since: int | None = None) -> None:
+        """Hand every top-level item (notes and attachments left out), or those changed ``since``,
+        to ``keep``."""
         params: dict[str, Any] = {"itemType": "-attachment"}
         if since is not None:
             params["since"] = str(since)
-        return await self._pages("/items/top", params)
+        await self._listing("/items/top", params, keep, "items")
 
     async def write_items(self, objects: list[dict[str, Any]]) -> WriteReply:
         """Create (or, with key and version, update) at most 50 objects in one write."""
@@ -155,27 +148,22 @@ class WebApi:
 
     # ------------------------------------------------------------ requests
 
-    async def _pages(self, path: str, params: Mapping[str, Any]) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        for page in range(MAX_PAGES):
-            response = await self._send("GET", path, params={**params, "format": "json", "limit": str(PAGE_SIZE),
-                                                             "start": str(page * PAGE_SIZE)})
-            entries = items_of_page(response.content)
-            found.extend(entries)
-            total = response.headers.get("total-results", "")
-            if len(entries) < PAGE_SIZE or (total.isdigit() and len(found) >= int(total)):
-                break
-        return found
+    async def _listing(self, path: str, params: Mapping[str, Any], keep: Callable[[dict[str, Any]], None],
+                       what: str) -> None:
+        async def page_at(start: int) -> FetchedResponse:
+            return await self._send("GET", path, params={**params, "format": "json", "limit": str(PAGE_SIZE),
+                                                         "start": str(start)})
+        await read_listing(page_at, keep, f"the listing of the {what} of the Zotero {self.target.label}", ZOTERO)
 
     async def _send(self, method: str, path: str, *, params: Any = None, json: Any = None,
                     write: bool = False) -> FetchedResponse:
+        session = self.http.session(ZOTERO)
         wait = self._resume_at - self.http.clock()
         if wait > 0:
-            await self.http.sleep(wait)
+            await session.wait_as_asked(wait, "Backoff")
         headers = {"Zotero-API-Version": "3", "Authorization": f"Bearer {self.target.api_key}"}
         if write:
             headers["Zotero-Write-Token"] = secrets.token_hex(16)
-        session = self.http.session(ZOTERO)
         try:
             response = await session.request(method, session.url(self.target.prefix + path), params=params,
                                              json=json, headers=headers, follow_redirects=False,
@@ -184,8 +172,8 @@ class WebApi:
         except httpx.HTTPError as exc:  # a corrupt compressed body: a failure of Zotero's answer, not a crash
             raise session.error(f"{type(exc).__name__}: {exc}") from None
         backoff = parse_retry_after(response.headers.get("backoff"))
-        if backoff:
-            self._resume_at = self.http.clock() + backoff
+        if backoff:  # the clock's time plus infinity is infinity: the next request fails at once
+            self._resume_at = max(self._resume_at, self.http.clock() + backoff)
         version = response.headers.get("last-modified-version", "")
         if version.isdigit():
             self.library_version = int(version)
