@@ -6,13 +6,15 @@ is refused (PEP 668, Debian and Ubuntu).
     python3 scripts/install.py                  # from the lit-search checkout
     python3 scripts/install.py --bin-dir DIR    # the link somewhere else than ~/.local/bin
 
-It builds the same private environment the Claude Code skill uses, once: a venv in
-lit-search's user data folder (``~/.local/share/lit-search/python3.X-env`` on Linux, or under
-$LITSEARCH_CACHE_DIR) holding this checkout's package and the exact versions in
-requirements.lock, built in a temporary folder and renamed into place. Then it writes
-``~/.local/bin/lit-search``, a two-line script that runs lit-search in that environment. Run it again after updating the
-checkout: a new version or new pins rebuild the environment. To remove it, delete that
-script and the environment folder. Standard library only: it runs before anything is installed.
+It builds the same private environment the Claude Code skill and its MCP server use, once: a
+venv in lit-search's user data folder (``~/.local/share/lit-search/environments/VERSION-python3.X``
+on Linux, or under $LITSEARCH_CACHE_DIR) holding this checkout's package and the exact versions
+in requirements.lock, built in a temporary folder and renamed into place. Then it writes
+``~/.local/bin/lit-search``, a short script that runs lit-search in that environment, and notes
+the script in the environment, so that the clean-up of other versions' environments after a
+plugin update leaves it alone. Run it again after updating the checkout: a new version gets
+its own environment, new pins rebuild it. To remove it, delete that script and the environment
+folder. Standard library only: it runs before anything is installed.
 """
 
 from __future__ import annotations
@@ -45,8 +47,6 @@ def main(argv: list[str]) -> int:
 
     if environment.plugin_root(ROOT / ".claude" / "skills" / "lit-search") is None:
         return _fail(f"{ROOT} is not a lit-search checkout (no pyproject.toml, src/ or requirements.lock)")
-    if os.environ.get("CLAUDE_PLUGIN_DATA"):  # that folder belongs to Claude Code's plugin
-        del os.environ["CLAUDE_PLUGIN_DATA"]
     try:
         python = environment.environment_python(ROOT)
     except environment.SetupFailed as failure:
@@ -62,6 +62,7 @@ def main(argv: list[str]) -> int:
     temporary.write_text(f'#!/bin/sh\n{MARK}\nexec "{python}" -m litsearch "$@"\n', encoding="utf-8")
     temporary.chmod(0o755)
     os.replace(temporary, link)  # the command that is there is whole: never half-written
+    _note_command(python.parent.parent / environment.TERMINAL_COMMANDS, link)
     print(f"lit-search is installed: {link} runs it in {python.parent.parent}")
     folders = [Path(entry).expanduser().resolve() for entry in os.environ.get("PATH", "").split(os.pathsep) if entry]
     if args.bin_dir.resolve() not in folders:
@@ -69,6 +70,17 @@ def main(argv: list[str]) -> int:
               f">> ~/.bashrc, then open a new shell), or run {link} by its full path.")
     print("Next: lit-search doctor   (which keys and email are set, and what the missing ones cost)")
     return 0
+
+
+def _note_command(notes: Path, link: Path) -> None:
+    """Add ``link`` to the environment's list of terminal commands that run it."""
+    try:
+        known = notes.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        known = []
+    if str(link) not in known:
+        with open(notes, "a", encoding="utf-8") as handle:
+            handle.write(f"{link}\n")
 
 
 def _head(path: Path) -> str:

@@ -44,12 +44,12 @@ def installed(tmp_path_factory):
                          cwd=clone, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "lit-search is installed" in run.stdout
-    [python] = (home / ".local" / "share" / "lit-search").glob("python3.*-env/bin/python")
+    [python] = (home / ".local" / "share" / "lit-search" / "environments").glob("*-python3.*/bin/python")
     return clone, home, python
 
 
 def test_the_installer_leaves_a_command_on_the_usual_path(installed):
-    clone, home, _ = installed
+    clone, home, python = installed
     script = home / ".local" / "bin" / "lit-search"
     run = subprocess.run(["env", "-i", f"HOME={home}", f"PATH={home / '.local' / 'bin'}:{SYSTEM_PATH}",
                           "bash", "--noprofile", "--norc", "-c", "lit-search --version"],
@@ -59,6 +59,8 @@ def test_the_installer_leaves_a_command_on_the_usual_path(installed):
                             "scripts/install.py"], cwd=clone, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "first run" not in again.stderr, again.stderr  # reused, not rebuilt
     assert script.read_text().count("\n") == 3
+    notes = python.parent.parent / "terminal-commands"  # kept by the clean-up of unused environments
+    assert notes.read_text().splitlines() == [str(script)]  # noted once, though installed twice
 
 
 def test_the_installer_never_replaces_a_command_it_did_not_write(installed, tmp_path):

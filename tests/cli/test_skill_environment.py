@@ -1,13 +1,17 @@
 """The skill's launcher under a Python without lit-search's dependencies (issue 13, item 2):
 it builds a private environment once from the plugin's own files (package source and pinned
-requirements), prints one line while doing so, reuses it, rebuilds it when the pins or the
-version change, builds it once when two first runs start together, and fails in one line
-naming the fixing command when the package index cannot be reached. Real `pip install`s."""
+requirements), prints one line while doing so, reuses it, rebuilds it when the pins change,
+builds it once when two first runs start together, keeps it in lit-search's data folder
+whether or not Claude Code sets CLAUDE_PLUGIN_DATA (issue 30), and fails in one line naming
+the fixing command when the package index cannot be reached, leaving nothing behind. Real
+`pip install`s; test_environment_folders.py tests the folders and locks without pip."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,20 +38,26 @@ def launch(root: Path, python: Path, env: dict[str, str], *args: str) -> subproc
 
 def test_a_first_run_builds_the_environment_once_then_reuses_it(plugin, tmp_path, tmp_path_factory):
     root, python = plugin
-    data = tmp_path / "plugin-data"
+    plugin_data, cache = tmp_path / "plugin-data", tmp_path / "cache"
     with FakeServer() as server:
-        env = clean_env(**fake_apis.install(server), CLAUDE_PLUGIN_DATA=str(data),
-                        LITSEARCH_CACHE_DIR=str(tmp_path / "cache"), PIP_CACHE_DIR=pip_cache(tmp_path_factory))
+        env = clean_env(**fake_apis.install(server), LITSEARCH_CACHE_DIR=str(cache),
+                        PIP_CACHE_DIR=pip_cache(tmp_path_factory))
+        # One run as the MCP server is started (Claude Code sets CLAUDE_PLUGIN_DATA), one as the
+        # skill's shell command is (it does not): one environment for both.
+        variants = [{**env, "CLAUDE_PLUGIN_DATA": str(plugin_data)}, env]
         args = ("CRISPR off-target effects", "--providers", "openalex", "--no-verify", "--format", "json")
         with ThreadPoolExecutor(2) as pool:  # two first runs at once
-            runs = list(pool.map(lambda _: launch(root, python, env, *args), range(2)))
+            runs = list(pool.map(lambda run_env: launch(root, python, run_env, *args), variants))
         for run in runs:
             assert run.returncode == 0, run.stderr
             assert "Traceback" not in run.stderr
             assert any("DNA targeting specificity" in r["title"] for r in json.loads(run.stdout)["results"])
         assert sum(run.stderr.count(SETUP_LINE) for run in runs) == 1  # built once, under the lock
-        [folder] = [path for path in data.iterdir() if path.is_dir()]
-        assert json.loads((folder / "lit-search-environment.json").read_text())["version"] == "0.1.0"
+        [folder] = (cache / "environments").iterdir()  # the folder alone: no lock, nothing half-built
+        version = re.search(r'^version = "([^"]+)"', (root / "pyproject.toml").read_text(), re.M).group(1)
+        assert folder.name == f"{version}-python{sys.version_info[0]}.{sys.version_info[1]}"
+        assert json.loads((folder / "lit-search-environment.json").read_text())["version"] == version
+        assert not plugin_data.exists()
 
         again = launch(root, python, env, *args)
         assert again.returncode == 0 and SETUP_LINE not in again.stderr  # reused
@@ -58,11 +68,12 @@ def test_a_first_run_builds_the_environment_once_then_reuses_it(plugin, tmp_path
         rebuilt = launch(root, python, env, *args)
         assert rebuilt.returncode == 0, rebuilt.stderr
         assert rebuilt.stderr.count(SETUP_LINE) == 1
+        assert list((cache / "environments").iterdir()) == [folder]  # rebuilt in place
 
 
 def test_without_a_package_index_one_line_names_the_fix(plugin, tmp_path):
     root, python = plugin
-    env = clean_env(CLAUDE_PLUGIN_DATA=str(tmp_path / "data"), PIP_NO_INDEX="1", PIP_FIND_LINKS="",
+    env = clean_env(LITSEARCH_CACHE_DIR=str(tmp_path / "data"), PIP_NO_INDEX="1", PIP_FIND_LINKS="",
                     PIP_CACHE_DIR=str(tmp_path / "empty-pip-cache"))
     run = launch(root, python, env, "anything")
     assert run.returncode == 2
@@ -70,7 +81,7 @@ def test_without_a_package_index_one_line_names_the_fix(plugin, tmp_path):
     assert len(lines) == 1 and "Traceback" not in run.stderr
     assert lines[0].startswith("lit-search: cannot install lit-search's dependencies")
     assert f"-m pip install -r {root / 'requirements.lock'} {root}" in lines[0]
-    assert not any(path.name.endswith("-env") for path in (tmp_path / "data").iterdir())  # nothing half-built
+    assert list((tmp_path / "data" / "environments").iterdir()) == []  # nothing half-built, no lock file
 
 
 def test_a_skill_folder_copied_alone_says_how_to_install(tmp_path):

@@ -6,7 +6,8 @@
    ``<root>/.claude/skills/lit-search`` -> ``<root>/src``) when this Python has the
    dependencies: run it from there.
 3. Else build a private environment once from that source and its pinned dependencies
-   (environment.py) and run the command inside it.
+   (environment.py) and run the command inside it. ``mcp`` over stdio goes through
+   mcp_front.py instead, which answers the client at once while the environment builds.
 A skill folder copied alone, without its source, says how to install the package.
 """
 
@@ -44,6 +45,12 @@ def _fail(message: str) -> "None":
     sys.exit(2)
 
 
+def _mcp_over_stdio(args: list[str]) -> bool:
+    """``mcp`` with no --http and no --help: a client is waiting on stdin for its handshake."""
+    return bool(args) and args[0] == "mcp" and not any(
+        arg in ("-h", "--help") or arg.startswith("--http") for arg in args[1:])
+
+
 def main() -> None:
     if sys.version_info < MIN_PYTHON:
         _fail(f"needs Python {MIN_PYTHON[0]}.{MIN_PYTHON[1]} or newer, but {sys.executable} is "
@@ -59,12 +66,16 @@ def main() -> None:
             sys.path.insert(0, str(root / "src"))
         if root is None or not _importable():
             if os.environ.get(environment.BOOTSTRAPPED) == "1":
-                _fail("its private environment cannot import the package; delete the environment folder "
-                      f"under {environment.data_folder()} and retry")
+                _fail("its private environment cannot import the package; delete its folder under "
+                      f"{environment.environments_folder()} and retry")
             if root is None:
                 _fail("the litsearch package is not installed and this skill folder has no source to set it "
                       "up from; install it with `pipx install <path-or-url-of-the-lit-search-repository>` "
                       "(or `pip install …`), or install the plugin: `claude plugin install lit-search@lit-search`")
+            if _mcp_over_stdio(sys.argv[1:]):
+                import mcp_front
+
+                sys.exit(mcp_front.main(root, Path(__file__).resolve(), sys.argv[2:]))
             try:
                 python = environment.environment_python(root)
             except environment.SetupFailed as failure:
