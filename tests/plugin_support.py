@@ -42,8 +42,10 @@ def python_without_packages(folder: Path) -> Path:
 
 
 def pip_cache(tmp_path_factory) -> str:
-    """One pip download cache for the session: installs stay real but fetch each wheel once."""
-    return str(tmp_path_factory.getbasetemp() / "pip-cache")
+    """One pip download cache for the session, shared by pytest-xdist's workers (each has a
+    folder of its own under one root): installs stay real but fetch and build each wheel once."""
+    base = tmp_path_factory.getbasetemp()
+    return str((base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "pip-cache")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
