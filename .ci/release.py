@@ -3,6 +3,7 @@
 
     python3 .ci/release.py patch            # 0.2.0 -> 0.2.1 (also: minor, major, or 0.3.0)
     python3 .ci/release.py check            # exit 1, naming what is wrong, if a release is due
+    python3 .ci/release.py again            # the same version recorded anew: never published yet
 
 Claude Code keeps an installed plugin by its version: a change shipped under an old version
 never reaches the users who have it. So the version has one source, ``pyproject.toml``, and
@@ -160,27 +161,14 @@ def _replace(path: Path, text: str) -> None:
 
 def release(root: Path, asked: str) -> str:
     current = version(root)
-    new = next_version(current, asked)
-    if new == current and recorded(root).get("version") == current and _committed_version(root) == current:
-        raise ValueError(f"{current} is already released; a release needs a new version (patch, minor, major)")
+    new = current if asked == "again" else next_version(current, asked)
+    if new == current and asked != "again" and recorded(root).get("version") == current:
+        raise ValueError(f"{current} is already recorded; a release needs a new version (patch, minor, major), "
+                         f"or `again` if {current} was never published")
     write_version(root, new)
     _replace(root / RECORD, json.dumps({"version": new, "shipped_files_sha256": digest(root),
                                         "shipped_files": len(shipped_files(root))}, indent=2) + "\n")
     return new
-
-
-def _committed_version(root: Path) -> str | None:
-    """The version release.json records in the last commit (a record not yet committed may be
-    written again, e.g. after a fix found while testing the release)."""
-    if subprocess.run(["git", "rev-parse", "--git-dir"], cwd=root, capture_output=True).returncode != 0:
-        return recorded(root).get("version")  # no git: every record counts as released
-    run = subprocess.run(["git", "show", f"HEAD:{RECORD}"], cwd=root, capture_output=True, text=True)
-    if run.returncode != 0:
-        return None  # never committed
-    try:
-        return json.loads(run.stdout).get("version")
-    except ValueError:
-        return None
 
 
 def main(argv: list[str]) -> int:
@@ -197,7 +185,8 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"release.py: {error}", file=sys.stderr)
         return 2
-    print(f"lit-search {new}: every copy of the version and {RECORD} written; commit them, then tag v{new}")
+    print(f"lit-search {new}: every copy of the version and {RECORD} written; commit them with the change "
+          "(then `claude plugin tag .` tags the release)")
     return 0
 
 

@@ -105,12 +105,14 @@ def test_a_version_that_is_not_a_step_forward_is_refused_in_one_line(checkout, a
     assert run.returncode == 2 and run.stderr.count("\n") == 1 and run.stderr.startswith("release.py: ")
 
 
-def test_releasing_the_released_version_again_is_refused_but_an_uncommitted_record_may_be_rewritten(checkout):
+def test_the_recorded_version_is_not_recorded_twice_unless_asked_again(checkout):
     run = _release(checkout, release["version"](checkout))
-    assert run.returncode == 2 and "already released" in run.stderr
+    assert run.returncode == 2 and "already recorded" in run.stderr and "`again`" in run.stderr
     assert _release(checkout, "minor").returncode == 0
+    cut = release["version"](checkout)
     module = checkout / "src" / "litsearch" / "render" / "table.py"
-    module.write_text(module.read_text() + "\n# a fix found while testing the release\n")
-    again = _release(checkout, release["version"](checkout))  # not committed yet: the same version
+    module.write_text(module.read_text() + "\n# a fix found before the release was published\n")
+    assert _release(checkout, "check").returncode == 1
+    again = _release(checkout, "again")
     assert again.returncode == 0, again.stderr
-    assert _release(checkout, "check").returncode == 0
+    assert release["version"](checkout) == cut and _release(checkout, "check").returncode == 0

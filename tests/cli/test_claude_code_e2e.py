@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 import fake_apis
 from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, kill_tree,
                                  tool_results)
@@ -26,6 +28,7 @@ TOPIC = "CRISPR off-target effects"
 ASK = {"FAKE_TOOL": r"mcp__.*__paper_search$", "FAKE_TOOL_INPUT": json.dumps({"topic": TOPIC, "limit": 5})}
 
 
+@pytest.mark.slow
 def test_slash_command_first_after_a_killed_build_then_an_mcp_tool_share_one_environment(tmp_path, tmp_path_factory):
     claude = ClaudeHome(tmp_path, tmp_path_factory)
     claude.install_plugin()

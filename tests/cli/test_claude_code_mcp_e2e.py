@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import sys
 
+import pytest
+
 import fake_apis
 from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, offered_tools,
                                  requests, tool_results)
@@ -23,6 +25,7 @@ INSTALLING = "lit-search is installing its environment, once, about a minute; ca
 ASK = {"FAKE_TOOL": r"mcp__.*__paper_search$", "FAKE_TOOL_INPUT": json.dumps({"topic": TOPIC, "limit": 5})}
 
 
+@pytest.mark.slow
 def test_an_mcp_tool_first_is_offered_at_once_then_answers_and_the_skill_shares_its_environment(
         tmp_path, tmp_path_factory):
     claude = ClaudeHome(tmp_path, tmp_path_factory)

@@ -205,6 +205,7 @@ def test_a_waiter_never_shares_the_lock_with_the_next_holder(tmp_path, monkeypat
     assert not path.exists()
 
 
+@pytest.mark.slow
 def test_a_real_build_killed_with_sigkill_leaves_nothing_the_next_run_does_not_remove(tmp_path, monkeypatch):
     """The background build the MCP front starts (`python3 environment.py ROOT`, its own
     session), killed with its pip while pip waits for the package index."""

@@ -36,6 +36,7 @@ def launch(root: Path, python: Path, env: dict[str, str], *args: str) -> subproc
     return subprocess.run(command, capture_output=True, text=True, env=env, timeout=900)
 
 
+@pytest.mark.slow
 def test_a_first_run_builds_the_environment_once_then_reuses_it(plugin, tmp_path, tmp_path_factory):
     root, python = plugin
     plugin_data, cache = tmp_path / "plugin-data", tmp_path / "cache"
@@ -71,6 +72,7 @@ def test_a_first_run_builds_the_environment_once_then_reuses_it(plugin, tmp_path
         assert list((cache / "environments").iterdir()) == [folder]  # rebuilt in place
 
 
+@pytest.mark.slow
 def test_without_a_package_index_one_line_names_the_fix(plugin, tmp_path):
     root, python = plugin
     env = clean_env(LITSEARCH_CACHE_DIR=str(tmp_path / "data"), PIP_NO_INDEX="1", PIP_FIND_LINKS="",
