@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import runpy
+import shutil
 import subprocess
 import sys
 
 import pytest
 
 from conftest import REPO
-from plugin_support import plugin_copy
 
 RELEASE = REPO / ".ci" / "release.py"
 release = runpy.run_path(str(RELEASE))
@@ -50,8 +50,12 @@ def _release(root, *args):
 
 @pytest.fixture
 def checkout(tmp_path):
-    """A copy of the checkout with a git history of its own, released at its version."""
-    root = plugin_copy(tmp_path / "clone")
+    """The shipped files, the release record and tool, and a page of docs, with a git history
+    of their own: a checkout released at its version."""
+    root = tmp_path / "clone"
+    for name in [*release["shipped_files"](REPO), "release.json", ".ci/release.py", "docs/search.md"]:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(REPO / name, root / name)
     for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit",
                                                     "-qm", "start"]):
         subprocess.run(["git", *command], cwd=root, check=True, capture_output=True)

@@ -2,22 +2,25 @@
 README's two commands into a fresh HOME whose `python3` has no packages, then `claude -p`
 asked for papers by the scripted model (../shared/tools/scripted_model.py, FAKE_TOOL).
 
-No MCP_TIMEOUT or MCP_CONNECTION_NONBLOCKING: Claude Code's defaults. The tool must be offered
-from the first request of the first run, while the private environment does not exist yet (it
-may answer "installing, call again"); the build must go on after that run ends, the next run's
-call must return the ranked table, `claude mcp list` must say Connected, and `/lit-search`
-must then run in the same environment: one folder, nothing rebuilt, nothing left beside it."""
+No MCP_TIMEOUT or MCP_CONNECTION_NONBLOCKING: Claude Code's defaults. A first run is killed with
+SIGKILL, Claude Code and every process it started (the background build included), while the
+private environment builds. In the next run the tool must be offered from the first request,
+while the environment does not exist yet (it may answer "installing, call again"); the build
+must go on after that run ends, the next run's call must return the ranked table, `claude mcp
+list` must say Connected, and `/lit-search` must then run in the same environment: one folder,
+nothing rebuilt, nothing left beside it."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 
 import pytest
 
 import fake_apis
-from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, offered_tools,
-                                 requests, tool_results)
+from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, kill_tree,
+                                 offered_tools, requests, tool_results)
 from fake_server import FakeServer
 
 TOPIC = "CRISPR off-target effects"
@@ -33,6 +36,16 @@ def test_an_mcp_tool_first_is_offered_at_once_then_answers_and_the_skill_shares_
     with FakeServer() as server:
         apis = fake_apis.install(server)
 
+        with claude.scripted_model("killed-run", **ASK) as (model, _):
+            run = claude.start("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
+            deadline = time.monotonic() + 600
+            while not any(".building-" in name for name in claude.environment_folders()):
+                assert run.poll() is None and time.monotonic() < deadline, claude.environment_folders()
+                time.sleep(0.2)
+            kill_tree(run.pid)
+            run.wait(timeout=60)
+        assert any(".building-" in name for name in claude.environment_folders())  # what the kill left
+
         with claude.scripted_model("first-run", **ASK) as (model, log):
             first = claude.run("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
         assert first.returncode == 0, first.stdout + first.stderr
@@ -41,7 +54,7 @@ def test_an_mcp_tool_first_is_offered_at_once_then_answers_and_the_skill_shares_
         assert INSTALLING in answer or TABLE_HEADER in answer, answer[:2000]
         assert not claude.needs_auth_cache().exists()  # the server never looked failed to Claude Code
 
-        claude.wait_until_built()  # the build outlived the run that started it
+        claude.wait_until_built()  # the build outlived the run that started it; the kill's leftovers are gone
         with claude.scripted_model("second-run", **ASK) as (model, log):
             second = claude.run("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
         assert second.returncode == 0, second.stdout + second.stderr

@@ -88,11 +88,27 @@ def test_the_plugin_ships_the_skill_and_what_its_launcher_needs():
 
 
 def skill_command() -> str:
-    """The helper invocation exactly as SKILL.md writes it."""
+    """The helper invocation exactly as SKILL.md's first shell block writes it."""
     body = SKILL_DIR.joinpath("SKILL.md").read_text(encoding="utf-8")
-    lines = [line for line in body.splitlines() if "${CLAUDE_SKILL_DIR}/scripts/lit_search.py" in line]
+    blocks = re.findall(r"^```bash\n(.*?)^```", body, re.S | re.M)
+    lines = [line for block in blocks for line in block.splitlines()
+             if "${CLAUDE_SKILL_DIR}/scripts/lit_search.py" in line]
     assert lines, "SKILL.md must call the helper through ${CLAUDE_SKILL_DIR}"
     return lines[0].strip()
+
+
+def test_the_skill_pre_approves_its_own_launcher_and_nothing_else():
+    """Claude Code puts the skill's folder in place of ${CLAUDE_SKILL_DIR} in allowed-tools and
+    lets a Bash command through when it starts with a pattern's text before ` *`."""
+    allowed = re.findall(r"(\w+)\(([^)]*)\)", frontmatter()["allowed-tools"])
+    assert allowed and all(tool == "Bash" for tool, _ in allowed)
+    prefixes = [pattern.removesuffix(" *") for _, pattern in allowed]
+    assert all(pattern.endswith(" *") for _, pattern in allowed)
+    launcher = "${CLAUDE_SKILL_DIR}/scripts/lit_search.py"
+    assert sorted(prefixes) == sorted([f'python3 "{launcher}"', f"python3 {launcher}"])
+    command = skill_command()
+    assert any(command.startswith(prefix + " ") for prefix in prefixes), command
+    assert not any("python3 -c print(1)".startswith(prefix) for prefix in prefixes)
 
 
 def run_skill_command(skill_dir: Path, scratch: Path, env_extra: dict[str, str],
