@@ -232,6 +232,15 @@ def test_a_real_build_killed_with_sigkill_leaves_nothing_the_next_run_does_not_r
     environments = data / "environments"
     left = names(environments)
     assert any(".building-" in name for name in left) and any(name.endswith(".lock") for name in left), left
+    [lock] = [environments / name for name in left if name.endswith(".lock")]
+    deadline = time.monotonic() + 120
+    while True:  # SIGKILL is delivered, and pip dies, a moment after the builder is reaped
+        with environment.Lock.try_hold(lock) as held:
+            if held is not None:
+                break
+        assert time.monotonic() < deadline, "the killed build's lock is still held"
+        time.sleep(0.1)
+    lock.write_text("")  # as the dead build left it (trying the lock just removed it)
 
     # The next run: another process finished the environment meanwhile (a stand-in here); the
     # launcher finds it and removes what the killed build left.
