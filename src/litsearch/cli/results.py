@@ -22,6 +22,29 @@ def add_result_options(parser: argparse.ArgumentParser, format_help: str, output
     add_abstract_options(parser)
 
 
+def add_rerank_option(parser: argparse.ArgumentParser) -> None:
+    """--rerank semantic|none (search, snowball)."""
+    from ..search.options import RERANK_MODES
+
+    parser.add_argument("--rerank", choices=RERANK_MODES, default=None,
+                        help="semantic: re-rank the top 30 by meaning with the optional sentence-embedding model "
+                             "(pip install 'lit-search[semantic]'; the model is fetched once, on the first "
+                             "--rerank semantic or with `lit-search doctor --install semantic`); none: the lexical "
+                             "order. Default: semantic when the re-ranker and its model are installed, else none")
+
+
+def rerank_mode(requested: str | None, console: Any) -> str | None:
+    """The re-ranking to search with: the variables checked, and on an explicit --rerank semantic
+    the model fetched once when missing (one line); a failed fetch keeps the lexical order, said
+    in one line."""
+    from ..semantic.prepare import prepared_mode
+
+    mode, note = prepared_mode(requested, say=console.say)
+    if note:
+        console.warn(note)
+    return mode
+
+
 def add_abstract_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--abstracts", action="store_true",

@@ -33,7 +33,7 @@ from .common import (
     write_output,
 )
 from .progress import LiveStatus
-from .results import abstracts_wanted, add_result_options, result_format, write_result
+from .results import abstracts_wanted, add_rerank_option, add_result_options, rerank_mode, result_format, write_result
 
 PROG = "lit-search"
 
@@ -120,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="order of the table: relevance to the topic (default; see 'ranking' below), "
                              "impact (relevance x ln(citations + 1), the first versions' order), citations "
                              "(most cited first) or year (newest first)")
+    add_rerank_option(parser)
     add_result_options(parser, "table: a view sized to the terminal (the default when stdout is one); markdown: "
                                "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
                                "the full record; or an export for reference managers (bibtex, ris, csl-json) or "
@@ -196,7 +197,7 @@ def options_from_args(args: argparse.Namespace) -> SearchOptions:
     check_providers(filters, providers)
     return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
                          filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify,
-                         exclude_retracted=args.exclude_retracted)
+                         exclude_retracted=args.exclude_retracted, rerank=args.rerank)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -212,6 +213,7 @@ def search_command(argv: Sequence[str]) -> int:
     check_file_target(args.record, "--record", example="search.json")
     mode = cache_mode(args)
     console = Console(settings, args.quiet)
+    options.rerank = rerank_mode(options.rerank, console)
     live = LiveStatus() if LiveStatus.wanted(args.quiet) else None
     result, saved_note, save_error = fetch(settings, mode, console,
                                            lambda http, store: _search(http, store, options, args.save, live),
@@ -223,6 +225,8 @@ def search_command(argv: Sequence[str]) -> int:
     footer_on_screen = fmt in ("markdown", TERMINAL_VIEW) and not args.output
     if result.provider_reason and not footer_on_screen:
         console.say(f"providers: {result.provider_reason}")  # the footer says it otherwise
+    if result.rerank_note and not footer_on_screen:
+        console.warn(result.rerank_note)
     for outcome in result.outcomes:
         if outcome.error and live is None:  # the live status line already said so
             console.say(f"{outcome.provider} failed: {outcome.error}")

@@ -25,7 +25,7 @@ from .common import (
     run_command,
     write_output,
 )
-from .results import abstracts_wanted, add_result_options, result_format, write_result
+from .results import abstracts_wanted, add_rerank_option, add_result_options, rerank_mode, result_format, write_result
 
 PROG = "lit-search snowball"
 
@@ -58,6 +58,7 @@ def build_parser():
     add_result_options(parser, "table (a terminal view, the default on a terminal), markdown (the default "
                                "elsewhere), JSON, or an export format")
     parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")
+    add_rerank_option(parser)
     parser.add_argument("--record", metavar="FILE", help="write a JSON search record (see `lit-search report`)")
     parser.add_argument("--no-verify", action="store_true", help="skip the Crossref checks and Unpaywall lookups")
     add_quiet_option(parser)
@@ -81,6 +82,7 @@ def snowball_command(argv: Sequence[str]) -> int:
     check_file_target(args.record, "--record", example="search.json")
     settings = load_settings()
     console = Console(settings, args.quiet)
+    rerank = rerank_mode(args.rerank, console) if args.topic else args.rerank
     started = time.monotonic()
 
     async def work(http, store):
@@ -89,7 +91,7 @@ def snowball_command(argv: Sequence[str]) -> int:
         from ..graph.links import save_shown
         from ..graph.snowball import snowball
 
-        found = await snowball(http, chosen, args.direction, args.topic, progress=console.say)
+        found = await snowball(http, chosen, args.direction, args.topic, progress=console.say, rerank=rerank)
         result = await as_search_result(http, found, args.limit, not args.no_verify, started)
         note, error = (None, None)
         if args.save and store is not None and result.results:

@@ -48,4 +48,5 @@ async def as_search_result(http: Any, found: SnowballResult, limit: int, verify:
     return ChasedResult(query=f"snowball from {labels} ({found.direction})", variants=[], outcomes=[],
                         results=shown + rest, provider_reason=None,
                         search_time_ms=int((time.monotonic() - started) * 1000), enrichment=report,
-                        sent=list(http.sent), records_found=found.references_found + found.citing_found)
+                        sent=list(http.sent), records_found=found.references_found + found.citing_found,
+                        reranked=found.reranked, rerank_note=found.rerank_note)

@@ -57,6 +57,8 @@ class SnowballResult:
     notes: list[str] = field(default_factory=list)
     requests: dict[str, int] = field(default_factory=dict)
     citing_coverage: list[str] = field(default_factory=list)  # per seed: what its citing list covers
+    reranked: bool = False  # the top papers were re-ranked by meaning (semantic/rerank.py)
+    rerank_note: str | None = None  # why the re-ranker did not run, when it was to run
 
     def reach(self) -> str:
         """What was fetched, for the footer: the reference cap and each seed's citing coverage."""
@@ -81,8 +83,11 @@ class SnowballResult:
 
 
 async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction: str = "both",
-                   topic: str | None = None, progress: Callable[[str], None] | None = None) -> SnowballResult:
-    """Fetch every seed's lists (a few seeds at a time), merge and rank the candidates."""
+                   topic: str | None = None, progress: Callable[[str], None] | None = None,
+                   rerank: str | None = None) -> SnowballResult:
+    """Fetch every seed's lists (a few seeds at a time), merge and rank the candidates; with a
+    topic, ``rerank`` "semantic" (None: where the re-ranker is installed) re-ranks the top by
+    meaning among the papers reaching the same number of seeds."""
     gate = asyncio.Semaphore(PARALLEL_FETCHES)
 
     async def fetch(label: str, ref: PaperRef) -> tuple[Seed, PaperBundle | None]:
@@ -109,8 +114,22 @@ async def snowball(http: HttpClient, refs: list[tuple[str, PaperRef]], direction
             result.citing_found += len(bundle.citations)
             result.citing_coverage.append(f"seed {number + 1}: {bundle.citations_coverage or 'none listed'}")
     result.results, result.seed_records = _merged_and_ranked(seeds, candidates, topic)
+    if topic:
+        await _reranked(result, topic, rerank)
     result.requests = dict(http.request_counts)
     return result
+
+
+async def _reranked(result: SnowballResult, topic: str, rerank: str | None) -> None:
+    from ..semantic.rerank import default_mode, rerank_papers
+
+    if (rerank or default_mode()) != "semantic" or not result.results:
+        return
+    done = await asyncio.to_thread(rerank_papers, topic, result.results, lexical=lambda item: item.relevance,
+                                   band=lambda item: item.score)
+    result.results, result.reranked, result.rerank_note = done.papers, done.applied, done.note
+    if done.note:
+        result.notes.append(done.note)
 
 
 def _merged_and_ranked(seeds: list[Seed], candidates: list[tuple[Paper, int, str]],

@@ -114,6 +114,8 @@ def result_payload(result, limit: int, include_abstracts: bool = True) -> dict[s
              "requests": o.requests, "from_cache": o.cached, "seconds": round(o.seconds, 2), "error": o.error}
             for o in result.outcomes
         ],
+        # Only when it ran: without the re-ranker the document is the same as before it existed.
+        **({"rerank": "semantic"} if getattr(result, "reranked", False) else {}),
     }
 
 

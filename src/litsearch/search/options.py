@@ -12,6 +12,9 @@ MAX_QUERY_CHARS = 1000
 # The orders a search can be asked for (search/rank.py sorts by them).
 SORT_KEYS = ("relevance", "impact", "citations", "year")
 MAX_VARIANTS = 8
+# The re-ranking a search can be asked for (semantic/rerank.py); None: semantic where the
+# optional re-ranker and its model are installed, none elsewhere.
+RERANK_MODES = ("semantic", "none")
 # Records asked of each provider: a full page of 100, which costs every API the same one request
 # as a short page, so the ranking has a pool to choose from (it scores every paper itself).
 # Earlier versions asked twice the rows shown (25-100): --offline still finds those answers.
@@ -29,6 +32,7 @@ class SearchOptions:
     verify: bool = True  # check DOIs at Crossref
     find_open_access: bool = True  # ask Unpaywall for missing OA links
     exclude_retracted: bool = False  # drop papers a source marks retracted (default: shown, marked)
+    rerank: str | None = None  # "semantic", "none", or None: this installation's default
 
     @property
     def queries(self) -> list[str]:

@@ -61,6 +61,8 @@ class SearchResult:
     offline: bool = False  # answered from the cache alone (--offline)
     excluded_retracted: int = 0  # retracted papers left out (--exclude-retracted)
     after_dedupe: int | None = None  # papers once duplicates were merged, before the filters
+    reranked: bool = False  # the top of the order was fused with the semantic re-ranker's
+    rerank_note: str | None = None  # why the re-ranker did not run, when it was to run
     sent: list[dict] = field(default_factory=list)  # every request, as HttpClient.log_request noted it
     filters: Filters | None = None  # as applied: entity filters resolved to OpenAlex ids
 
@@ -209,6 +211,23 @@ def apply_filters(items: list[RankedPaper], outcomes: list[ProviderOutcome],
     return kept, report
 
 
+async def reranked_by_meaning(options: SearchOptions,
+                              items: list[RankedPaper]) -> tuple[list[RankedPaper], bool, str | None]:
+    """(the items, re-ranked or not, whether they were, a one-line note): the optional semantic
+    re-ranker on the top of a relevance order (semantic/rerank.py), in a worker thread so a
+    server's other calls go on while it embeds."""
+    from ..semantic.rerank import default_mode, rerank_papers
+
+    mode = options.rerank or default_mode()
+    if mode != "semantic" or not items:
+        return items, False, None
+    if options.sort != "relevance":
+        note = f"semantic re-ranking applies to --sort relevance; the {options.sort} order is kept"
+        return items, False, note if options.rerank else None
+    done = await asyncio.to_thread(rerank_papers, options.topic, items, variants=options.queries[1:])
+    return done.papers, done.applied, done.note
+
+
 class SearchProgress(Protocol):
     """Who wants to hear how a search goes (a live status line; nothing by default)."""
 
@@ -286,6 +305,9 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
     excluded = 0
     if options.exclude_retracted:  # what OpenAlex and PubMed already said, before choosing the rows
         kept, excluded = without_retracted(kept)
+    kept, reranked, rerank_note = await reranked_by_meaning(options, kept)
+    if rerank_note:
+        enrichment.notes.append(rerank_note)
     shown, rest = kept[: options.limit], kept[options.limit:]
     if shown and (options.find_open_access or options.verify):
         progress.enriching(len(shown))
@@ -309,6 +331,8 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
         offline=bool(http.cache is not None and http.cache.offline),
         excluded_retracted=excluded,
         after_dedupe=len(ranked),
+        reranked=reranked,
+        rerank_note=rerank_note,
         sent=list(http.sent),
         filters=filters,
     )

@@ -164,6 +164,8 @@ def why(item: RankedPaper, providers_answered: int | None = None) -> str:
     elif terms.get("title_match", 0) > 0:
         parts.append("title nearly the query")
     parts.append(f"text match {terms.get('lexical', 0):.2f}")
+    if "semantic" in terms:  # the optional re-ranker's term (semantic/rerank.py)
+        parts.append(f"meaning match {terms['semantic']:.2f} (re-ranked by meaning)")
     found = len(item.provider_scores)
     parts.append(f"found by {found} of {providers_answered} sources" if providers_answered
                  else f"found by {found} source{'s' if found != 1 else ''}")
