@@ -19,6 +19,11 @@ FIXTURES = SHARED / "fixtures"
 # platform data folder) points into a throwaway folder for this test process and its children.
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litsearch-tests-")
 os.environ.pop("LITSEARCH_CACHE_DIR", None)
+# Nor a model the user pointed the semantic re-ranker at, or a download mirror: tests that want
+# them set their own.
+for _name in ("LITSEARCH_RERANK_MODEL", "LITSEARCH_MODEL_DOWNLOAD_URL", "LITSEARCH_RERANK_BUDGET",
+              "LITSEARCH_RERANK_THREADS"):
+    os.environ.pop(_name, None)
 # The fake APIs are on loopback: a proxy set on the machine running the tests (lit-search
 # honours HTTP_PROXY & co.) must not be asked for them. Proxy tests set their own variables.
 LOOPBACK = "127.0.0.1,localhost,::1"

@@ -40,13 +40,19 @@ each API (a lookup of one known paper) and reports reachable / status / latency 
 rate-limit or budget headers the API answered with."""
 
 EPILOG = f"""\
+semantic re-ranker: --install semantic installs what `--rerank semantic` needs: the libraries of
+  the `semantic` extra when they are missing (pip, into this Python), then the model (about 23 MB,
+  once, checked against its pinned SHA-256) into the data folder. LITSEARCH_RERANK_MODEL=DIR uses
+  another model folder instead (an ONNX file and its tokenizer.json).
 {EXIT_CODES_HELP}
-  Here: always 0 (whatever it finds), 2 for a usage error."""
+  Here: 0 (whatever it finds), 2 for a usage error, 3 when --install could not install."""
 
 
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("--check", action="store_true", help="send one cheap request to each API")
+    parser.add_argument("--install", choices=("semantic",),
+                        help="semantic: install the optional semantic re-ranker (its libraries and its model)")
     parser.add_argument("--format", choices=("markdown", "json"), default="markdown",
                         help="readable report (default), or JSON for scripts")
     return parser
@@ -59,6 +65,8 @@ def main(argv: Sequence[str]) -> int:
 def doctor_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     settings, problems = usable_settings()
+    if args.install == "semantic":
+        install_semantic(settings)
     report = diagnose(settings)
     report["environment_problems"] = problems
     if args.check:
@@ -142,7 +150,39 @@ def diagnose(settings: Settings) -> dict[str, Any]:
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
                                               for suffix in ("", "-wal", "-shm"))},
         "providers": providers,
+        "semantic": semantic_readiness(),
     }
+
+
+def semantic_readiness() -> dict[str, Any]:
+    from ..semantic.status import readiness
+
+    return readiness()
+
+
+# The libraries of the `semantic` extra (pyproject.toml), for an environment that lacks them.
+SEMANTIC_REQUIREMENTS = ("onnxruntime>=1.17", "tokenizers>=0.15", "numpy>=1.24")
+
+
+def install_semantic(settings: Settings, run=None) -> None:
+    """The extra's libraries (pip, into this Python) when missing, then the model: each step says
+    one line; ModelInstallError (exit 3) when one fails."""
+    import subprocess
+
+    from ..semantic.encoder import missing_libraries
+    from ..semantic.install import ModelInstallError, install_model
+    from .common import Console
+
+    console = Console(settings)
+    if missing_libraries():
+        command = [sys.executable, "-m", "pip", "install", "--quiet", *SEMANTIC_REQUIREMENTS]
+        console.say("installing " + ", ".join(SEMANTIC_REQUIREMENTS) + " with pip into " + sys.prefix)
+        done = (run or subprocess.run)(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            tail = " ".join((done.stderr or done.stdout or "").split())[-200:]
+            raise ModelInstallError(f"pip could not install the semantic extra's libraries: {tail}")
+    folder = install_model(say=console.say)
+    console.say(f"semantic re-ranker installed: model in {folder}")
 
 
 async def check_all(settings: Settings) -> dict[str, dict[str, Any]]:

@@ -5,6 +5,7 @@ chooses by."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from types import SimpleNamespace
 from typing import Annotated, Any, Literal
@@ -27,6 +28,10 @@ Provider = Literal[registry.searchable()]  # type: ignore[valid-type]
 Cursor = Annotated[str | None, Field(max_length=MAX_CURSOR_CHARS,
                                      description="next_cursor from a previous result, to get the next rows "
                                                  "(the other arguments are then taken from the cursor)")]
+Rerank = Annotated[Literal["semantic", "none"] | None,
+                   Field(description="semantic: re-rank the top 30 by meaning with the optional sentence-embedding "
+                                     "model (fetched once when missing); none: the lexical order; default: semantic "
+                                     "where the re-ranker is installed")]
 
 
 class SearchFilters(BaseModel):
@@ -80,7 +85,18 @@ def search_options(arguments: dict[str, Any]):
     check_providers(filters, providers)
     return SearchOptions(topic=topic, variants=variants, providers=providers, limit=arguments["limit"],
                          sort=arguments["sort"], filters=filters, verify=arguments["verify"],
-                         find_open_access=arguments["verify"], exclude_retracted=arguments["exclude_retracted"])
+                         find_open_access=arguments["verify"], exclude_retracted=arguments["exclude_retracted"],
+                         rerank=arguments.get("rerank"))
+
+
+def rerank_prepared(requested: str | None) -> tuple[str | None, str | None]:
+    """The re-ranking to run with, the model fetched once on an explicit "semantic" (its line in
+    the server's log), and a note when it could not be."""
+    import logging
+
+    from ..semantic.prepare import prepared_mode
+
+    return prepared_mode(requested, say=logging.getLogger("litsearch").info)
 
 
 @declare(ASKS_THE_APIS, SearchPage)
@@ -101,6 +117,7 @@ async def paper_search(
     exclude_retracted: Annotated[bool, Field(description="leave out papers marked retracted")] = False,
     include_abstracts: Annotated[bool, Field(description="abstract snippets in the table")] = True,
     verify: Annotated[bool, Field(description="check DOIs at Crossref and find open-access links")] = True,
+    rerank: Rerank = None,
     cursor: Cursor = None,
 ):
     """Search the scholarly literature (Semantic Scholar, OpenAlex, PubMed, Europe PMC, arXiv) at once:
@@ -114,11 +131,13 @@ async def paper_search(
 
     given = {"topic": topic, "variants": variants, "providers": providers, "filters": filters, "sort": sort,
              "limit": limit, "exclude_retracted": exclude_retracted, "include_abstracts": include_abstracts,
-             "verify": verify}
+             "verify": verify, "rerank": rerank}
     offset = 0
     if cursor:
         resumed = resume(paper_search, cursor)
         given, offset = resumed.arguments, resumed.offset
+    if given.get("rerank") is None:  # not asked: the same search_id as before the re-ranker existed
+        given.pop("rerank", None)
     arguments = {**given, "variants": given["variants"] or [],
                  "filters": given["filters"].model_dump(exclude_none=True) if given["filters"] else {}}
     options = search_options(arguments)
@@ -126,7 +145,10 @@ async def paper_search(
     search_id = call_key("paper_search", {k: v for k, v in arguments.items() if k != "include_abstracts"})
     kept = runtime.recall(search_id)
     if kept is None:
+        options.rerank, note = await asyncio.to_thread(rerank_prepared, options.rerank)  # may fetch the model
         result = await runtime.online(lambda http, _store: run_search(options, http.settings, http=http))
+        if note:
+            result.enrichment.notes.append(note)
         kept = ("search", options, result)
         runtime.remember(search_id, kept)
     return search_page("paper_search", arguments, search_id, kept[2], options.limit, offset,
@@ -146,6 +168,7 @@ async def paper_citations(
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
     include_abstracts: bool = True,
     verify: Annotated[bool, Field(description="check DOIs at Crossref and find open-access links")] = True,
+    rerank: Rerank = None,
     cursor: Cursor = None,
 ):
     """Chase citations from seed papers (snowballing): their references, the papers citing them, or both, merged
@@ -157,11 +180,13 @@ async def paper_citations(
     from ..graph.snowball import snowball
 
     given = {"seeds": seeds, "direction": direction, "topic": topic, "limit": limit,
-             "include_abstracts": include_abstracts, "verify": verify}
+             "include_abstracts": include_abstracts, "verify": verify, "rerank": rerank}
     offset = 0
     if cursor:
         resumed = resume(paper_citations, cursor)
         given, offset = resumed.arguments, resumed.offset
+    if given.get("rerank") is None:  # not asked: the same search_id as before the re-ranker existed
+        given.pop("rerank", None)
     arguments = {**given, "seeds": list(dict.fromkeys(given["seeds"]))}
     refs = [(text, parse_paper_ref(text)) for text in arguments["seeds"]]
     runtime = current()
@@ -174,8 +199,13 @@ async def paper_citations(
         settings = SimpleNamespace(limit=arguments["limit"], no_verify=not arguments["verify"],
                                    direction=arguments["direction"])
 
+        mode, note = (await asyncio.to_thread(rerank_prepared, arguments.get("rerank")) if arguments["topic"]
+                      else (None, None))
+
         async def work(http, _store):
-            found = await snowball(http, refs, arguments["direction"], arguments["topic"])
+            found = await snowball(http, refs, arguments["direction"], arguments["topic"], rerank=mode)
+            if note:
+                found.notes.append(note)
             return found, await as_search_result(http, found, arguments["limit"], arguments["verify"], started)
 
         found, result = await runtime.online(work)

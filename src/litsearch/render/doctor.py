@@ -43,6 +43,8 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         check = entry.get("check")
         if check is not None:
             lines.append(f"- check: {_check_words(check)}")
+    if report.get("semantic"):
+        lines += semantic_lines(report["semantic"])
     needed = sorted({m["variable"] for entry in report["providers"] if not entry["optional"]
                      for m in entry["missing"]})
     optional = sorted({m["variable"] for entry in report["providers"] for m in entry["missing"]} - set(needed))
@@ -55,6 +57,26 @@ def doctor_markdown(report: dict[str, Any]) -> str:
     if optional:
         lines.append("Optional, for --providers ...,web: " + ", ".join(optional) + ".")
     return "\n".join(lines) + "\n"
+
+
+def semantic_lines(state: dict[str, Any]) -> list[str]:
+    """The optional re-ranker: ready or why not, where its model is, what it costs."""
+    model, cost = state["model"], state["cost"]
+    lines = ["", "### Semantic re-ranker (optional)", ""]
+    if state["ready"]:
+        lines.append(f"- ready: `--rerank semantic` is the default; model {markdown_text(model['name'])} "
+                     f"({model['origin']}) in {_code(model['folder'])}")
+    else:
+        lines.append(f"- not ready: {markdown_text(state['problem'].replace('`', ''))}; searches keep the lexical order")
+        lines.append("- install: `lit-search doctor --install semantic` (the libraries, then the model: "
+                     f"{model['download_bytes'] / 1e6:.0f} MB, once), or point {model['variable']} at a folder "
+                     "holding an ONNX sentence encoder and its tokenizer.json")
+    lines.append(f"- cost: the top {cost['candidates']} papers of each search embedded ({cost['max_tokens']} tokens "
+                 f"each), about {cost['cpu_seconds_per_search']:g} CPU s per search and "
+                 f"{cost['peak_memory_mb']} MB at peak (measured); the extra adds about "
+                 f"{cost['extra_install_mb']} MB; time budget {cost['budget_variable']}, threads "
+                 f"{cost['threads_variable']}")
+    return lines
 
 
 CHOICE_WORDS = {"always": "by every search (--providers auto)", "biomedical": "for biomedical topics (--providers auto)",
