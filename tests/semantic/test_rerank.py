@@ -13,7 +13,7 @@ import pytest
 from litsearch.core.records import Paper
 from litsearch.search.rank import RankedPaper, why
 from litsearch.semantic import encoder, rerank
-from litsearch.semantic.fusion import fused_order, standardised
+from litsearch.semantic.fusion import fused_order, relative_to_best
 from litsearch.semantic.location import RERANK_MODEL_VARIABLE, installed_folder, locate_model
 from litsearch.semantic.rerank import CANDIDATES, RerankSettings, rerank_papers
 from model_support import ids_as_vectors, model_folder, not_an_encoder, real_model_files
@@ -205,14 +205,20 @@ def test_a_bad_setting_is_one_line_naming_it(variable, value):
 
 # ---------------------------------------------------------------- the fusion
 
-def test_standardised_scores_and_ties_keep_the_lexical_order():
-    assert standardised([2.0, 2.0]) == [0.0, 0.0] and standardised([]) == []
-    assert [round(v, 6) for v in standardised([1.0, 3.0])] == [-1.0, 1.0]
+def test_lexical_scores_are_taken_relative_to_the_best_and_ties_keep_the_lexical_order():
+    assert relative_to_best([2.0, 1.0, 0.5]) == [1.0, 0.5, 0.25]
+    assert relative_to_best([0.0, 0.0]) == [0.0, 0.0] and relative_to_best([]) == []
     assert fused_order([0.9, 0.8, 0.7], [0.5, 0.5, 0.5]) == [0, 1, 2]
     assert fused_order([0.5, 0.5, 0.5], [0.1, 0.2, 0.9]) == [2, 1, 0]
+    assert fused_order([0.0, 0.0], [0.2, 0.3]) == [1, 0]  # no lexical evidence (snowball without words)
+    with pytest.raises(ValueError):
+        fused_order([1.0], [])
 
 
 def test_a_confident_lexical_first_survives_a_lukewarm_meaning():
-    """The lexical model's confidence counts: far ahead in score, it stays ahead."""
+    """Both confidences count: far ahead in score, a paper stays ahead of a slightly closer
+    meaning; a near-tie is decided by a clearly closer meaning."""
     assert fused_order([1.0, 0.30, 0.29, 0.28], [0.40, 0.45, 0.44, 0.43])[0] == 0
     assert fused_order([1.0, 0.95, 0.30, 0.29], [0.10, 0.90, 0.20, 0.20])[0] == 1
+    assert fused_order([2.0, 1.9], [0.30, 0.45]) == [1, 0]  # 1 + 0.30 < 0.95 + 0.45
+    assert fused_order([2.0, 1.9], [0.30, 0.30]) == [0, 1]

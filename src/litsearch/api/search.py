@@ -9,7 +9,7 @@ from typing import Sequence
 from ..core.config import Settings
 from ..core.errors import UsageError
 from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
+from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, clean_query
 from ..search.pipeline import SearchResult
 from ..search.plan import parse_provider_list
 from ._run import run_sync
@@ -22,14 +22,15 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
            until: str | None = None, venue: str | None = None, author: str | None = None,
            open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
            preprints: bool | None = None, exclude_retracted: bool = False, verify: bool = True,
-           cache: str = "normal", settings: Settings | None = None) -> SearchResult:
+           cache: str = "normal", settings: Settings | None = None, rerank: str | None = None) -> SearchResult:
     """Search, merge, rank, as ``lit-search TOPIC`` does, with its checks and its response cache.
 
     ``providers``: None (the automatic choice), or names (a list or a comma list);
     ``year``: "2019-2024", "2019-", "-2015" or "2020"; ``since``/``until``: YYYY-MM-DD;
     ``types``: article, review, preprint, conference; ``preprints``: True (only preprints),
     False (none) or None (either); ``verify``: DOI checks at Crossref and open-access links;
-    ``cache``: normal, refresh, off or offline. The result's ``results[:limit]`` are the rows
+    ``cache``: normal, refresh, off or offline; ``rerank``: "semantic" (the optional re-ranker,
+    its model fetched once when missing), "none", or None (semantic where it is installed). The result's ``results[:limit]`` are the rows
     shown; ``render(result, fmt, limit)`` gives the command's output. ValueError for a bad
     argument (the message the command would print)."""
     try:
@@ -39,9 +40,17 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
                                  exclude_retracted=exclude_retracted, verify=verify)
         if cache not in CACHE_MODES:
             raise UsageError(f"cache must be one of {', '.join(CACHE_MODES)}, not {cache!r}")
+        if rerank is not None and rerank not in RERANK_MODES:
+            raise UsageError(f"rerank must be one of {', '.join(RERANK_MODES)}, not {rerank!r}")
+        from ..semantic.prepare import prepared_mode
+
+        options.rerank, note = prepared_mode(rerank)
     except UsageError as problem:
         raise ValueError(str(problem)) from None
-    return run_sync(_search(options, settings or Settings.from_env(), cache))
+    result = run_sync(_search(options, settings or Settings.from_env(), cache))
+    if note:
+        result.enrichment.notes.append(note)
+    return result
 
 
 def search_options(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str] | str | None = None,

@@ -96,7 +96,7 @@ def rerank_prepared(requested: str | None) -> tuple[str | None, str | None]:
 
     from ..semantic.prepare import prepared_mode
 
-    return prepared_mode(requested, say=logging.getLogger("litsearch").info)
+    return prepared_mode(requested, say=logging.getLogger("litsearch").warning)
 
 
 @declare(ASKS_THE_APIS, SearchPage)
