@@ -107,7 +107,7 @@ def recorded_search(record: dict[str, Any], record_path: str = "the record"):
     (topic and variant length, how many variants, provider names, --limit, filters): a
     record says nothing the command line could not have said. InputError otherwise."""
     from ..core.filters import Filters
-    from ..search.options import MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
+    from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, clean_query
     from ..search.plan import parse_provider_list
     from ..search.record import filters_from_dict
 
@@ -124,12 +124,15 @@ def recorded_search(record: dict[str, Any], record_path: str = "the record"):
         if sort not in SORT_KEYS:
             raise UsageError(f"the recorded sort {excerpt(str(sort))} is none of {', '.join(SORT_KEYS)}")
         filters = filters_from_dict(recorded.get("filters") or {})
+        rerank = recorded.get("rerank")  # re-ranked by meaning then: asked again (kept lexical if it cannot run)
+        if rerank is not None and rerank not in RERANK_MODES:
+            raise UsageError(f"the recorded rerank {excerpt(str(rerank))} is none of {', '.join(RERANK_MODES)}")
     verify = recorded.get("verify", True)
     return SearchOptions(topic=topic, variants=variants, providers=providers,
                          limit=_limit(recorded.get("limit"), record_path), sort=sort,
                          filters=filters if isinstance(filters, Filters) else Filters(),
                          verify=verify, find_open_access=verify,
-                         exclude_retracted=recorded.get("exclude_retracted", False))
+                         exclude_retracted=recorded.get("exclude_retracted", False), rerank=rerank)
 
 
 def recorded_seeds(record: dict[str, Any], record_path: str = "the record") -> list:

@@ -116,7 +116,9 @@ def search_record(options, result) -> dict[str, Any]:
         "variants": result.variants,
         "options": {"providers": [outcome.provider for outcome in result.outcomes], "limit": options.limit,
                     "sort": options.sort, "filters": _filters_dict(result.filters or options.filters),
-                    "verify": options.verify, "exclude_retracted": options.exclude_retracted},
+                    "verify": options.verify, "exclude_retracted": options.exclude_retracted,
+                    # Only when the order was re-ranked by meaning: other records stay as they were.
+                    **({"rerank": "semantic"} if getattr(result, "reranked", False) else {})},
         "providers": providers,
         "enrichment": enrichment,
         "filters_applied": list(result.filter_report),

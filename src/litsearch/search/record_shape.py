@@ -52,7 +52,7 @@ RECORD = Fields({
     # A filter is a value or a list of words; "resolved" maps an entity filter to [OpenAlex id, name].
     "options": Fields({"providers": ListOf(str, 100), "limit": int, "sort": str, "filters": MapOf(
         (*SCALAR, ListOf(str, 100), MapOf(ListOf(str, 2)))), "verify": bool, "exclude_retracted": bool,
-        "direction": str, "topic": TEXT_OR_NONE}),
+        "direction": str, "topic": TEXT_OR_NONE, "rerank": str}),
     "providers": ListOf(Fields({"name": str, "count": int, "error": TEXT_OR_NONE,
                                 "requests": ListOf(REQUEST)}, required=("name",)), 100),
     "enrichment": ListOf(Fields({"name": str, "requests": ListOf(REQUEST)}, required=("name",)), 100),
