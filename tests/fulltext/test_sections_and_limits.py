@@ -50,14 +50,24 @@ def test_no_section_named_means_all():
     assert select_sections(document, []) == document.sections
 
 
-def test_limit_takes_whole_sections_in_order_and_names_the_rest():
+def test_limit_fills_in_reading_order_and_never_skips_ahead():
     document = paper()
     selection = limit_sections(document, document.sections, 1000)
-    assert [s.name for s in selection.shown] == ["abstract", "introduction", "materials-and-methods", "cohort",
-                                                 "figures", "references"]
-    assert [s.name for s in selection.left_out] == ["statistics", "results"]  # 200 + 600 would pass 1000
-    assert selection.shown_chars == 100 + 300 + 50 + 400 + 11 + 11 <= 1000
-    assert selection.cut is None
+    assert [s.name for s in selection.shown] == ["abstract", "introduction", "materials-and-methods", "cohort"]
+    # statistics (200) would pass 1000; the 150 left are too few to start it (MIN_CUT_CHARS), and
+    # the small figures and references after it are not shown ahead of it.
+    assert [s.name for s in selection.left_out] == ["statistics", "results", "figures", "references"]
+    assert selection.shown_chars == 100 + 300 + 50 + 400 and selection.cut is None
+
+
+def test_the_section_that_does_not_fit_is_cut_to_what_is_left():
+    document = paper()
+    selection = limit_sections(document, document.sections, 1300)
+    assert [s.name for s in selection.shown][-1] == "statistics"
+    assert selection.cut is not None and selection.cut.name == "results"
+    assert selection.cut_chars == 1300 - 1050  # no space in "rrr…": cut at the limit exactly
+    assert [s.name for s in selection.left_out] == ["figures", "references"]
+    assert selection.shown_chars == 1300
 
 
 def test_when_nothing_fits_the_first_section_is_cut_and_says_so():

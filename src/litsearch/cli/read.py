@@ -45,16 +45,16 @@ EPILOG = f"""\
 ids: a PMCID (PMC3299399, a PMC or Europe PMC article URL), or {ID_HELP}.
 sources, best first: PubMed Central's JATS XML for a PMCID (NCBI efetch db=pmc, then Europe PMC
   fullTextXML); arXiv's HTML rendering for an arXiv id, then its PDF; for other papers, the ids
-  Semantic Scholar and OpenAlex know (PMCID, arXiv id), then the open-access locations Unpaywall
-  names for the DOI (needs LITSEARCH_EMAIL): the article page when it holds the text, else the
-  PDF. PDF text is read with pypdf, with [page N] markers; a scanned PDF has no text to read.
+  Semantic Scholar and OpenAlex know (PMCID, arXiv id), then the open copies they name
+  (openAccessPdf, OpenAlex's open locations), then those Unpaywall names for the DOI (needs
+  LITSEARCH_EMAIL): the article page when it holds the text, else the PDF. PDF text is read with pypdf, with [page N] markers; a scanned PDF has no text to read.
   No shadow libraries. A text read once is kept in the local cache for 30 days.
 sections: --section takes a section's name or number from the list, a kind of section
   (abstract, introduction, methods, results, discussion, conclusions, figures, tables,
   references ...) or words of its heading; a section comes with its subsections.
 limits: --max-chars counts the characters of the sections' text (default 50000; 0: no limit).
-  Sections are taken whole, in order, while they fit; the others are listed as left out. When
-  not even the first fits, it is shown in part and the cut is stated.
+  The text is filled in reading order: whole sections while they fit, then the next one is cut
+  with a marker saying how much is left, and the later ones are listed as left out.
 {_environment_words()}
 {EXIT_CODES_HELP}
   Here: 3 copies exist but none could be fetched; 5 no open copy is known (or the paper is unknown).

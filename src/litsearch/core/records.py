@@ -47,3 +47,16 @@ class Paper:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class OpenCopy:
+    """An open-access copy a source names for a paper (Semantic Scholar's openAccessPdf, one of
+    OpenAlex's locations, Unpaywall's): its landing page and/or PDF, with what the source says
+    of it. ``host``: "publisher" or "repository" when known."""
+
+    landing_url: str | None
+    pdf_url: str | None
+    license: str | None = None
+    version: str | None = None
+    host: str | None = None

@@ -3,8 +3,10 @@
 1. PubMed Central's JATS XML for a PMCID: NCBI efetch ``db=pmc``, then Europe PMC ``fullTextXML``
    (the same article; Europe PMC answers when NCBI holds the front matter only or fails).
 2. arXiv's HTML rendering (LaTeXML) for an arXiv id, then its PDF.
-3. The open-access locations Unpaywall names for a DOI, best first: the landing page when it
-   carries the article's text (HTML), else the PDF (Unpaywall's, or the one the page links to).
+3. The open-access copies the providers named when the paper was looked up (Semantic Scholar's
+   openAccessPdf, OpenAlex's open locations), then those Unpaywall names for a DOI, best first
+   and each link once: the landing page when it carries the article's text (HTML), else the PDF
+   (the one named, or the one the page links to).
 
 Only these legal sources are asked; a paper none of them has is reported as having no open copy.
 """
@@ -24,7 +26,7 @@ from ..core.identifiers import (
 from ..core.urls import http_url
 
 UNPAYWALL = "unpaywall"
-MAX_LOCATIONS = 3  # Unpaywall's best location and two more: enough to get past a dead link
+MAX_LOCATIONS = 3  # per source: its best location and two more, enough to get past a dead link
 
 
 @dataclass(frozen=True)
@@ -77,11 +79,23 @@ def plan(ids: PaperIds, locations: list[Location]) -> list[Candidate]:
     if ids.arxiv_id:
         candidates += [Candidate("arxiv_html", "arXiv (HTML)", ids.arxiv_id),
                        Candidate("arxiv_pdf", "arXiv (PDF)", ids.arxiv_id)]
-    for location in locations[:MAX_LOCATIONS]:
-        if _already_planned(location, ids):
+    seen: set[str] = set()
+    for location in locations:
+        links = {url for url in (location.landing_url, location.pdf_url) if url}
+        if _already_planned(location, ids) or links <= seen:
             continue
-        candidates.append(Candidate("open_access", f"open-access copy ({location.host or 'web'})", "", location))
+        seen |= links
+        candidates.append(Candidate("open_access", _label(location), "", location))
+        if sum(candidate.kind == "open_access" for candidate in candidates) == MAX_LOCATIONS:
+            break
     return candidates
+
+
+def _label(location: Location) -> str:
+    from ..providers.registry import provider_label
+
+    named = f", from {provider_label(location.named_by)}" if location.named_by else ""
+    return f"open-access copy ({location.host or 'web'}{named})"
 
 
 def unpaywall_locations(body: bytes | str) -> list[Location]:

@@ -1,7 +1,9 @@
 """Which sections a reader gets: those named with ``--section`` (all by default), within
-``--max-chars``, and an exact account of what was left out. Nothing is cut silently: a section
-either is shown whole, or is listed as left out with its size; only when not even the first
-asked-for section fits is that one shown in part, and the cut is stated with both sizes.
+``--max-chars``, and an exact account of what was left out. The text is filled in reading order:
+whole sections while they fit, then the section that does not fit is cut (at a paragraph, else a
+word) with a marker saying how much is left, and every later one is left out. Nothing is
+skipped to show a later, smaller section, so a reader gets the paper's beginning rather than
+fragments from its middle, and nothing is cut silently.
 """
 
 from __future__ import annotations
@@ -49,29 +51,35 @@ def select_sections(document: FullText, names: list[str]) -> list[Section]:
     return [section for index, section in enumerate(document.sections) if index in chosen]
 
 
+# A cut that would show less than this is not worth a section heading: when something is
+# already shown, the section is left out instead (the summary names it with its size).
+MIN_CUT_CHARS = 200
+
+
 def limit_sections(document: FullText, wanted: list[Section], max_chars: int | None) -> Selection:
-    """Whole sections in order while they fit in ``max_chars`` (None or 0: no limit); a section
-    that does not fit is left out and the next ones are still tried."""
+    """Whole sections in reading order while they fit in ``max_chars`` (None or 0: no limit);
+    the first that does not fit is cut to what is left of the limit (when that start is worth
+    showing), and it and every later one are otherwise left out."""
     wanted_ids = {id(section) for section in wanted}
     not_asked = [section for section in document.sections if id(section) not in wanted_ids]
     if not max_chars:
         return Selection(shown=list(wanted), not_asked=not_asked, max_chars=None)
     shown: list[Section] = []
-    left_out: list[Section] = []
     total = 0
-    for section in wanted:
+    for position, section in enumerate(wanted):
         if total + section.chars <= max_chars:
             shown.append(section)
             total += section.chars
+            continue
+        selection = Selection(shown=shown, left_out=list(wanted[position + 1:]), not_asked=not_asked,
+                              max_chars=max_chars)
+        start = cut_text(section.text, max_chars - total)
+        if start and (len(start) >= MIN_CUT_CHARS or not any(s.chars for s in shown)):
+            selection.cut, selection.cut_chars = section, len(start)
         else:
-            left_out.append(section)
-    selection = Selection(shown=shown, left_out=left_out, not_asked=not_asked, max_chars=max_chars)
-    if not any(section.chars for section in shown) and left_out:
-        first = next(section for section in left_out if section.chars)
-        selection.cut = first
-        selection.cut_chars = len(cut_text(first.text, max_chars))
-        selection.left_out = [section for section in left_out if section is not first]
-    return selection
+            selection.left_out.insert(0, section)
+        return selection
+    return Selection(shown=shown, not_asked=not_asked, max_chars=max_chars)
 
 
 def cut_text(text: str, max_chars: int) -> str:

@@ -2,9 +2,10 @@
 
 The id decides where to look (``choice.py``): a PMCID goes to PubMed Central and Europe PMC, an
 arXiv id to arXiv; any other id is looked up in Semantic Scholar and OpenAlex for its PMCID,
-arXiv id and DOI, and the DOI's open-access locations come from Unpaywall (or, without
-LITSEARCH_EMAIL, the open-access link the record carries). Copies are tried best first; each
-failure becomes a note. A document read once is kept in the local cache (``cache.py``).
+arXiv id and DOI and for the open copies they name (Semantic Scholar's openAccessPdf, OpenAlex's
+open locations), tried after PMC, Europe PMC and arXiv; then the DOI's open-access locations
+from Unpaywall (it needs LITSEARCH_EMAIL), those not tried already. Copies are tried best first;
+each failure becomes a note. A document read once is kept in the local cache (``cache.py``).
 
 Errors: ``UnknownIdError`` for text that is no id, ``NotFound`` when no open copy is known (or
 the paper is unknown), ``FetchFailed`` when copies exist but none could be fetched, ``NotCached``
@@ -24,7 +25,6 @@ from ..core.config import Settings
 from ..core.errors import FetchFailed, NotCached, NotFound, ProviderError, UnknownIdError
 from ..core.identifiers import PaperRef, id_kind, is_arxiv_doi, parse_paper_ref, parse_pmcid_ref
 from ..core.records import Paper
-from ..core.urls import http_url, is_pdf_url
 from ..net.http import HttpClient
 from ..net.pacing import PacePolicy
 from .cache import DocumentCache
@@ -100,17 +100,17 @@ async def read_document(ref: PaperRef, meta_http: HttpClient, text_http: HttpCli
         raise NotCached(f"offline: {ref.label} has not been read before (no cached text)", provider="fulltext")
     notes: list[str] = []
     lookups_failed: list[str] = []  # lookups that failed (not "unknown"): nothing found is then not proof
-    record, ids = await _identify(ref, meta_http, notes, lookups_failed, say)
+    record, ids, named = await _identify(ref, meta_http, notes, lookups_failed, say)
     tried: list[tuple[Candidate, str, bool]] = []  # (copy, reason, failed rather than absent)
 
     def sessions(name: str):
         return text_http.session(name)
 
-    document = await _first_readable(plan(ids, []), sessions, tried, say)
+    document = await _first_readable(plan(ids, named), sessions, tried, say)
     if document is None and ids.doi and not is_arxiv_doi(ids.doi):
-        locations = await _open_locations(ids, record, meta_http, notes, lookups_failed, say)
-        already = {(c.kind, c.identifier) for c, _, _ in tried}
-        fresh = [c for c in plan(PaperIds(doi=ids.doi), locations) if (c.kind, c.identifier) not in already]
+        locations = await _unpaywall_locations(ids, meta_http, notes, lookups_failed, say)
+        already = {url for candidate, _, _ in tried for url in _urls(candidate)}
+        fresh = [c for c in plan(PaperIds(doi=ids.doi), locations) if not set(_urls(c)) & already]
         document = await _first_readable(fresh, sessions, tried, say)
     notes += [f"{candidate.label}: {reason}" for candidate, reason, _ in tried]
     if document is None:
@@ -121,43 +121,43 @@ async def read_document(ref: PaperRef, meta_http: HttpClient, text_http: HttpCli
 
 
 async def _identify(ref: PaperRef, http: HttpClient, notes: list[str], failed: list[str],
-                    say: Callable[[str], None]) -> tuple[Paper | None, PaperIds]:
-    """The ids that lead to a full text: the given one, and for other ids those of the record."""
+                    say: Callable[[str], None]) -> tuple[Paper | None, PaperIds, list[Location]]:
+    """The ids that lead to a full text (the given one, and for other ids those of the record)
+    and the open copies the lookup providers named, in their order."""
     if ref.kind == "pmcid":
-        return None, PaperIds.of(pmcid=ref.value)
+        return None, PaperIds.of(pmcid=ref.value), []
     if ref.kind == "arxiv":
-        return None, PaperIds.of(arxiv_id=ref.value)
-    from ..graph.bundle import fetch_paper_record  # only a DOI, PMID or S2/OpenAlex id needs the lookup
+        return None, PaperIds.of(arxiv_id=ref.value), []
+    from ..graph.bundle import look_up_paper  # only a DOI, PMID or S2/OpenAlex id needs the lookup
 
     try:
-        record, lookup_notes = await fetch_paper_record(http, ref, progress=say)
+        found = await look_up_paper(http, ref, progress=say)
     except (NotFound, FetchFailed) as exc:
         if ref.kind != "doi":
             raise
         notes.append(f"looking up the paper: {exc}")
         if isinstance(exc, FetchFailed):
             failed.append("Semantic Scholar and OpenAlex")
-        return None, PaperIds.of(doi=ref.value)
-    notes += lookup_notes
+        return None, PaperIds.of(doi=ref.value), []
+    record = found.paper
+    notes += found.notes
     pmcid = record.external_ids.get("pmcid") or next(
         (value for name, value in record.external_ids.items() if (kind := id_kind(name)) and kind.field == "pmcid"),
         None)
     ids = PaperIds.of(pmcid=pmcid, arxiv_id=record.arxiv_id, doi=record.doi or (ref.value if ref.kind == "doi" else None),
                       pmid=record.pmid)
-    return record, ids
+    named = [Location(copy.landing_url, copy.pdf_url, copy.license, copy.version, copy.host, provider)
+             for provider, copy in found.open_copies]
+    return record, ids, named
 
 
-async def _open_locations(ids: PaperIds, record: Paper | None, http: HttpClient, notes: list[str],
-                          failed: list[str], say: Callable[[str], None]) -> list[Location]:
-    """Unpaywall's open-access locations of the DOI; without LITSEARCH_EMAIL (Unpaywall's
-    requirement) the open-access link of the paper's record, when it has one."""
+async def _unpaywall_locations(ids: PaperIds, http: HttpClient, notes: list[str], failed: list[str],
+                               say: Callable[[str], None]) -> list[Location]:
+    """Unpaywall's open-access locations of the DOI (it needs LITSEARCH_EMAIL; without it, a
+    note says it was not asked)."""
     if not http.settings.email:
-        link = http_url(record.oa_url) if record else None
-        notes.append("Unpaywall was not asked (it needs LITSEARCH_EMAIL)"
-                     + ("; tried the open-access link the paper's record gives" if link else ""))
-        if not link:
-            return []
-        return [Location(None, link) if is_pdf_url(link) else Location(link, None)]
+        notes.append("Unpaywall was not asked (it needs LITSEARCH_EMAIL)")
+        return []
     say(f"asking Unpaywall for open-access copies of {ids.doi}")
     session = http.session("unpaywall")
     try:
@@ -173,6 +173,12 @@ async def _open_locations(ids: PaperIds, record: Paper | None, http: HttpClient,
         notes.append(f"Unpaywall failed: {' '.join(str(exc).split())[:200] or type(exc).__name__}")
         failed.append("Unpaywall")
         return []
+
+
+def _urls(candidate: Candidate) -> list[str]:
+    """The links an open-access candidate would fetch (a copy two sources name is tried once)."""
+    location = candidate.location
+    return [url for url in (location.landing_url, location.pdf_url) if url] if location else []
 
 
 async def _first_readable(candidates: list[Candidate], sessions: Callable[[str], Any],

@@ -20,7 +20,7 @@ from typing import Awaitable, Callable, TypeVar
 
 from ..core.errors import FetchFailed, NotFound, ProviderError
 from ..core.identifiers import PaperRef, parse_paper_ref
-from ..core.records import Paper
+from ..core.records import OpenCopy, Paper
 from ..core.services import CITES, LOOKUP, NOTICES
 from ..core.updates import with_notices
 from ..dedupe.clusters import find_clusters, merge_records
@@ -152,11 +152,31 @@ async def fetch_paper_record(http: HttpClient, ref: str | PaperRef,
                              progress: Callable[[str], None] | None = None) -> tuple[Paper, list[str]]:
     """(the paper's merged record, notes): every lookup provider asked in parallel, as for
     ``fetch_paper_bundle``, but no lists. Raises as ``fetch_paper_bundle`` does."""
+    found = await look_up_paper(http, ref, progress)
+    return found.paper, found.notes
+
+
+@dataclass
+class LookedUp:
+    """A paper as the lookup providers know it: the merged record, the notes, and the
+    open-access copies each provider named (provider, OpenCopy), in the providers' order."""
+
+    paper: Paper
+    notes: list[str]
+    open_copies: list[tuple[str, OpenCopy]] = field(default_factory=list)
+
+
+async def look_up_paper(http: HttpClient, ref: str | PaperRef,
+                        progress: Callable[[str], None] | None = None) -> LookedUp:
+    """``fetch_paper_record`` with the open copies the providers named (those whose record was
+    merged: a provider that described another paper names none)."""
     paper_ref, lookup, attempts = await _looked_up(http, ref, progress)
     if not lookup.any_found:
         raise _not_found(paper_ref, lookup, attempts)
     paper, _records = _merged_record(lookup, attempts)
-    return paper, attempts.notes
+    copies = [(name, copy) for name in lookup.providers if (found := lookup.found(name)) is not None
+              for copy in found.open_copies]
+    return LookedUp(paper, attempts.notes, copies)
 
 
 async def _looked_up(http: HttpClient, ref: str | PaperRef, progress: Callable[[str], None] | None

@@ -29,12 +29,12 @@ async def paper_read(
                                                        "one result)")] = None,
 ):
     """Read the full text of a paper's legally open copy: PubMed Central or Europe PMC for a PMCID, arXiv's
-    HTML (then its PDF) for an arXiv id, otherwise the open-access copy Unpaywall names (HTML, or PDF with page
-    markers); nothing from shadow libraries. Use it after paper_search or paper_get when the abstract is not
-    enough: read the methods, the results, a figure caption or the references. The result lists every section
-    with its size and whether it is shown, then whole sections in order up to the limit, and says exactly which
-    sections were left out: ask again with sections=[...] for those. A paper without an open copy is a tool
-    error saying so."""
+    HTML (then its PDF) for an arXiv id, otherwise the open copies Semantic Scholar and OpenAlex name, then
+    Unpaywall's (HTML, or PDF with page markers); nothing from shadow libraries. Use it after paper_search or
+    paper_get when the abstract is not enough: read the methods, the results, a figure caption or the
+    references. The result lists every section with its size and whether it is shown, then the text in reading
+    order up to the limit (the section that does not fit cut, with how much is left), and names the sections
+    left out: ask again with sections=[...] for those. A paper without an open copy is a tool error saying so."""
     from ..cli.common import Console, opened_cache
     from ..fulltext.read import read_paper
     from ..render.fulltext import read_markdown, read_payload

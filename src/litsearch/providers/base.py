@@ -59,6 +59,9 @@ class Found:
     list_id: str
     reference_count: int | None = None
     referenced_ids: list[str] = field(default_factory=list)
+    # The open-access copies this provider names for the paper, best first (core.records.OpenCopy):
+    # `lit-search read` tries them after PMC, Europe PMC and arXiv.
+    open_copies: list[Any] = field(default_factory=list)
 
 
 @dataclass

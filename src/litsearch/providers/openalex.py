@@ -331,7 +331,7 @@ class OpenAlex(Provider):
         if work is None:
             return None
         return Found(work.paper, work.paper.openalex_id or "", reference_count=work.referenced_count,
-                     referenced_ids=work.referenced_ids)
+                     referenced_ids=work.referenced_ids, open_copies=work.open_copies)
 
     async def references(self, session: ProviderSession, found: Found) -> References | None:
         if not found.referenced_ids:

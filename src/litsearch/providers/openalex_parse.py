@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from ..core.errors import ProviderError
@@ -18,7 +18,7 @@ from ..core.identifiers import (
     normalize_pmcid,
     normalize_pmid,
 )
-from ..core.records import Paper
+from ..core.records import OpenCopy, Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
 from ._common import api_error, as_count, as_date, as_dict, as_float, as_list, as_year, clean, json_object, parse_each
@@ -172,6 +172,7 @@ class Work:
     paper: Paper
     referenced_ids: list[str]
     referenced_count: int | None = None
+    open_copies: list[OpenCopy] = field(default_factory=list)
 
 
 def parse_work_with_references(body: bytes | str) -> Work:
@@ -182,7 +183,24 @@ def parse_work_with_references(body: bytes | str) -> Work:
     payload = json.loads(body)
     referenced = referenced_work_ids(payload)
     total = as_count(payload.get("referenced_works_count"))
-    return Work(papers[0], referenced, total if total is not None else len(referenced))
+    return Work(papers[0], referenced, total if total is not None else len(referenced), open_copies(payload))
+
+
+def open_copies(work: dict[str, Any]) -> list[OpenCopy]:
+    """The work's open-access locations, best first: ``best_oa_location``, then each of
+    ``locations`` that is open, once each; only http(s) links."""
+    best = as_dict(work.get("best_oa_location"))
+    found: list[OpenCopy] = []
+    for location in [best] + [as_dict(entry) for entry in as_list(work.get("locations"))]:
+        if location is not best and location.get("is_oa") is not True:
+            continue
+        landing, pdf = http_url(location.get("landing_page_url")), http_url(location.get("pdf_url"))
+        if not (landing or pdf) or any((landing, pdf) == (c.landing_url, c.pdf_url) for c in found):
+            continue
+        source_type = clean(as_dict(location.get("source")).get("type"))
+        found.append(OpenCopy(landing, pdf, clean(location.get("license")), clean(location.get("version")),
+                              "repository" if source_type == "repository" else "publisher" if source_type else None))
+    return found
 
 
 def referenced_work_ids(work: Any) -> list[str]:

@@ -10,7 +10,7 @@ from ..core.config import Settings
 from ..core.errors import ProviderError
 from ..core.filters import Filters
 from ..core.identifiers import PaperRef, is_arxiv_doi, normalize_arxiv_id, normalize_doi
-from ..core.records import Paper
+from ..core.records import OpenCopy, Paper
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ._common import any_of, as_count, skipped_notes
@@ -326,7 +326,8 @@ class SemanticScholar(Provider):
             return None
         paper, reference_count = found
         ids = api_ids(paper)  # its lists go by its own id, the most specific
-        return Found(paper, ids[0] if ids else "", reference_count=reference_count)
+        copies = [OpenCopy(None, paper.oa_url)] if paper.oa_url else []  # openAccessPdf
+        return Found(paper, ids[0] if ids else "", reference_count=reference_count, open_copies=copies)
 
     def found_without_lookup(self, paper: Paper) -> Found | None:
         ids = api_ids(paper)

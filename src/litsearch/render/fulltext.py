@@ -70,8 +70,7 @@ def read_markdown(result: Any) -> str:
         text = _text_shown(section, selection)
         lines += [_paragraph(paragraph) + "\n" for paragraph in text.split("\n\n") if paragraph.strip()]
         if status == "cut":
-            lines += [f"*[cut here: {selection.cut_chars:,} of this section's {section.chars:,} characters are "
-                      f"shown; raise --max-chars to read the rest]*", ""]
+            lines += [f"*[{cut_marker(selection)}]*", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -93,9 +92,20 @@ def read_text(result: Any) -> str:
         lines += [f"{'=' * (4 - min(section.level, 3))} {section.number} {section.heading}", ""]
         lines += [_text_shown(section, selection), ""]
         if status == "cut":
-            lines += [f"[cut here: {selection.cut_chars:,} of {section.chars:,} characters shown; "
-                      f"raise --max-chars to read the rest]", ""]
+            lines += [f"[{cut_marker(selection)}]", ""]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def cut_marker(selection: Any) -> str:
+    """Where the text stops: how much of the cut section is shown, and how much is left, in it
+    and in the sections after it that were left out."""
+    section = selection.cut
+    rest = section.chars - selection.cut_chars
+    after = sum(s.chars for s in selection.left_out)
+    later = (f", and {after:,} in the {plural(len(selection.left_out), 'section')} after it"
+             if selection.left_out else "")
+    return (f"cut here: {selection.cut_chars:,} of this section's {section.chars:,} characters shown; "
+            f"{rest:,} left in it{later}; raise --max-chars or ask --section {section.name} to read on")
 
 
 def summary_line(result: Any) -> str:
@@ -107,11 +117,12 @@ def summary_line(result: Any) -> str:
              + (f" (--max-chars {selection.max_chars:,})" if selection.max_chars else "") + "."]
     if selection.cut is not None:
         parts.append(f"Cut: {selection.cut.name} shows its first {selection.cut_chars:,} of "
-                     f"{selection.cut.chars:,} characters (nothing smaller fitted).")
+                     f"{selection.cut.chars:,} characters.")
     if selection.left_out:
         named = ", ".join(f"{s.name} ({s.chars:,})" for s in selection.left_out)
-        parts.append(f"Left out to stay within --max-chars: {named}. Ask for one with --section NAME, "
-                     f"or raise --max-chars (0: no limit).")
+        parts.append(f"Left out to stay within --max-chars: {named}.")
+    if selection.cut is not None or selection.left_out:
+        parts.append("Ask for a section with --section NAME, or raise --max-chars (0: no limit).")
     if selection.not_asked and result.requested:
         parts.append(f"Not asked for: {plural(len(selection.not_asked), 'section')} "
                      f"({sum(s.chars for s in selection.not_asked):,} characters).")
