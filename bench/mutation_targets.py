@@ -19,13 +19,12 @@ TARGETS = {
                   "tests/dedupe/test_dedupe_benchmark.py"],
     },
     "atomic_writer": {
-        "file": "src/litsearch/cli/common.py", "module": "litsearch.cli.common",
-        "only": ("write_file_atomically", "_umask"),
-        "tests": ["tests/core/test_atomic_writer.py", "tests/core/test_mutation_survivors.py"],
+        "file": "src/litsearch/runtime/files.py", "module": "litsearch.runtime.files",
+        "tests": ["tests/runtime/test_atomic_writer.py", "tests/core/test_mutation_survivors.py"],
     },
     "redaction": {
         "file": "src/litsearch/core/config.py", "module": "litsearch.core.config",
-        "only": ("Settings.redact", "Settings._secret_spellings", "redactor"),
+        "only": ("Settings.redact", "Settings._secret_spellings", "environment_secrets", "key_variables"),
         "tests": ["tests/core/test_redaction.py", "tests/cli/test_secrets.py"],
     },
     "environment": {

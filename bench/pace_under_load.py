@@ -41,8 +41,8 @@ def worker(url: str, data: str, requests: int, out: str) -> None:
     import httpx
 
     os.environ["LITSEARCH_CACHE_DIR"] = data
-    from litsearch.core.config import Settings
     from litsearch.net.http import HttpClient
+    from litsearch.runtime.settings import settings_from_env
 
     sends: list[tuple[float, float]] = []
 
@@ -63,7 +63,7 @@ def worker(url: str, data: str, requests: int, out: str) -> None:
             return await super().handle_async_request(request)
 
     async def go() -> None:
-        settings = Settings.from_env({"LITSEARCH_PUBMED_URL": url, "LITSEARCH_PROVIDER_BUDGET": "120"})
+        settings = settings_from_env({"LITSEARCH_PUBMED_URL": url, "LITSEARCH_PROVIDER_BUDGET": "120"})
         async with HttpClient(settings, transport=Traced()) as http:
             session = http.session(PROVIDER, budget=120)
             await asyncio.gather(*(session.get(f"{url}/esearch.fcgi") for _ in range(requests)))
@@ -80,11 +80,11 @@ def main() -> None:
     args = parser.parse_args()
 
     from fake_server import Answer, FakeServer
-    from litsearch.core.config import Settings
     from litsearch.net.pacing import paced_interval
     from litsearch.providers.base import get_provider
+    from litsearch.runtime.settings import settings_from_env
 
-    declared = get_provider(PROVIDER).pace_policy(Settings.from_env({})).min_interval
+    declared = get_provider(PROVIDER).pace_policy(settings_from_env({})).min_interval
     folder = tempfile.mkdtemp(prefix="pace-under-load-")
     context = multiprocessing.get_context("spawn")
     with FakeServer() as server:

@@ -16,21 +16,21 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "src"), str(ROOT / "tests")]
 
 from fake_server import Answer, FakeServer  # noqa: E402
-from litsearch.core.config import Settings  # noqa: E402
 from litsearch.net.http import HttpClient  # noqa: E402
 from litsearch.providers.base import pace_policies  # noqa: E402
+from litsearch.runtime.settings import settings_from_env  # noqa: E402
 
 CALLS = {"semantic_scholar": 10, "arxiv": 4, "pubmed": 12, "openalex": 20, "crossref": 12, "unpaywall": 20}
 
 
 async def fire(url: str, provider: str, count: int) -> None:
-    async with HttpClient(Settings.from_env({})) as http:
+    async with HttpClient(settings_from_env({})) as http:
         session = http.session(provider, budget=120)
         await asyncio.gather(*(session.get(f"{url}/{provider}") for _ in range(count)))
 
 
 def main() -> None:
-    policies = pace_policies(Settings.from_env({}))
+    policies = pace_policies(settings_from_env({}))
     print(f"{'provider':<18}{'calls':>6}{'declared s':>12}{'min gap s':>11}{'mean gap s':>12}")
     for provider, count in CALLS.items():
         with FakeServer() as server:

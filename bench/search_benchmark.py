@@ -85,10 +85,10 @@ def one_run(server: FakeServer, env: dict[str, str]) -> tuple[float, float]:
 
 def declared_pace() -> dict[str, float]:
     """Seconds between request starts that each API's provider declares (a contact email set)."""
-    from litsearch.core.config import Settings
     from litsearch.providers.base import pace_policies
+    from litsearch.runtime.settings import settings_from_env
 
-    policies = pace_policies(Settings.from_env({"LITSEARCH_EMAIL": "bench@example.org"}))
+    policies = pace_policies(settings_from_env({"LITSEARCH_EMAIL": "bench@example.org"}))
     return {prefix: policies[name].min_interval for prefix, name in ROUTES.items()}
 
 

@@ -117,31 +117,129 @@ def _imports(module: Path) -> list[tuple[int, str]]:
     return found
 
 
-# Each folder may import only these (besides itself and litsearch/__init__'s version): the
-# arrows point down, so the HTTP layer knows policies, never providers, and the library
-# store knows nothing of HTTP.
-ALLOWED = {
-    "core": ("core",),
+# Each folder and the folders it may import (besides itself and the package's __init__): every
+# arrow points down, from the doors (the command line, the MCP server, the Python API) through
+# the run-time layer they stand on to core, which imports nothing. So the HTTP layer knows
+# policies, never providers; the library store knows nothing of HTTP; no door walks through
+# another. A new folder is one line here (test_every_folder_has_a_row fails until it has it).
+BELOW_THE_DOORS = ("core", "net", "dedupe", "biblio", "library", "providers", "semantic", "search", "graph",
+                   "render", "fulltext", "zotero", "runtime")
+LAYERS = {
+    "core": (),
     "net": ("core",),
-    "library": ("core", "dedupe"),
     "dedupe": ("core",),
+    "biblio": ("core",),
+    "library": ("core", "dedupe"),
+    "providers": ("core", "net"),
+    "semantic": ("core",),
+    "search": ("core", "net", "dedupe", "providers", "semantic"),
+    "graph": ("core", "net", "dedupe", "providers", "search", "library", "semantic"),
+    "render": ("core", "dedupe", "providers", "search", "graph", "library"),
+    "fulltext": ("core", "net", "graph"),
+    "zotero": ("core", "net", "providers", "biblio", "graph", "library"),
+    "runtime": ("core", "net", "providers", "library", "biblio", "render"),
+    "mcp_server": BELOW_THE_DOORS,
+    "api": BELOW_THE_DOORS,
+    # The command line starts the MCP server (`lit-search mcp`); the server never calls back.
+    "cli": BELOW_THE_DOORS + ("mcp_server",),
 }
+FOLDERS = sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__")
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name in ALLOWED], ids=_name)
-def test_lower_layers_import_nothing_above_them(module):
-    folder = module.parent.name
-    allowed = ("litsearch.__version__", f"litsearch.{folder}") + tuple(f"litsearch.{name}" for name in ALLOWED[folder])
-    reaching = [f"line {line}: {name}" for line, name in _imports(module) if not name.startswith(allowed)]
-    if folder == "core":  # config reads the declarations through the registry, the one way up
-        reaching = [entry for entry in reaching if not entry.endswith("litsearch.providers.registry.services")]
-    assert reaching == []
+def test_every_folder_has_a_row_and_the_rows_draw_no_circle():
+    assert sorted(LAYERS) == FOLDERS
+    placed: list[str] = []  # a folder is placed once everything it may import is
+    while len(placed) < len(LAYERS):
+        ready = [name for name, below in LAYERS.items() if name not in placed and set(below) <= set(placed)]
+        assert ready, f"the rows of {sorted(set(LAYERS) - set(placed))} import one another"
+        placed += ready
 
 
-def test_the_layer_check_catches_net_importing_providers(monkeypatch):
-    fake = PACKAGE / "net" / "http.py"
-    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: "from ..providers.base import get_provider\n")
-    assert [name for _, name in _imports(fake)] == ["litsearch.providers.base.get_provider"]
+def upward_imports(module: Path) -> list[str]:
+    """The imports of ``module`` that its folder's row does not allow (the package's own
+    ``__init__``, which imports nothing, gives every folder its version and exit code)."""
+    folder = module.relative_to(PACKAGE).parts[0]
+    allowed = (folder, *LAYERS[folder])
+    return [f"line {line}: {name}" for line, name in _imports(module)
+            if name.split(".")[1] in FOLDERS and name.split(".")[1] not in allowed]
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if m.parent != PACKAGE], ids=_name)
+def test_no_import_runs_back_up(module):
+    assert upward_imports(module) == []
+
+
+@pytest.mark.parametrize("module,source", [
+    ("net/http.py", "from ..providers.base import get_provider\n"),
+    ("core/config.py", "def f():\n    from ..providers.registry import services\n"),
+    ("mcp_server/runtime.py", "from ..cli.common import Console\n"),
+    ("api/search.py", "from ..mcp_server.runtime import current\n"),
+    ("library/store.py", "import litsearch.net.http\n"),
+    ("graph/chased.py", "from ..render.markup import plural\n"),
+    ("runtime/online.py", "from ..search import pipeline\n"),
+])
+def test_the_layer_check_catches_an_upward_import(monkeypatch, module, source):
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source)
+    assert len(upward_imports(PACKAGE / module)) == 1
+
+
+def _module_name(path: Path) -> str:
+    return ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(".__init__")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module and the litsearch modules it imports (lazy and type-only imports too)."""
+    known = {_module_name(path) for path in MODULES}
+    graph = {}
+    for path in MODULES:
+        targets = set()
+        for _, name in _imports(path):
+            while name not in known and "." in name:  # `from .x import y`: module x, or package x
+                name = name.rsplit(".", 1)[0]
+            if name in known and name != _module_name(path):
+                targets.add(name)
+        graph[_module_name(path)] = targets
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every group of modules that import one another, directly or around (Tarjan's algorithm)."""
+    order, low, stack, found, counter = {}, {}, [], [], [0]
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if target not in order:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], order[target])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return found
+
+
+def test_no_modules_import_one_another_around_a_circle():
+    assert circles(import_graph()) == []
+
+
+def test_the_circle_check_finds_one():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert circles(graph) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
 
 
 def _strings(module: Path) -> list[tuple[int, str]]:
@@ -199,7 +297,7 @@ def test_the_facts_check_catches_a_repeated_base_url_and_key_variable(monkeypatc
 
 # What the commands share lives in cli/common.py and cli/results.py; dispatch picks the command
 # from the table in cli/commands.py, and cli/first_word.py tells a mistyped command from a topic.
-SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress", "commands", "first_word"}
+SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress", "commands", "first_word", "interrupt"}
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name == "cli" and m.stem not in SHARED_CLI],

@@ -24,10 +24,10 @@ from fake_server import Answer, FakeServer, SeenRequest
 from litsearch.core.errors import NotFound
 from litsearch.graph.bundle import fetch_paper_bundle
 from litsearch.core.errors import UnknownIdError
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.graph.network import MAX_EXPANDED_NODES, MAX_NETWORK_NODES, build_network
+from litsearch.runtime.settings import settings_from_env
 from command import lit_search_command
 
 # pydot 4 calls pyparsing names that pyparsing 3.3 deprecates; not ours to fix.
@@ -623,7 +623,7 @@ def test_depth_2_markdown_draws_at_most_60_nodes(graph_api):
 # --------------------------------------------------------------------------- in-process (no pacing)
 
 def _unpaced_client(env: dict[str, str]) -> HttpClient:
-    settings = Settings.from_env(_env(env))
+    settings = settings_from_env(_env(env))
     policies = {name: PacePolicy(min_interval=0.0, max_in_flight=5, retries=0)
                 for name in ("semantic_scholar", "openalex", "pubmed", "arxiv", "crossref", "unpaywall", "web")}
     return HttpClient(settings, policies=policies)

@@ -112,7 +112,7 @@ def test_without_an_email_everything_works_and_unpaywall_is_skipped_said_once(ap
 
 def test_search_returns_the_result_the_command_renders(apis, tmp_path, monkeypatch):
     from litsearch.api import render, search
-    from litsearch.cli.results import render_result
+    from litsearch.runtime.results import render_result
     from litsearch.search.pipeline import SearchResult
 
     monkeypatch.setenv("LITSEARCH_CACHE_DIR", str(tmp_path))

@@ -14,10 +14,10 @@ import pytest
 import fake_apis
 from cassettes_support import cassette_vcr
 from fake_server import Answer, FakeServer, SeenRequest
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import openalex
+from litsearch.runtime.settings import settings_from_env
 from command import lit_search_command
 
 from conftest import REPO  # noqa: E402
@@ -113,7 +113,7 @@ def test_a_recorded_cassette_holds_no_key(echoing_server, tmp_path, monkeypatch)
         monkeypatch.setenv(name, value)
     recorder = cassette_vcr()
     recorder.cassette_library_dir = str(tmp_path)
-    settings = Settings.from_env()
+    settings = settings_from_env()
 
     async def search():
         async with HttpClient(settings, policies={"openalex": PacePolicy(0, 1)}) as http:

@@ -12,9 +12,10 @@ from litsearch.core.environment import (
     problems, proxy_secrets, proxy_settings, shown_proxy,
 )
 from litsearch.core.config import key_variables
+from litsearch.providers.registry import services
 
 # The key variables as the services declare them (environment.problems is told them).
-KEY_VARIABLES = key_variables()
+KEY_VARIABLES = key_variables(services())
 
 NOT_AN_ADDRESS = "is not an email address (expected name@example.org, no spaces)"
 BAD_KEY = "holds characters an API key never has (non-ASCII or control characters); copy the key again"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from litsearch.biblio.writers import bibtex_escape, publication_kind, to_bibtex
-from litsearch.cli.common import write_file_atomically
+from litsearch.runtime.files import write_file_atomically
 from litsearch.core.filters import Filters, matches_date
 from litsearch.core.identifiers import is_arxiv_doi, record_identities
 from litsearch.core.records import Paper

@@ -10,7 +10,9 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from litsearch.core.config import Settings, environment_secrets, redactor
+from litsearch.core.config import Settings, environment_secrets
+from litsearch.providers.registry import services
+from litsearch.runtime.settings import redactor, settings_from_env
 
 # Shaped like the real thing: a Semantic Scholar key (40 characters, letters and digits) and a
 # proxy password with characters that every encoding spells differently.
@@ -76,14 +78,14 @@ def test_the_secrets_of_an_environment():
            "TAVILY_API_KEY": "tvly-abcdef", "ZOTERO_API_KEY": "tvly-abcdef",
            "HTTPS_PROXY": "http://alice:s%40cret@proxy.example:3128", "LITSEARCH_EMAIL": "me@example.org",
            "UNRELATED_API_KEY": "not ours"}
-    assert environment_secrets(env) == (S2_KEY, "tvly-abcdef", "alice", "s%40cret", "s@cret")
-    assert environment_secrets({}) == ()
+    assert environment_secrets(env, services()) == (S2_KEY, "tvly-abcdef", "alice", "s%40cret", "s@cret")
+    assert environment_secrets({}, services()) == ()
 
 
 def test_every_key_variable_is_a_secret():
     for variable in ("SEMANTIC_SCHOLAR_API_KEY", "NCBI_API_KEY", "OPENALEX_API_KEY", "TAVILY_API_KEY",
                      "ZOTERO_API_KEY"):
-        assert environment_secrets({variable: "key-value-1"}) == ("key-value-1",)
+        assert environment_secrets({variable: "key-value-1"}, services()) == ("key-value-1",)
 
 
 def test_the_redactor_works_even_when_the_environment_is_invalid():
@@ -99,5 +101,5 @@ def test_the_redactor_reads_the_process_environment_by_default(monkeypatch):
 
 
 def test_settings_from_the_environment_redact_their_own_keys():
-    built = Settings.from_env({"SEMANTIC_SCHOLAR_API_KEY": S2_KEY, "HTTPS_PROXY": "http://u:longpassword@h:8080"})
+    built = settings_from_env({"SEMANTIC_SCHOLAR_API_KEY": S2_KEY, "HTTPS_PROXY": "http://u:longpassword@h:8080"})
     assert built.redact(f"{S2_KEY} longpassword") == "[redacted] [redacted]"

@@ -23,6 +23,7 @@ from litsearch.core.config import Settings
 from litsearch.core.errors import StoreError
 from litsearch.library.store import Store
 from litsearch.net.http import FetchedResponse
+from litsearch.runtime.settings import declared_services, settings_from_env
 
 DNA = "DNA targeting specificity of RNA-guided Cas9 nucleases"
 
@@ -77,7 +78,7 @@ def test_doctor_reports_bad_values_exits_0_and_never_prints_a_proxy_password(api
 
 
 def test_a_proxy_password_is_redacted_from_messages():
-    settings = Settings.from_env({"HTTPS_PROXY": "http://user:pa%24%24word@proxy.example:3128"})
+    settings = settings_from_env({"HTTPS_PROXY": "http://user:pa%24%24word@proxy.example:3128"})
     assert "pa$$word" not in settings.redact("failed via pa$$word and pa%24%24word")
 
 
@@ -264,7 +265,7 @@ async def _one_get(answer: Answer) -> tuple[str, int]:
 
     with FakeServer() as server:
         server.script("/x", answer)
-        settings = Settings(base_urls={"openalex": server.url}, backoff_seconds=0.01)
+        settings = Settings(services=declared_services(), base_urls={"openalex": server.url}, backoff_seconds=0.01)
         async with HttpClient(settings, policies={"openalex": PacePolicy(0, 1)}) as http:
             try:
                 await http.session("openalex").get(server.url + "/x")
@@ -293,7 +294,7 @@ def test_a_same_origin_redirect_is_followed_with_the_key():
         with FakeServer() as server:
             server.script("/old", Answer(301, "", headers={"Location": "/new"}))
             server.script("/new", Answer(200, "{}"))
-            settings = Settings(base_urls={"openalex": server.url})
+            settings = Settings(services=declared_services(), base_urls={"openalex": server.url})
             async with HttpClient(settings, policies={"openalex": PacePolicy(0, 1)}) as http:
                 response = await http.session("openalex").get(server.url + "/old", headers={"x-api-key": "k"})
             return response, server.requests

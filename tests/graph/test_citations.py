@@ -24,7 +24,6 @@ from litsearch.providers.semantic_scholar import parse_record as parse_s2_record
 from litsearch.providers.semantic_scholar import parse_references as parse_s2_references
 from litsearch.core.identifiers import PaperRef, parse_paper_ref
 from litsearch.core.errors import UnknownIdError
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
@@ -32,6 +31,7 @@ from litsearch.graph.network import CitationNetwork, build_network, expansion_ca
 from litsearch.render.network import mermaid_text, network_markdown, node_ids, to_dot, to_mermaid
 from litsearch.providers.openalex import parse_works
 from litsearch.core.records import Paper
+from litsearch.runtime.settings import settings_from_env
 
 # pydot 4 calls pyparsing names that pyparsing 3.3 deprecates; not ours to fix.
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pydot")
@@ -355,7 +355,7 @@ def test_network_from_the_real_recorded_pages():
 
     with FakeServer() as server:
         env = install_fixture_apis(server)
-        settings = Settings.from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
+        settings = settings_from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
         unpaced = {name: PacePolicy(0.0, 5, retries=0) for name in ("semantic_scholar", "openalex")}
 
         async def build():

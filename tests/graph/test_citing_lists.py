@@ -11,7 +11,6 @@ import pytest
 
 from cli.test_paper_network_cli import OA, S2, CitationGraphAPI, make
 from fake_server import FakeServer
-from litsearch.core.config import Settings
 from litsearch.graph.bundle import fetch_paper_bundle
 from litsearch.graph.citing import citing_cap
 from litsearch.graph.limits import MAX_CITING_PER_SEED
@@ -20,6 +19,7 @@ from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.render.network import network_markdown, network_payload
 from litsearch.render.paper import paper_markdown, paper_payload
+from litsearch.runtime.settings import settings_from_env
 
 CITERS = 1_250  # more than one Semantic Scholar page of 1,000
 FAMOUS = 5  # the most cited citers, listed last in Semantic Scholar's order
@@ -49,7 +49,7 @@ def served():
 
 
 def _bundle(env: dict[str, str]):
-    settings = Settings.from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
+    settings = settings_from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
     unpaced = {name: PacePolicy(0.0, 5, retries=0) for name in (S2, OA, "pubmed", "crossref")}
 
     async def go():
@@ -118,7 +118,7 @@ def test_without_semantic_scholar_openalex_gives_the_most_cited(served):
 
 def test_the_network_draws_the_most_cited_citers_and_states_the_coverage(served):
     _, env, _ = served
-    settings = Settings.from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
+    settings = settings_from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
     unpaced = {name: PacePolicy(0.0, 5, retries=0) for name in (S2, OA, "pubmed", "crossref")}
 
     async def go():

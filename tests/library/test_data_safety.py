@@ -66,7 +66,7 @@ def test_4_a_kill_while_writing_leaves_the_old_file_whole(tmp_path):
     target = tmp_path / "refs.json"
     target.write_text('{"old": true}\n', encoding="utf-8")
     writer = subprocess.Popen([sys.executable, "-c", (
-        "import sys; from pathlib import Path; from litsearch.cli.common import write_file_atomically;"
+        "import sys; from pathlib import Path; from litsearch.runtime.files import write_file_atomically;"
         "print('writing', flush=True);"
         "write_file_atomically(Path(sys.argv[1]), 'x' * 400_000_000)"), str(target)],
         stdout=subprocess.PIPE, text=True)

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from litsearch.library import schema as schema_module
-from litsearch.core.config import Settings
 from litsearch.net.http import FetchedResponse
 from litsearch.library.store import Store
 from litsearch.net.response_store import STALE_KEEP_SECONDS, ResponseStore
@@ -20,6 +19,7 @@ CACHE_TTL_SECONDS = {name: declared.cache_ttl for name, declared in services().i
 from litsearch.core.config import DB_FILENAME, default_store_path
 from litsearch.core.errors import StoreError, UsageError
 from litsearch.net.cache_keys import cache_key, strip_identity_params
+from litsearch.runtime.settings import settings_from_env
 
 SECRET = "s2-secret-key-0123456789"
 T0 = 1_700_000_000.0
@@ -128,7 +128,7 @@ def test_stored_urls_lose_identity_parameters(store):
 
 
 def test_secrets_echoed_in_bodies_headers_and_urls_are_redacted(db_path):
-    settings = Settings.from_env({"SEMANTIC_SCHOLAR_API_KEY": SECRET})
+    settings = settings_from_env({"SEMANTIC_SCHOLAR_API_KEY": SECRET})
     body = f'{{"error": "bad key {SECRET}"}}'.encode() + b"\xff\xfe not utf-8 \xc3\xa9"
     echoed = response(body=body, url=f"https://api.semanticscholar.org/x?key={SECRET}",
                       headers={"X-Echo": SECRET, "Content-Type": "application/json"}, status=403)

@@ -33,11 +33,11 @@ async def in_process(max_chars: int | None = None):
     """A client connected to a server built from the current environment."""
     from mcp import Client
 
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.mcp_server.paging import DEFAULT_MAX_CHARS
     from litsearch.mcp_server.server import build_server
 
-    server = build_server(Settings.from_env(), max_chars or DEFAULT_MAX_CHARS)
+    server = build_server(settings_from_env(), max_chars or DEFAULT_MAX_CHARS)
     async with Client(server) as client:
         yield client
 

@@ -89,7 +89,7 @@ def test_results_match_their_published_schema(monkeypatch, tmp_path):
 
 
 def test_a_tool_without_declarations_stops_the_server_from_starting(monkeypatch):
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.mcp_server import server as server_module
 
     async def undeclared_tool(word: str):
@@ -98,7 +98,7 @@ def test_a_tool_without_declarations_stops_the_server_from_starting(monkeypatch)
 
     monkeypatch.setattr(server_module, "TOOLS", [*server_module.TOOLS, undeclared_tool])
     with pytest.raises(RuntimeError, match="undeclared_tool declares no conduct and output"):
-        server_module.build_server(Settings.from_env({}))
+        server_module.build_server(settings_from_env({}))
 
 
 def test_a_result_outside_its_schema_is_a_one_line_internal_error(monkeypatch, tmp_path):

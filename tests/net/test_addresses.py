@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from litsearch.core.config import Settings
+from litsearch.runtime.settings import declared_services, settings_from_env
 from litsearch.core.errors import ProviderError
 from litsearch.net.addresses import is_public, local_address_of
 from litsearch.net.http import HttpClient, trusted_origin
@@ -107,7 +108,7 @@ ZOTERO_DEFAULT = "http://127.0.0.1:23119"  # Zotero desktop's built-in address (
 
 
 def _settings(env: dict[str, str]) -> Settings:
-    return Settings.from_env(env)
+    return settings_from_env(env)
 
 
 @pytest.mark.parametrize("env, named_by, url, trusted", [
@@ -196,7 +197,7 @@ def test_a_redirect_from_a_public_copy_to_this_machine_is_refused(monkeypatch):
         async def only_the_local_one(url):
             return None if url.port == public_port else "127.0.0.1"
         monkeypatch.setattr(http_module, "local_address_of", only_the_local_one)
-        for settings in (Settings(base_urls={}), _settings({"LITSEARCH_UNPAYWALL_URL": local.url})):
+        for settings in (Settings(services=declared_services(), base_urls={}), _settings({"LITSEARCH_UNPAYWALL_URL": local.url})):
             refused = _fetch(settings, public.url + "/moved", named_by="unpaywall")
             assert "is a private or local address (127.0.0.1)" in refused
         assert [request.path for request in public.requests] == ["/moved", "/moved"] and local.requests == []

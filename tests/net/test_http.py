@@ -17,6 +17,7 @@ from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient, parse_retry_after
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
+from litsearch.runtime.settings import settings_from_env
 
 FAST = {name: PacePolicy(min_interval=0.0, max_in_flight=4) for name in
         ("semantic_scholar", "openalex", "pubmed", "arxiv", "crossref", "unpaywall")}
@@ -35,7 +36,7 @@ class RecordingSleep:
 
 def settings(**overrides) -> Settings:
     env = {"LITSEARCH_EMAIL": "tester@example.org"}
-    base = Settings.from_env(env)
+    base = settings_from_env(env)
     values = {**base.__dict__, **overrides}
     return Settings(**values)
 
@@ -173,7 +174,7 @@ def test_user_agent_names_the_tool_version_and_contact():
 
 
 def test_secret_echoed_in_an_error_body_is_redacted():
-    cfg = Settings.from_env({"OPENALEX_API_KEY": "sentinel-key-123456"})
+    cfg = settings_from_env({"OPENALEX_API_KEY": "sentinel-key-123456"})
     with FakeServer() as server:
         server.script("/works", Answer(401, '{"error": "invalid api_key sentinel-key-123456"}'))
         with pytest.raises(ProviderError) as info:

@@ -25,10 +25,10 @@ import httpx
 import pytest
 
 from fake_server import Answer, FakeServer, SeenRequest
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PaceBook, PacePolicy
 from litsearch.net.shared_pace import SharedPace
+from litsearch.runtime.settings import settings_from_env
 
 INTERVAL = 0.3
 
@@ -65,7 +65,7 @@ def _process(url: str, folder, delay: float, sends: list, name: str, start_after
     time.sleep(start_after)
 
     async def go() -> None:
-        async with HttpClient(Settings.from_env({}), transport=LateTransport(delay, sends, name),
+        async with HttpClient(settings_from_env({}), transport=LateTransport(delay, sends, name),
                               policies={"pubmed": policy}, pace_book=PaceBook(),
                               shared_pace=SharedPace(folder)) as http:
             await http.session("pubmed", budget=10).get(url)
@@ -101,7 +101,7 @@ def test_the_turn_is_held_only_until_the_headers_leave(tmp_path):
         server.script("/p", Answer(200, "{}", delay=1.0))
 
         async def two() -> float:
-            async with HttpClient(Settings.from_env({}), policies={"pubmed": policy}, pace_book=PaceBook(),
+            async with HttpClient(settings_from_env({}), policies={"pubmed": policy}, pace_book=PaceBook(),
                                   shared_pace=SharedPace(tmp_path)) as http:
                 session = http.session("pubmed", budget=10)
                 started = time.monotonic()
@@ -137,7 +137,7 @@ class TenPerSecond:
 
 def _lookups(url: str, count: int, folder, policy: PacePolicy) -> None:
     async def go() -> None:
-        settings = replace(Settings.from_env({}), backoff_seconds=0.05)
+        settings = replace(settings_from_env({}), backoff_seconds=0.05)
         async with HttpClient(settings, policies={"unpaywall": policy}, pace_book=PaceBook(),
                               shared_pace=SharedPace(folder)) as http:
             session = http.session("unpaywall", budget=60)

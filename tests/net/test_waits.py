@@ -12,7 +12,7 @@ from email.utils import format_datetime
 import pytest
 
 from fake_server import Answer, FakeServer
-from litsearch.core.config import Settings
+from litsearch.runtime.settings import settings_from_env
 from litsearch.core.errors import ProviderError
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
@@ -55,7 +55,7 @@ def test_a_wait_past_the_budget_fails_at_once_with_the_reason(status, header):
     sleep = RecordingSleep()
 
     async def go():
-        async with HttpClient(Settings.from_env({}), policies={"openalex": PacePolicy(0, 1)}, sleep=sleep) as http:
+        async with HttpClient(settings_from_env({}), policies={"openalex": PacePolicy(0, 1)}, sleep=sleep) as http:
             return await http.session("openalex", budget=BUDGET).get(server.url + "/works")
     with FakeServer() as server:
         server.script("/works", Answer(status, "busy", content_type="text/plain", headers={"Retry-After": value}))
@@ -73,7 +73,7 @@ def test_a_wait_within_the_budget_is_waited():
     sleep = RecordingSleep()
 
     async def go():
-        async with HttpClient(Settings.from_env({}), policies={"openalex": PacePolicy(0, 1)}, sleep=sleep) as http:
+        async with HttpClient(settings_from_env({}), policies={"openalex": PacePolicy(0, 1)}, sleep=sleep) as http:
             return await http.session("openalex", budget=BUDGET).get(server.url + "/works")
     with FakeServer() as server:
         server.script("/works", Answer(503, "", headers={"Retry-After": "3"}), Answer(200, "{}"))

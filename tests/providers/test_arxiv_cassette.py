@@ -5,14 +5,14 @@ from __future__ import annotations
 import asyncio
 
 from cassettes_support import cassette_vcr
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import arxiv
+from litsearch.runtime.settings import settings_from_env
 
 
 def run_search(query: str, limit: int):
-    settings = Settings.from_env({"LITSEARCH_EMAIL": "test@example.org"})
+    settings = settings_from_env({"LITSEARCH_EMAIL": "test@example.org"})
 
     async def go():
         async with HttpClient(settings, policies={"arxiv": PacePolicy(min_interval=0, max_in_flight=1)}) as http:

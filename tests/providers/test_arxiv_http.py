@@ -7,11 +7,11 @@ import asyncio
 import httpx
 import pytest
 
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import arxiv
+from litsearch.runtime.settings import settings_from_env
 
 POLICIES = {"arxiv": PacePolicy(min_interval=0, max_in_flight=1, retries=0)}
 
@@ -39,7 +39,7 @@ def run(handler, query: str, limit: int):
         return handler(request)
 
     async def go():
-        async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(recording),
+        async with HttpClient(settings_from_env({}), transport=httpx.MockTransport(recording),
                               policies=POLICIES) as http:
             return (await arxiv.search(http.session("arxiv"), query, limit)).records
 

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from cassettes_support import cassette_vcr
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import crossref
+from litsearch.runtime.settings import settings_from_env
 
 
 async def records_of(answer):
@@ -32,7 +32,7 @@ ARXIV_DOI = "10.48550/arXiv.1706.03762"
 def run(call, env=EMAIL_ENV, transport=None):
     """Run ``call(session)`` inside a fresh client; returns its result."""
     async def main():
-        async with HttpClient(Settings.from_env(env), transport=transport, policies=NO_PACING) as http:
+        async with HttpClient(settings_from_env(env), transport=transport, policies=NO_PACING) as http:
             return await call(http.session(crossref.NAME))
     return asyncio.run(main())
 

@@ -12,11 +12,11 @@ import json
 import httpx
 import pytest
 
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import crossref
 from litsearch.providers.crossref import title_similarity
+from litsearch.runtime.settings import settings_from_env
 
 CAS9 = "DNA targeting specificity of RNA-guided Cas9 nucleases"
 NO_PACING = {"crossref": PacePolicy(min_interval=0, max_in_flight=3, retries=0)}
@@ -125,7 +125,7 @@ def test_a_work_without_a_title_cannot_be_compared():
 
 def run(call, transport, env=None):
     async def main():
-        async with HttpClient(Settings.from_env(env if env is not None else {"LITSEARCH_EMAIL": "test@example.org"}),
+        async with HttpClient(settings_from_env(env if env is not None else {"LITSEARCH_EMAIL": "test@example.org"}),
                               transport=transport, policies=NO_PACING) as http:
             return await call(http.session(crossref.NAME))
     return asyncio.run(main())

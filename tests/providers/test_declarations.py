@@ -18,6 +18,7 @@ from litsearch.core.services import BIOMEDICAL, SEARCH, Key, PacePolicy, Service
 from litsearch.providers import registry  # noqa: E402
 from litsearch.providers.base import get_provider  # noqa: E402
 from litsearch.render.provider_table import services_table, with_table  # noqa: E402
+from litsearch.runtime.settings import settings_from_env  # noqa: E402
 
 PAGE = REPO / "docs" / "providers.md"
 
@@ -36,18 +37,18 @@ def test_every_provider_module_implements_its_declaration():
 
 
 def test_the_settings_are_built_from_the_declarations():
-    settings = Settings.from_env({"LITSEARCH_PUBMED_URL": "http://127.0.0.1:9/eutils/", "NCBI_API_KEY": "k3y-1234",
+    settings = settings_from_env({"LITSEARCH_PUBMED_URL": "http://127.0.0.1:9/eutils/", "NCBI_API_KEY": "k3y-1234",
                                   "LITSEARCH_EMAIL": "me@example.org"})
     assert settings.base_urls["pubmed"] == "http://127.0.0.1:9/eutils"
     for name, declared in registry.services().items():
         if declared.base_url and name != "pubmed":
             assert settings.base_urls[name] == declared.base_url
-    assert set(key_variables()) == {declared.key.variable for declared in registry.services().values()
+    assert set(key_variables(registry.services())) == {declared.key.variable for declared in registry.services().values()
                                     if declared.key}
     # How each key and the email travel is the declaration's: query parameters or headers.
     assert settings.identity("pubmed") == ({"email": "me@example.org", "api_key": "k3y-1234"}, {})
     assert settings.pace("pubmed") == registry.service("pubmed").pace_with_key
-    keyed = Settings.from_env({"SEMANTIC_SCHOLAR_API_KEY": "s2-key-1234", "TAVILY_API_KEY": "tv-key-1234"})
+    keyed = settings_from_env({"SEMANTIC_SCHOLAR_API_KEY": "s2-key-1234", "TAVILY_API_KEY": "tv-key-1234"})
     assert keyed.identity("semantic_scholar") == ({}, {"x-api-key": "s2-key-1234"})
     assert keyed.identity("web") == ({}, {"Authorization": "Bearer tv-key-1234"})
     assert "s2-key-1234" in keyed.secrets and "tv-key-1234" in keyed.secrets

@@ -13,6 +13,7 @@ import fake_apis
 import fake_europepmc
 from fake_server import Answer, FakeServer, SeenRequest
 from litsearch.core.config import Settings
+from litsearch.runtime.settings import declared_services
 from litsearch.core.errors import ProviderError
 from litsearch.core.filters import build_filters
 from litsearch.dedupe.clusters import merge_records
@@ -39,7 +40,7 @@ def server(shared_server):
 
 def search(server, query, limit=10, filters=None, overrides=None, policy=FAST, **options):
     env = fake_europepmc.install(server, overrides)
-    settings = Settings(base_urls={"europepmc": env["LITSEARCH_EUROPEPMC_URL"]}, email="dev@example.org",
+    settings = Settings(services=declared_services(), base_urls={"europepmc": env["LITSEARCH_EUROPEPMC_URL"]}, email="dev@example.org",
                         backoff_seconds=0.01, read_timeout=5)
 
     async def go():

@@ -20,6 +20,7 @@ from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import europepmc
 from litsearch.providers.base import SearchRequest
+from litsearch.runtime.settings import declared_services, settings_from_env
 
 BASE = "https://www.ebi.ac.uk/europepmc/webservices/rest"
 # No pacing and no retries, so failures surface at once.
@@ -27,7 +28,7 @@ POLICIES = {"europepmc": PacePolicy(min_interval=0, max_in_flight=2, retries=0)}
 
 
 def settings(email: str | None = "dev@example.org", base: str = BASE) -> Settings:
-    return Settings(base_urls={"europepmc": base}, email=email)
+    return Settings(services=declared_services(), base_urls={"europepmc": base}, email=email)
 
 
 def page(results: list[dict], cursor: str | None = None, asked: str = "%2A", hits: int | None = None) -> dict:
@@ -275,7 +276,7 @@ def test_the_provider_declares_itself():
     assert provider.pace_policy(settings()) == PacePolicy(min_interval=0.2, max_in_flight=2)
     assert {SEARCH, OR_QUERIES, FULL_TEXT} <= declared.capabilities
     # The settings read the override from the declaration, as for every provider.
-    assert Settings.from_env({"LITSEARCH_EUROPEPMC_URL": "http://127.0.0.1:9/epmc/"}).base_urls["europepmc"] == \
+    assert settings_from_env({"LITSEARCH_EUROPEPMC_URL": "http://127.0.0.1:9/epmc/"}).base_urls["europepmc"] == \
         "http://127.0.0.1:9/epmc"
 
 

@@ -15,11 +15,11 @@ import pytest
 import fake_apis
 from command import command_env, command_runner
 from fake_server import Answer, FakeServer
-from litsearch.core.config import Settings
 from litsearch.net.daily_budget import BudgetState, next_utc_midnight, read_budget, remember_budget
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import openalex
+from litsearch.runtime.settings import settings_from_env
 
 TOPIC = "CRISPR off-target effects"
 WORKS = "/openalex/works"
@@ -124,7 +124,7 @@ def test_every_openalex_list_asks_for_the_page_that_costs_the_same(tmp_path):
     citations on the server); id lookups send 100 ids per OR-filter call."""
     with FakeServer() as server:
         env = fake_apis.install(server)
-        settings = Settings.from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
+        settings = settings_from_env({**env, "LITSEARCH_EMAIL": "t@example.org"})
 
         async def go():
             async with HttpClient(settings, policies={"openalex": PacePolicy(0.0, 5, retries=0)}) as http:

@@ -14,6 +14,7 @@ from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import openalex
+from litsearch.runtime.settings import settings_from_env
 
 NO_PACING = {"openalex": PacePolicy(min_interval=0, max_in_flight=1, retries=0)}
 
@@ -25,13 +26,13 @@ async def _search(settings: Settings, query: str, limit: int, transport=None):
 
 def search_with_cassette(env: dict[str, str]):
     with cassette_vcr().use_cassette("openalex/search_attention.yaml") as cassette:
-        papers = asyncio.run(_search(Settings.from_env(env), "attention is all you need", 10))
+        papers = asyncio.run(_search(settings_from_env(env), "attention is all you need", 10))
     assert cassette.play_count == 1
     return papers
 
 
 def search_with_mock(handler, env: dict[str, str], query: str = "q", limit: int = 10):
-    return asyncio.run(_search(Settings.from_env(env), query, limit, httpx.MockTransport(handler)))
+    return asyncio.run(_search(settings_from_env(env), query, limit, httpx.MockTransport(handler)))
 
 
 # ---------------------------------------------------------------- replayed flow

@@ -11,11 +11,11 @@ from urllib.parse import parse_qs
 import httpx
 import pytest
 
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import pubmed
+from litsearch.runtime.settings import settings_from_env
 
 
 async def records_of(answer):
@@ -74,7 +74,7 @@ class FakeEutils:
 
 
 def run(fake: FakeEutils, coroutine_factory, env: dict[str, str] | None = None):
-    settings = Settings.from_env(env if env is not None else {"LITSEARCH_EMAIL": "dev@example.org"})
+    settings = settings_from_env(env if env is not None else {"LITSEARCH_EMAIL": "dev@example.org"})
 
     async def go():
         async with HttpClient(settings, transport=httpx.MockTransport(fake), policies=POLICIES) as http:

@@ -12,11 +12,11 @@ import pytest
 import fake_apis
 from fake_server import Answer, FakeServer
 from fault_support import run_cli
-from litsearch.core.config import Settings
 from litsearch.core.filters import build_filters
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.providers import arxiv, crossref, semantic_scholar
+from litsearch.runtime.settings import settings_from_env
 
 
 # ---------------------------------------------------------------- Semantic Scholar bulk syntax
@@ -38,7 +38,7 @@ def test_the_bulk_request_carries_the_mapped_query():
         env = fake_apis.install(server)
 
         async def go():
-            settings = Settings.from_env(env)
+            settings = settings_from_env(env)
             async with HttpClient(settings, policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
                 query = semantic_scholar.combine_queries(["CRISPR AND Cas9", "gene NOT plants"])
                 return await semantic_scholar.search_bulk(http.session("semantic_scholar"), query, 10)
@@ -60,7 +60,7 @@ def test_paper_batch_sends_at_most_500_ids_per_call():
         return httpx.Response(200, json=[{"paperId": i, "references": [{"paperId": "x"}] * 5} for i in ids])
 
     async def go():
-        async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(handler),
+        async with HttpClient(settings_from_env({}), transport=httpx.MockTransport(handler),
                               policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
             return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"),
                                                               [f"CorpusId:{n}" for n in range(1200)])
@@ -75,8 +75,8 @@ def test_paper_batch_sends_at_most_500_ids_per_call():
 # ---------------------------------------------------------------- Crossref pools
 
 def test_crossref_paces_by_pool():
-    public = crossref.PROVIDER.pace_policy(Settings.from_env({}))
-    polite = crossref.PROVIDER.pace_policy(Settings.from_env({"LITSEARCH_EMAIL": "me@example.org"}))
+    public = crossref.PROVIDER.pace_policy(settings_from_env({}))
+    polite = crossref.PROVIDER.pace_policy(settings_from_env({"LITSEARCH_EMAIL": "me@example.org"}))
     assert (public.min_interval, public.max_in_flight) == (1.0, 1)  # public pool since 1 Dec 2025
     assert (polite.min_interval, polite.max_in_flight) == (pytest.approx(1 / 3), 3)
 
@@ -103,7 +103,7 @@ def test_a_failing_date_clause_is_retried_once_without_it_and_checked_locally():
         return httpx.Response(200, text=FEED, headers={"content-type": "application/atom+xml"})
 
     async def go():
-        async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(handler),
+        async with HttpClient(settings_from_env({}), transport=httpx.MockTransport(handler),
                               policies={"arxiv": PacePolicy(0, 1, retries=0)}) as http:
             return await arxiv.search(http.session("arxiv"), "graph networks", 10, build_filters(year="2020-2023"))
 
@@ -123,7 +123,7 @@ def test_other_arxiv_failures_are_not_retried_without_the_date():
         return httpx.Response(403, text="Forbidden")
 
     async def go():
-        async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(handler),
+        async with HttpClient(settings_from_env({}), transport=httpx.MockTransport(handler),
                               policies={"arxiv": PacePolicy(0, 1, retries=0)}) as http:
             return await arxiv.search(http.session("arxiv"), "graph", 10, build_filters(year="2020"))
 
@@ -170,7 +170,7 @@ def test_linking_100_papers_with_many_references_stays_under_the_nested_cap():
         env = _batch_server(server, library)
 
         async def go():
-            async with HttpClient(Settings.from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
+            async with HttpClient(settings_from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
                 return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"), list(library))
 
         answers = asyncio.run(go())
@@ -189,7 +189,7 @@ def test_batches_skip_unknown_papers_and_papers_citing_nothing():
         env = _batch_server(server, library)
 
         async def go():
-            async with HttpClient(Settings.from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
+            async with HttpClient(settings_from_env(env), policies={"semantic_scholar": PacePolicy(0, 1)}) as http:
                 return await semantic_scholar.fetch_reference_ids(http.session("semantic_scholar"),
                                                                   ["CorpusId:1", "CorpusId:9", "CorpusId:2"])
 

@@ -10,11 +10,11 @@ import httpx
 import pytest
 
 from cassettes_support import cassette_vcr
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import semantic_scholar as s2
+from litsearch.runtime.settings import settings_from_env
 
 
 async def records_of(answer):
@@ -26,7 +26,7 @@ NO_PACING = {"semantic_scholar": PacePolicy(min_interval=0, max_in_flight=1, ret
 
 def run_with_cassette(cassette: str, call, env: dict[str, str] | None = None):
     """Run ``call(session)`` against a cassette; every recorded interaction must be used."""
-    settings = Settings.from_env(env or {"LITSEARCH_EMAIL": "test@example.org"})
+    settings = settings_from_env(env or {"LITSEARCH_EMAIL": "test@example.org"})
 
     async def flow():
         async with HttpClient(settings, policies=NO_PACING) as http:
@@ -38,7 +38,7 @@ def run_with_cassette(cassette: str, call, env: dict[str, str] | None = None):
 
 
 def run_with_mock(handler, env: dict[str, str]):
-    settings = Settings.from_env(env)
+    settings = settings_from_env(env)
 
     async def flow():
         async with HttpClient(settings, transport=httpx.MockTransport(handler), policies=NO_PACING) as http:
@@ -169,7 +169,7 @@ def test_bulk_parameters_on_the_wire_leave_out_tldr():
         return httpx.Response(200, json={"total": 0, "token": None, "data": []})
 
     async def flow():
-        settings = Settings.from_env({})
+        settings = settings_from_env({})
         async with HttpClient(settings, transport=httpx.MockTransport(handler), policies=NO_PACING) as http:
             return (await s2.search_bulk(http.session(s2.NAME), '(a b) | (c)', 10)).records
 
@@ -190,7 +190,7 @@ def test_paper_details_path_keeps_doi_slashes_and_encodes_the_rest():
         return httpx.Response(200, content=json.dumps({"paperId": "x", "title": "T"}).encode())
 
     async def flow():
-        async with HttpClient(Settings.from_env({}), transport=httpx.MockTransport(handler),
+        async with HttpClient(settings_from_env({}), transport=httpx.MockTransport(handler),
                               policies=NO_PACING) as http:
             return await s2.get_paper_details(http.session(s2.NAME), "10.1002/(SICI)1097-0258#x")
 

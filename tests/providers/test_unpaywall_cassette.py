@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from cassettes_support import cassette_vcr
-from litsearch.core.config import Settings
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import unpaywall
+from litsearch.runtime.settings import settings_from_env
 
 EMAIL_ENV = {"LITSEARCH_EMAIL": "test@example.org"}
 NO_PACING = {"unpaywall": PacePolicy(min_interval=0, max_in_flight=5, retries=0)}
@@ -21,7 +21,7 @@ NO_PACING = {"unpaywall": PacePolicy(min_interval=0, max_in_flight=5, retries=0)
 
 def lookup(doi: str, env=EMAIL_ENV, transport=None):
     async def main():
-        async with HttpClient(Settings.from_env(env), transport=transport, policies=NO_PACING) as http:
+        async with HttpClient(settings_from_env(env), transport=transport, policies=NO_PACING) as http:
             return await unpaywall.get_open_access_url(http.session(unpaywall.NAME), doi)
     return asyncio.run(main())
 

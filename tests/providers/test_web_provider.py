@@ -14,6 +14,7 @@ from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
 from litsearch.core.errors import ProviderError
 from litsearch.providers import web
+from litsearch.runtime.settings import settings_from_env
 
 KEY = "tvly-dev-SENTINEL-5c81e2"
 NO_PACING = {"web": PacePolicy(min_interval=0, max_in_flight=2, retries=0)}
@@ -169,7 +170,7 @@ def run_search(settings: Settings, query: str = "CRISPR off-target effects", lim
 
 def settings_for(server: FakeServer, **extra: str) -> Settings:
     # The key and base URL come from the settings, read once from the environment.
-    return Settings.from_env({"LITSEARCH_TAVILY_URL": server.url, "TAVILY_API_KEY": KEY, **extra})
+    return settings_from_env({"LITSEARCH_TAVILY_URL": server.url, "TAVILY_API_KEY": KEY, **extra})
 
 
 def test_search_posts_json_with_a_bearer_key(tavily):
@@ -207,7 +208,7 @@ def test_without_a_key_nothing_is_sent(tavily, monkeypatch):
 
 
 def test_blank_key_counts_as_missing():
-    assert Settings.from_env({"TAVILY_API_KEY": "   "}).key("web") is None
+    assert settings_from_env({"TAVILY_API_KEY": "   "}).key("web") is None
 
 
 def echo_key_401(request: SeenRequest) -> Answer:
@@ -251,7 +252,7 @@ def test_server_error_goes_through_the_http_layer(tavily):
 
 
 def test_base_url_defaults_to_tavily():
-    assert Settings.from_env({}).url(web.NAME, "") == "https://api.tavily.com"
-    assert Settings.from_env({"LITSEARCH_TAVILY_URL": "http://127.0.0.1:9/"}).url(web.NAME, "") == "http://127.0.0.1:9"
+    assert settings_from_env({}).url(web.NAME, "") == "https://api.tavily.com"
+    assert settings_from_env({"LITSEARCH_TAVILY_URL": "http://127.0.0.1:9/"}).url(web.NAME, "") == "http://127.0.0.1:9"
     with pytest.raises(ValueError, match="LITSEARCH_TAVILY_URL"):
-        Settings.from_env({"LITSEARCH_TAVILY_URL": "ftp://example.org"})
+        settings_from_env({"LITSEARCH_TAVILY_URL": "ftp://example.org"})

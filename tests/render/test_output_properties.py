@@ -24,10 +24,10 @@ from hypothesis import strategies as st
 from litsearch.biblio.formats import export_papers
 from litsearch.biblio.writers import to_csv
 from litsearch.cli.common import write_output
-from litsearch.core.config import Settings
 from litsearch.core.records import Paper
 from litsearch.render.search_json import render_json
 from litsearch.render.table import render_markdown
+from litsearch.runtime.settings import settings_from_env
 from render.test_render import result_with, table_rows, unescaped_pipes
 
 # Every character the sanitizer must keep out of any output, and what Markdown also drops.
@@ -70,7 +70,7 @@ papers = st.builds(
     url=st.none() | any_text,
 )
 
-SETTINGS = Settings.from_env({"OPENALEX_API_KEY": "OA+CAN/ARY=x9 z"})
+SETTINGS = settings_from_env({"OPENALEX_API_KEY": "OA+CAN/ARY=x9 z"})
 # LITSEARCH_PROPERTY_EXAMPLES=1000 for a deeper run than the suite's.
 PROPERTY = settings(max_examples=int(os.environ.get("LITSEARCH_PROPERTY_EXAMPLES", "40")), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

@@ -86,13 +86,13 @@ def test_snowball_reranks_within_the_seed_bands(model_dir, monkeypatch):
 
 def test_the_mcp_server_loads_the_model_once(apis, monkeypatch, model_dir):
     pytest.importorskip("mcp")
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.mcp_server.runtime import Runtime, install
     from litsearch.mcp_server.tools_papers import paper_search
 
     monkeypatch.setenv("LITSEARCH_RERANK_MODEL", str(model_dir))
     encoder.forget_loaded()
-    install(Runtime(Settings.from_env()))
+    install(Runtime(settings_from_env()))
     before = encoder.loads_so_far()
 
     async def calls():

@@ -137,7 +137,7 @@ def test_doctor_install_failure_exits_3_in_one_line(tmp_path, monkeypatch, capsy
 
 def test_doctor_install_brings_the_libraries_with_pip_when_missing(monkeypatch, tmp_path, host):
     from litsearch.cli import doctor
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
 
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv(DOWNLOAD_URL_VARIABLE, host.url)
@@ -149,5 +149,5 @@ def test_doctor_install_brings_the_libraries_with_pip_when_missing(monkeypatch, 
         return type("Done", (), {"returncode": 1, "stderr": "ERROR: No matching distribution", "stdout": ""})()
 
     with pytest.raises(ModelInstallError, match="pip could not install .*No matching distribution"):
-        doctor.install_semantic(Settings.from_env({}), run=pip)
+        doctor.install_semantic(settings_from_env({}), run=pip)
     assert ran[0][1:4] == ["-m", "pip", "install"] and any(a.startswith("onnxruntime") for a in ran[0])

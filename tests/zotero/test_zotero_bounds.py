@@ -24,7 +24,7 @@ from fault_support import run_cli
 import fake_apis
 import fake_zotero
 from fake_server import Answer, FakeServer
-from litsearch.core.config import Settings
+from litsearch.runtime.settings import settings_from_env
 from litsearch.net.http import HttpClient
 from litsearch.zotero import listing
 from litsearch.zotero.matching import LibraryIndex
@@ -173,7 +173,7 @@ def test_a_listing_keeps_the_matching_keys_not_the_items():
             start = int(request.param("start") or 0)
             return endless_items(size=10_000)(request) if start < pages * listing.PAGE_SIZE else Answer(200, "[]")
         server.route("/api/", short_last)
-        settings = Settings.from_env({"LITSEARCH_ZOTERO_URL": server.url + "/api", "ZOTERO_API_KEY": "k" * 24})
+        settings = settings_from_env({"LITSEARCH_ZOTERO_URL": server.url + "/api", "ZOTERO_API_KEY": "k" * 24})
 
         async def read() -> LibraryIndex:
             index = LibraryIndex()

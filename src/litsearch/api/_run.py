@@ -8,12 +8,13 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 from ..core.config import Settings
 from ..net.http import HttpClient
+from ..runtime.settings import settings_from_env
 
 T = TypeVar("T")
 
 
 def settings() -> Settings:
-    return Settings.from_env()
+    return settings_from_env()
 
 
 def run_sync(coroutine: Awaitable[T]) -> T:

@@ -8,13 +8,13 @@ from typing import Sequence
 
 from ..core.config import Settings
 from ..core.errors import UsageError
+from ..net.cache import MODES as CACHE_MODES
 from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, clean_query
+from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, check_limit, clean_query
 from ..search.pipeline import SearchResult
 from ..search.plan import parse_provider_list
+from ..runtime.settings import settings_from_env
 from ._run import run_sync
-
-CACHE_MODES = ("normal", "refresh", "off", "offline")
 
 
 def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str] | str | None = None,
@@ -47,7 +47,7 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
         options.rerank, note = prepared_mode(rerank)
     except UsageError as problem:
         raise ValueError(str(problem)) from None
-    result = run_sync(_search(options, settings or Settings.from_env(), cache))
+    result = run_sync(_search(options, settings or settings_from_env(), cache))
     if note:
         result.enrichment.notes.append(note)
     return result
@@ -60,8 +60,6 @@ def search_options(topic: str, *, variants: Sequence[str] = (), providers: Seque
                    preprints: bool | None = None, exclude_retracted: bool = False,
                    verify: bool = True) -> SearchOptions:
     """The SearchOptions of these arguments, through the command line's checks (UsageError)."""
-    from ..cli.common import check_limit
-
     cleaned = clean_query(topic, "the topic")
     others = [clean_query(text, f"variant {number}") for number, text in enumerate(variants, start=1)]
     if len(others) > MAX_VARIANTS:
@@ -83,20 +81,18 @@ def search_options(topic: str, *, variants: Sequence[str] = (), providers: Seque
 
 
 async def _search(options: SearchOptions, settings: Settings, cache: str) -> SearchResult:
-    from ..cli.common import Console, opened_cache
-    from ..net.http import HttpClient
+    from ..runtime.console import Console
+    from ..runtime.online import online
     from ..search.pipeline import run_search
 
-    console = Console(settings, quiet=True)
-    with opened_cache(settings, cache, console) as (responses, _store):
-        async with HttpClient(settings, cache=responses) as http:
-            return await run_search(options, settings, http=http)
+    return await online(settings, lambda http, _store: run_search(options, settings, http=http), mode=cache,
+                        console=Console(settings, quiet=True))
 
 
 def render(result: SearchResult, fmt: str = "markdown", limit: int | None = None, abstracts: bool = True) -> str:
     """The command's output of ``result`` (its first ``limit`` rows: all by default): markdown,
     json, bibtex, ris, csl-json or csv."""
-    from ..cli.results import RESULT_FORMATS, render_result
+    from ..runtime.results import RESULT_FORMATS, render_result
 
     if fmt not in RESULT_FORMATS or fmt == "table":
         raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")

@@ -1,9 +1,7 @@
 """The ``lit-search`` command: ``dispatch`` picks the module of the subcommand; ``common``
-holds what they share (options, exit codes, the output writer)."""
+holds what they share (options, exit codes, the output writer); ``interrupt`` says Ctrl-C."""
 
-from .. import INTERRUPTED
-
-
+from .interrupt import interrupted
 
 
 def main(argv=None) -> int:
@@ -20,13 +18,3 @@ def main(argv=None) -> int:
         return run(argv)
     except KeyboardInterrupt:
         return interrupted()
-
-
-def interrupted(prog: str = "lit-search") -> int:
-    import sys
-
-    try:
-        print(f"{prog}: interrupted", file=sys.stderr, flush=True)
-    except (OSError, ValueError, KeyboardInterrupt):  # stderr gone, or a second Ctrl-C: the code still counts
-        pass
-    return INTERRUPTED

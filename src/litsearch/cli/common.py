@@ -4,38 +4,31 @@ one table from errors to exit codes, the progress printer and one output writer.
 Every command's ``main(argv)`` runs its work through ``run_command``, so a usage problem,
 a provider failure, a damaged database or a missing paper each end the same way in every
 command: one line on stderr and the exit code of the error's kind (``core/errors.py``).
-Everything a command prints or writes goes through ``Console`` and ``write_output``,
-which remove any configured key first.
+Everything a command prints or writes goes through ``Console`` (runtime/console.py) and
+``write_output``, which remove any configured key first. What the MCP server and the Python
+API need as well (the console, going online, atomic files, result formats) is in runtime/.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import logging
 import os
 import sys
-import tempfile
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Iterator, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
-from ..core.config import Settings, redactor
-from ..core.errors import (
-    EXIT_CODES_HELP,
-    ConfigError,
-    ExitCode,
-    InputError,
-    LitSearchError,
-    StoreError,
-    UsageError,
-)
+from ..core.config import Settings
+from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, UsageError
 from ..core.identifiers import ID_HELP
 from ..core.sanitize import safe_text
+from ..net.cache import CacheMode
+from ..runtime.console import Console, bounded
+from ..runtime.files import write_file_atomically
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import redactor
 
-__all__ = ["EXIT_CODES_HELP", "MAX_LIMIT", "TERMINAL_VIEW", "Console", "StrictParser", "add_cache_options",
-           "add_quiet_option", "cache_mode", "check_limit", "fetch", "load_settings", "opened_cache", "run_command",
-           "view_format", "write_file_atomically", "write_output"]
+__all__ = ["EXIT_CODES_HELP", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode", "fetch",
+           "run_command", "view_format", "write_output"]
 
 T = TypeVar("T")
 
@@ -67,22 +60,11 @@ def add_cache_options(parser: argparse.ArgumentParser) -> None:
                        help="answer from the local cache only, even if expired; no network")
 
 
-def cache_mode(args: argparse.Namespace) -> str:
+def cache_mode(args: argparse.Namespace) -> CacheMode:
     if args.offline:
         return "offline"
     return "refresh" if args.refresh else "off" if args.no_cache else "normal"
 
-
-def load_settings() -> Settings:
-    """Settings from the environment; a variable that cannot be used is a ConfigError (exit 2,
-    one line naming it)."""
-    try:
-        return Settings.from_env()
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-
-
-MAX_LIMIT = 100  # rows a command shows at most (--limit)
 
 # The ids `paper`, `network` and `snowball` take, and where their lists come from.
 PAPER_ID_EPILOG = f"""\
@@ -95,13 +77,6 @@ sources: Semantic Scholar first for references (one page of 100) and citing pape
   the others gave.
 {EXIT_CODES_HELP}
   Here: 3 the paper could not be fetched (every provider failed), 5 no provider has it."""
-
-
-def check_limit(limit: int, maximum: int = MAX_LIMIT, flag: str = "--limit") -> int:
-    """``limit`` when it is 1..``maximum``, else a UsageError naming ``flag`` and the range."""
-    if not 1 <= limit <= maximum:
-        raise UsageError(f"{flag} must be between 1 and {maximum}, not {limit}")
-    return limit
 
 
 def check_file_target(path: str | None, flag: str, example: str) -> None:
@@ -137,9 +112,6 @@ def output_format(path: str | None, option: str | None, allowed: Sequence[str], 
     return named
 
 
-TERMINAL_VIEW = "table"  # --format table: the view for a person at a terminal (render/terminal*.py)
-
-
 def view_format(option: str | None, path: str | None = None, default: str = "markdown") -> str:
     """The format of a command whose default output is read by a person or a program:
     ``--format`` when given; else the terminal view when stdout is a terminal (and no -o),
@@ -153,71 +125,18 @@ def view_format(option: str | None, path: str | None = None, default: str = "mar
     return option or default
 
 
-# ---------------------------------------------------------------- the response cache and its store
+# ---------------------------------------------------------------- going online, what a command prints
 
-@contextmanager
-def opened_cache(settings: Settings, mode: str, console: "Console", store_needed: bool = False
-                 ) -> Iterator[tuple[Any, Any]]:
-    """(ResponseCache for ``mode``, the Store or None when not opened).
-
-    A store the command cannot do without (--offline, --save) must open, else StoreError;
-    otherwise a damaged or too-new file only switches the cache off, with a warning, and
-    is left exactly as it was."""
-    from ..library.store import Store
-    from ..net.cache import ResponseCache
-
-    store = None
-    needed = store_needed or mode == "offline"
-    if needed or mode != "off":
-        try:
-            # --offline only reads: a read-only or full disk must not stop it.
-            store = Store.open(redact=settings.redact, read_only=mode == "offline" and not store_needed)
-        except StoreError as exc:
-            if needed:
-                raise
-            console.warn(f"cache disabled: {exc}")
-    try:
-        yield ResponseCache(store, mode, warn=console.warn, max_bytes=settings.cache_max_bytes), store
-    finally:
-        if store is not None:
-            store.close()
-
-
-def fetch(settings: Settings, mode: str, console: "Console", work: Callable[[Any, Any], Awaitable[T]],
+def fetch(settings: Settings, mode: CacheMode, console: Console, work: Callable[[Any, Any], Awaitable[T]],
           store_needed: bool = False) -> T:
-    """Run ``work(http, store)`` online: one paced HTTP client behind the response cache in
-    ``mode`` (--refresh/--no-cache/--offline), and the store when the command needs it."""
+    """Run ``work(http, store)`` online (runtime/online.py) to the end: one paced HTTP client behind
+    the response cache in ``mode`` (--refresh/--no-cache/--offline), and the store when the
+    command needs it."""
     import asyncio
 
-    from ..net.http import HttpClient
+    from ..runtime.online import online
 
-    async def go() -> T:
-        async with HttpClient(settings, cache=cache) as http:
-            return await work(http, store)
-
-    with opened_cache(settings, mode, console, store_needed=store_needed) as (cache, store):
-        return asyncio.run(go())
-
-
-# ---------------------------------------------------------------- what a command prints
-
-class Console:
-    """Progress and notes on stderr (silent with -q), keys removed."""
-
-    def __init__(self, settings: Settings | None, quiet: bool = False, prefix: str = "lit-search"):
-        self.settings = settings
-        self.quiet = quiet
-        self.prefix = prefix
-
-    def say(self, message: str) -> None:
-        if not self.quiet:
-            self.warn(message)
-
-    def warn(self, message: str) -> None:
-        """Shown even with -q: something the user must know. Nothing from an API reaches the
-        terminal unescaped: control characters (escape sequences) are removed."""
-        text = bounded(safe_text(f"{self.prefix}: {message}"))
-        print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
+    return asyncio.run(online(settings, work, mode=mode, console=console, store_needed=store_needed))
 
 
 def write_output(text: str, settings: Settings | None, path: str | os.PathLike | None = None) -> None:
@@ -231,63 +150,6 @@ def write_output(text: str, settings: Settings | None, path: str | os.PathLike |
         sys.stdout.flush()
     else:
         write_file_atomically(Path(path), text)
-
-
-def write_file_atomically(path: Path, text: str | bytes) -> None:
-    """Replace ``path`` with ``text`` (or bytes) or leave it as it was: the text goes to a temporary
-    file in the same folder, is flushed to disk, then renamed over the target. A failure
-    (a full disk, a kill, an encoding error) never leaves a partial file. OSError names
-    the file the user asked for."""
-    folder = path.parent if str(path.parent) else Path(".")
-    handle, temporary = None, None
-    try:
-        descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        handle = (os.fdopen(descriptor, "wb") if isinstance(text, bytes)
-                  else os.fdopen(descriptor, "w", encoding="utf-8", newline=""))
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-        handle.close()
-        handle = None
-        if path.exists():
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(temporary, 0o666 & ~_umask())
-        os.replace(temporary, path)
-        temporary = None
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, str(path)) from None
-    finally:
-        if handle is not None:
-            with contextlib.suppress(OSError):  # closing flushes again; the first error is the one to report
-                handle.close()
-        if temporary is not None and os.path.exists(temporary):
-            os.unlink(temporary)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# ---------------------------------------------------------------- one exit-code table
-
-class _RedactingFilter(logging.Filter):
-    def __init__(self, settings: Settings):
-        super().__init__()
-        self.settings = settings
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.settings.redact(record.getMessage())
-        record.args = ()
-        return True
-
-
-def redact_logs(settings: Settings) -> None:
-    """Keys never reach a log line, whatever a message or exception text contains."""
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(_RedactingFilter(settings))
 
 
 def run_command(prog: str, work: Callable[[], int]) -> int:
@@ -317,7 +179,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
     except KeyboardInterrupt:
-        from . import interrupted
+        from .interrupt import interrupted
 
         return interrupted(prog)
     except Exception as exc:  # last line of defence: one line, never a traceback
@@ -352,13 +214,3 @@ def _drop_stdout() -> None:
 def _error_line(message: str) -> None:
     # The environment's secrets are removed even when the environment itself is the problem.
     print(bounded(redactor().redact(safe_text(message))), file=sys.stderr)
-
-
-MAX_MESSAGE_LINE = 600  # characters: a message quotes an excerpt of a value, never all of it
-
-
-def bounded(message: str) -> str:
-    """Each line of a message cut to MAX_MESSAGE_LINE characters (a 100,000-character id or
-    title in a value must not become a 100 KB error)."""
-    return "\n".join(line if len(line) <= MAX_MESSAGE_LINE else line[: MAX_MESSAGE_LINE - 1] + "…"
-                     for line in message.split("\n"))

@@ -20,13 +20,9 @@ from ..biblio.formats import READABLE_FORMATS as FORMATS
 from ..biblio.formats import MERGED_JSON, merged_from_path
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.records import Paper
-from .common import (
-    Console,
-    new_parser,
-    run_command,
-    write_file_atomically,
-    write_output,
-)
+from ..runtime.console import Console
+from ..runtime.files import write_file_atomically
+from .common import new_parser, run_command, write_output
 
 PROG = "lit-search dedupe"
 

@@ -48,13 +48,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _environment_problem() -> int:
     """Every environment variable checked once, before any work: 0 when all can be used, else
     exit 2 after one line naming the variable (core/environment.py)."""
-    from ..core.config import Settings
     from ..core.errors import ConfigError
+    from ..runtime.settings import settings_from_env
     from .common import run_command
 
     def check() -> int:
         try:
-            Settings.from_env()
+            settings_from_env()
         except ValueError as problem:
             raise ConfigError(str(problem)) from None
         return ExitCode.OK

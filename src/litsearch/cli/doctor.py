@@ -22,6 +22,7 @@ from .. import __version__
 from ..core.config import CACHE_SIZE_VARIABLE, DB_FILENAME, Settings, data_folder
 from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
+from ..runtime.settings import settings_from_env
 from .common import new_parser, run_command, write_output
 
 PROG = "lit-search doctor"
@@ -92,7 +93,7 @@ def usable_settings() -> tuple[Settings, list[str]]:
     problems: list[str] = []
     while True:
         try:
-            return Settings.from_env(env), problems
+            return settings_from_env(env), problems
         except EnvironmentProblem as problem:
             problems.append(str(problem))
             env.pop(problem.variable, None)

@@ -11,18 +11,10 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.sanitize import json_text
 from ..providers.openalex_entities import LIST_ALIASES, MAX_LIST_LIMIT, kind_named
 from ..providers.openalex_entities_parse import EntityKind
-from .common import (
-    Console,
-    add_cache_options,
-    add_quiet_option,
-    cache_mode,
-    check_limit,
-    fetch,
-    load_settings,
-    new_parser,
-    run_command,
-    write_output,
-)
+from ..runtime.console import Console
+from ..runtime.settings import load_settings
+from ..search.options import check_limit
+from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, write_output
 
 ACTIONS = ("list", "get")
 ALIAS_HELP = {

@@ -11,17 +11,10 @@ from ..biblio.formats import EXPORT_FORMATS
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, NotFound
 from ..core.sanitize import json_text
-from .common import (
-    TERMINAL_VIEW,
-    Console,
-    fetch,
-    load_settings,
-    new_parser,
-    output_format,
-    run_command,
-    view_format,
-    write_output,
-)
+from ..runtime.console import Console
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import load_settings
+from .common import fetch, new_parser, output_format, run_command, view_format, write_output
 
 PROG = "lit-search library"
 ACTIONS = ("list", "show", "export", "remove", "link")

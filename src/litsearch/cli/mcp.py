@@ -8,7 +8,8 @@ import os
 from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
-from .common import load_settings, new_parser, run_command
+from ..runtime.settings import load_settings
+from .common import new_parser, run_command
 
 PROG = "lit-search mcp"
 MAX_CHARS_VARIABLE = "LITSEARCH_MCP_MAX_CHARS"

@@ -18,18 +18,18 @@ from ..graph.limits import (
     MAX_NETWORK_NODES,
     MAX_SEEDS,
 )
+from ..runtime.console import Console
+from ..runtime.files import write_file_atomically
+from ..runtime.settings import load_settings
 from .common import (
     PAPER_ID_EPILOG,
-    Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
     fetch,
-    load_settings,
     new_parser,
     run_command,
-    write_file_atomically,
     write_output,
 )
 

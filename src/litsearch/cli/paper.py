@@ -10,17 +10,16 @@ from typing import Sequence
 from ..core.errors import ExitCode
 from ..core.identifiers import parse_paper_ref
 from ..core.sanitize import json_text
+from ..runtime.console import Console
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import load_settings
+from ..search.options import MAX_LIMIT, check_limit
 from .common import (
-    MAX_LIMIT,
     PAPER_ID_EPILOG,
-    TERMINAL_VIEW,
-    Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
-    check_limit,
     fetch,
-    load_settings,
     new_parser,
     run_command,
     view_format,

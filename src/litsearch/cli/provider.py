@@ -9,7 +9,9 @@ from typing import Sequence
 from ..core.config import Settings
 from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
-from .common import MAX_LIMIT, check_limit, load_settings, new_parser, run_command, write_output
+from ..runtime.settings import load_settings
+from ..search.options import MAX_LIMIT, check_limit
+from .common import new_parser, run_command, write_output
 
 
 def build_parser(name: str):

@@ -9,16 +9,9 @@ from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.identifiers import ID_HELP
-from .common import (
-    Console,
-    add_cache_options,
-    add_quiet_option,
-    cache_mode,
-    load_settings,
-    new_parser,
-    run_command,
-    write_output,
-)
+from ..runtime.console import Console
+from ..runtime.settings import load_settings
+from .common import add_cache_options, add_quiet_option, cache_mode, new_parser, run_command, write_output
 
 PROG = "lit-search read"
 FORMATS = ("markdown", "json", "text")
@@ -110,7 +103,7 @@ def _read(ref, args, max_chars, settings, console):
     import asyncio
 
     from ..fulltext.read import read_paper
-    from .common import opened_cache
+    from ..runtime.online import opened_cache
 
     with opened_cache(settings, cache_mode(args), console) as (_cache, store):
         return asyncio.run(read_paper(ref, args.section, max_chars, settings=settings, cache_mode=cache_mode(args),

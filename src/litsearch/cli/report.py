@@ -7,7 +7,9 @@ from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.sanitize import json_text
-from .common import TERMINAL_VIEW, load_settings, new_parser, run_command, view_format, write_output
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import load_settings
+from .common import new_parser, run_command, view_format, write_output
 
 PROG = "lit-search report"
 

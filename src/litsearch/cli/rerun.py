@@ -16,17 +16,10 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, UsageError
 from ..core.identifiers import parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..core.text import fold_title
-from .common import (
-    Console,
-    add_quiet_option,
-    check_file_target,
-    check_limit,
-    fetch,
-    load_settings,
-    new_parser,
-    run_command,
-    write_output,
-)
+from ..runtime.console import Console
+from ..runtime.settings import load_settings
+from ..search.options import check_limit
+from .common import add_quiet_option, check_file_target, fetch, new_parser, run_command, write_output
 from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search rerun"

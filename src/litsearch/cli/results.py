@@ -1,17 +1,16 @@
 """What the commands that print papers share (search, snowball, rerun): their result options
 (``--format``, ``-o``, ``--abstracts``/``--no-abstracts``), the format chosen from them, the
-dispatch to each format's renderer, and the writer. One place, so the commands agree and
-import nothing from one another."""
+terminal view or the one renderer every door uses (runtime/results.py), and the writer. One
+place, so the commands agree and import nothing from one another."""
 
 from __future__ import annotations
 
 import argparse
 from typing import Any
 
-from ..biblio.formats import EXPORT_FORMATS
-from .common import TERMINAL_VIEW, output_format, view_format, write_output
+from ..runtime.results import RESULT_FORMATS, TERMINAL_VIEW, render_result
+from .common import output_format, view_format, write_output
 
-RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what render_result writes
 OUTPUT_HELP = "write to FILE (format from its extension: .md, .json, .bib, .ris, .csl.json, .csv)"
 
 
@@ -84,17 +83,3 @@ def write_result(result: Any, limit: int, fmt: str, settings: Any, path: str | N
     if path:
         write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
 
-
-def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, nothing_found: str | None = None) -> str:
-    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
-    if fmt == "json":
-        from ..render.search_json import render_json
-
-        return render_json(result, limit, include_abstracts=include_abstracts)
-    if fmt in EXPORT_FORMATS:
-        from ..biblio.formats import export_papers
-
-        return export_papers([item.paper for item in result.results[:limit]], fmt)
-    from ..render.table import render_markdown
-
-    return render_markdown(result, limit, include_abstracts=include_abstracts, nothing_found=nothing_found)

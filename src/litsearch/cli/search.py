@@ -16,19 +16,18 @@ from ..search.aliases import check_providers, search_filters
 from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
 from ..search.plan import parse_provider_list
 from .commands import commands_help
+from ..runtime.console import Console
+from ..runtime.logs import redact_logs
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import load_settings
+from ..search.options import MAX_LIMIT, check_limit
 from .common import (
-    MAX_LIMIT,
-    TERMINAL_VIEW,
-    Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
-    check_limit,
     fetch,
-    load_settings,
     new_parser,
-    redact_logs,
     run_command,
     write_output,
 )

@@ -11,16 +11,15 @@ from ..core.errors import EXIT_CODES_HELP, UsageError
 from ..core.identifiers import ID_HELP, PaperRef, id_kind, parse_paper_ref, record_identities
 from ..core.sanitize import json_text
 from ..graph.limits import MAX_SEEDS
+from ..runtime.console import Console
+from ..runtime.settings import load_settings
+from ..search.options import MAX_LIMIT, check_limit
 from .common import (
-    MAX_LIMIT,
-    Console,
     add_cache_options,
     add_quiet_option,
     cache_mode,
     check_file_target,
-    check_limit,
     fetch,
-    load_settings,
     new_parser,
     run_command,
     write_output,

@@ -9,7 +9,9 @@ from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..zotero.declaration import CONNECTOR, WEB_API
-from .common import Console, load_settings, new_parser, run_command, write_output
+from ..runtime.console import Console
+from ..runtime.settings import load_settings
+from .common import new_parser, run_command, write_output
 
 PROG = "lit-search zotero"
 
@@ -69,7 +71,7 @@ def zotero_command(argv: Sequence[str]) -> int:
 
     from ..render.zotero import push_report
     from ..zotero.run import push_to_zotero
-    from .common import opened_cache
+    from ..runtime.online import opened_cache
 
     args = build_parser().parse_args(list(argv))
     settings = load_settings()

@@ -2,8 +2,8 @@
 
 Everything a deployment or a test may change lives here, read once per run. Which variables
 exist (each service's base URL override and key) is not written here: each service declares
-its own (core/services.py), and the settings are built from those declarations
-(providers/registry.py lists them).
+its own (core/services.py), and the settings are built from the declarations their caller
+passes (the registry, providers/registry.py, through runtime/settings.py).
 """
 
 from __future__ import annotations
@@ -27,21 +27,12 @@ DEFAULT_CACHE_MB = 200.0
 EnvironmentProblem = environment.EnvironmentProblem
 
 
-def registered_services() -> dict[str, Service]:
-    """Every declared service (providers/registry.py): what the settings are built from."""
-    from ..providers.registry import services  # declarations only: no HTTP library, no parser
-
-    return services()
-
-
-def key_variables(services: Mapping[str, Service] | None = None) -> tuple[str, ...]:
+def key_variables(services: Mapping[str, Service]) -> tuple[str, ...]:
     """The environment variables that hold API keys, as the services declare them."""
-    services = registered_services() if services is None else services
     return tuple(dict.fromkeys(found.key.variable for found in services.values() if found.key))
 
 
-def default_base_urls(services: Mapping[str, Service] | None = None) -> dict[str, str]:
-    services = registered_services() if services is None else services
+def default_base_urls(services: Mapping[str, Service]) -> dict[str, str]:
     return {name: found.base_url for name, found in services.items() if found.base_url}
 
 
@@ -58,17 +49,11 @@ def _float_env(env: Mapping[str, str], name: str, default: float, unit: str = "s
     return value
 
 
-def environment_secrets(env: Mapping[str, str], services: Mapping[str, Service] | None = None) -> tuple[str, ...]:
+def environment_secrets(env: Mapping[str, str], services: Mapping[str, Service]) -> tuple[str, ...]:
     """Every secret the environment holds (keys, proxy passwords), valid or not: what
     ``redact`` removes even when the settings themselves cannot be built."""
     values = [value.strip() for name in key_variables(services) if (value := env.get(name, "")) and value.strip()]
     return tuple(dict.fromkeys(values + environment.proxy_secrets(env)))
-
-
-def redactor(env: Mapping[str, str] | None = None) -> "Settings":
-    """Settings that only redact: the environment's secrets, whatever else is wrong with it."""
-    env = os.environ if env is None else env
-    return Settings(base_urls=default_base_urls(), secrets=environment_secrets(env))
 
 
 @dataclass(frozen=True)
@@ -89,18 +74,18 @@ class Settings:
     cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)
     secrets: tuple[str, ...] = field(default=(), repr=False)
     # Every service's declaration (core/services.py): its pace, key, email use and cache lifetime.
-    services: Mapping[str, Service] = field(default_factory=registered_services, repr=False, compare=False)
+    # Given by the caller (the registry's, through runtime/settings.py); none: no service is known.
+    services: Mapping[str, Service] = field(default_factory=dict, repr=False, compare=False)
     # The services whose base URL the user set (its LITSEARCH_*_URL present in the environment):
     # only their origins are trusted as the user's own hosts (user_origin), never a built-in default.
     user_set_urls: frozenset[str] = frozenset()
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None,
-                 services: Mapping[str, Service] | None = None) -> "Settings":
-        """Settings from ``env``; EnvironmentProblem (a ValueError naming the variable, never
-        quoting a secret) for the first value that cannot be used (core/environment.py)."""
+    def from_env(cls, env: Mapping[str, str] | None = None, *, services: Mapping[str, Service]) -> "Settings":
+        """Settings from ``env`` for the declared ``services``; EnvironmentProblem (a ValueError
+        naming the variable, never quoting a secret) for the first value that cannot be used
+        (core/environment.py)."""
         env = os.environ if env is None else env
-        services = registered_services() if services is None else services
         found = environment.problems(env, key_variables(services))
         if found:
             raise found[0]
@@ -134,10 +119,6 @@ class Settings:
     def email_uri(self) -> str:
         """The contact email as ASCII for a mailto: URI (an internationalised address encoded)."""
         return environment.email_uri(self.email) if self.email else ""
-
-    def has_secret(self, variable: str) -> bool:
-        """Whether the key in environment variable ``variable`` is set."""
-        return bool(self.keys.get(variable))
 
     def service(self, name: str) -> Service:
         """The declaration of service ``name``; KeyError when nobody declared it."""

@@ -48,6 +48,11 @@ def one_line(value: object) -> str | None:
     return text or None
 
 
+def plural(count: int, word: str) -> str:
+    """``1 request``, ``2 requests`` (``word`` takes an -s)."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 _NON_WORD = re.compile(r"[^\w\s]|_")
 
 

@@ -63,7 +63,7 @@ def parse_read_ref(text: str) -> PaperRef:
 
 
 async def read_paper(ref: str | PaperRef, sections: list[str] | tuple[str, ...] = (),
-                     max_chars: int | None = DEFAULT_MAX_CHARS, *, settings: Settings | None = None,
+                     max_chars: int | None = DEFAULT_MAX_CHARS, *, settings: Settings,
                      cache_mode: str = "normal", store: Any = None, policies: Mapping[str, PacePolicy] | None = None,
                      progress: Callable[[str], None] | None = None) -> ReadResult:
     """Read one paper (see the module docstring). ``sections``: names to show (all when empty);
@@ -72,7 +72,6 @@ async def read_paper(ref: str | PaperRef, sections: list[str] | tuple[str, ...] 
     overrides (tests)."""
     from ..net.cache import ResponseCache  # the command's modes: normal, refresh, off, offline
 
-    settings = settings or Settings.from_env()
     paper_ref = ref if isinstance(ref, PaperRef) else parse_read_ref(ref)
     documents = DocumentCache(store, cache_mode)
     responses = ResponseCache(store, cache_mode, max_bytes=settings.cache_max_bytes)

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..render.markup import plural
+from ..core.text import plural
 from ..search.enrich import EnrichmentReport, enrich_shown
 from ..search.pipeline import SearchResult, search_deadline
 from .snowball import SnowballResult

@@ -15,6 +15,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 from ..core.config import Settings
 from ..core.errors import LitSearchError
 from ..core.sanitize import json_text, safe_text
+from ..runtime.console import Console
 from .paging import DEFAULT_MAX_CHARS
 
 log = logging.getLogger("litsearch.mcp")
@@ -43,15 +44,17 @@ class Runtime:
         return self._kept.get(key)
 
     async def online(self, work: Callable[[Any, Any], Awaitable[T]], store_needed: bool = False) -> T:
-        """``work(http, store)`` with the response cache (and the library store) as the
-        command has them; the store is None when it cannot be opened and is not needed."""
-        from ..cli.common import Console, opened_cache
-        from ..net.http import HttpClient
+        """``work(http, store)`` online (runtime/online.py) with the response cache (and the
+        library store) as the command has them; the store is None when it cannot be opened and
+        is not needed."""
+        from ..runtime.online import online
 
-        console = Console(self.settings, quiet=True, prefix="lit-search mcp")
-        with opened_cache(self.settings, "normal", console, store_needed=store_needed) as (cache, store):
-            async with HttpClient(self.settings, cache=cache) as http:
-                return await work(http, store)
+        return await online(self.settings, work, console=self.console, store_needed=store_needed)
+
+    @property
+    def console(self) -> Console:
+        """Where a warning goes (stderr, keys removed): the cache switched off, a damaged file."""
+        return Console(self.settings, quiet=True, prefix="lit-search mcp")
 
     def clean(self, text: str) -> str:
         return self.settings.redact(safe_text(text))

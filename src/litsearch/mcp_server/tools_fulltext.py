@@ -35,14 +35,13 @@ async def paper_read(
     references. The result lists every section with its size and whether it is shown, then the text in reading
     order up to the limit (the section that does not fit cut, with how much is left), and names the sections
     left out: ask again with sections=[...] for those. A paper without an open copy is a tool error saying so."""
-    from ..cli.common import Console, opened_cache
     from ..fulltext.read import read_paper
     from ..render.fulltext import read_markdown, read_payload
+    from ..runtime.online import opened_cache
 
     runtime = current()
     limit = max_chars or max(MIN_TEXT_CHARS, runtime.max_chars - OVERHEAD_CHARS)
-    console = Console(runtime.settings, quiet=True, prefix="lit-search mcp")
-    with opened_cache(runtime.settings, "normal", console) as (_cache, store):
+    with opened_cache(runtime.settings, "normal", runtime.console) as (_cache, store):
         result = await read_paper(id, tuple(sections or ()), limit, settings=runtime.settings, store=store)
     payload = read_payload(result)
     # The sections' text is in the Markdown already: the data carries the rest (sizes, what is

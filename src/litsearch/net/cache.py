@@ -14,21 +14,22 @@ arXiv error feed is well-formed XML) is removed again by ``forget``.
 from __future__ import annotations
 
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Literal, get_args
 
 from ..core.errors import StoreError
 from .cache_keys import cache_key
-from .http import FetchedResponse
+from .responses import FetchedResponse
 from .response_store import DEFAULT_MAX_BYTES, responses_of
 
-MODES = ("normal", "refresh", "off", "offline")
+CacheMode = Literal["normal", "refresh", "off", "offline"]
+MODES: tuple[CacheMode, ...] = get_args(CacheMode)
 
 
 class ResponseCache:
     """The cache is an optimisation: when its file cannot be read or written (a full or
     read-only disk, a damaged file), it warns once and steps aside; the answers still count."""
 
-    def __init__(self, store: Any, mode: str = "normal", warn: Callable[[str], None] | None = None,
+    def __init__(self, store: Any, mode: CacheMode = "normal", warn: Callable[[str], None] | None = None,
                  max_bytes: int = DEFAULT_MAX_BYTES):
         """``store``: the open database the answers live in (a ``library.store.Store``), a
         ``ResponseStore``, or None (no cache); ``max_bytes``: the cache's size cap

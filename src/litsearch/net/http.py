@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import random
 import time
-from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import httpx
@@ -26,6 +25,7 @@ from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slow_down_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
 from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request, same_origin_as_any, shown_origin
+from .responses import FetchedResponse
 from .shared_pace import BUSY, SharedPace
 from .start_turn import Turn, TurnTimeout, start_turn
 from .waits import parse_retry_after, shown_wait
@@ -39,23 +39,6 @@ MACHINE_SLOT_POLL_SECONDS = 0.02
 MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first  # how often a request waiting for another process's place looks again
 
 
-@dataclass
-class FetchedResponse:
-    status: int
-    headers: Mapping[str, str]
-    content: bytes
-    url: str
-    # HttpClient's clock when the request was sent (None: from the cache); keyword-only, so a
-    # subclass (the store's CachedResponse) can still add fields without defaults.
-    sent_at: float | None = field(default=None, kw_only=True)
-
-    @property
-    def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
-
-    @property
-    def content_type(self) -> str:
-        return self.headers.get("content-type", "").lower()
 
 
 def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:

@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
 
 import httpx
 
 from ..core.config import Settings
-
-if TYPE_CHECKING:
-    from .http import FetchedResponse
+from .responses import FetchedResponse
 
 
 def timeout_reason(exc: httpx.TimeoutException, settings: Settings) -> str:

@@ -21,7 +21,7 @@ from typing import Any, ContextManager, Iterable, Protocol
 
 from ..core.config import DEFAULT_CACHE_MB
 from .cache_keys import strip_identity_params
-from .http import FetchedResponse
+from .responses import FetchedResponse
 
 DAY = 86_400
 # Expired entries stay usable by --offline (allow_stale) for this long, then are pruned.

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
+from ..core.text import plural
 from ..library.record import paper_from_record
 from .links import link_lines
-from .markup import MAX_ABSTRACT_CHARS, markdown_text, plural
+from .markup import MAX_ABSTRACT_CHARS, markdown_text
 from .paper import RETRACTED_BANNER, notice_lines
 from .table import RETRACTED_MARK, notice_note, notices_line, retraction_mark
 

@@ -44,11 +44,6 @@ def markdown_text(value: Any, max_chars: int | None = MAX_CELL_CHARS) -> str:
     return _BLOCK_START.sub(lambda m: f"{m.group(1)}\\{m.group(2)}" if m.group(1) else "\\" + m.group(0), text)
 
 
-def plural(count: int, word: str) -> str:
-    """``1 request``, ``2 requests`` (``word`` takes an -s)."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def safe_url(url: str | None) -> str | None:
     """An http(s) URL made safe inside a Markdown link target, or None."""
     if not url or not re.match(r"^https?://[^\s]+$", url.strip(), re.I):

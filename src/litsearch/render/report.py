@@ -8,8 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from ..core.sanitize import markdown_safe
+from ..core.text import plural
 from ..providers.base import provider_label
-from .markup import markdown_text, plural
+from .markup import markdown_text
 
 # The parameter that carries the search string at each API (what a methods section quotes).
 SEARCH_PARAMETERS = ("query", "search", "term", "search_query", "filter")

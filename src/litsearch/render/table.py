@@ -11,17 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from ..core.preprints import shown_venue
+from ..core.text import plural
 from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
-from .markup import (
-    SNIPPET_WORDS,
-    authors_cell,
-    markdown_text,
-    plural,
-    safe_url,
-    snippet,
-)
+from .markup import SNIPPET_WORDS, authors_cell, markdown_text, safe_url, snippet
 
 # After the DOI link: verified at Crossref, not found or not matching, or not checked.
 DOI_MARKS = {True: " ✓", False: " ⚠", None: ""}

@@ -7,12 +7,12 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..core.records import Paper
+from ..core.text import plural
 from ..core.updates import LABELS
 from ..core.urls import citation_uri, doi_url
 from ..graph.bundle import PaperBundle
 from ..providers.base import provider_label
 from ..search.rank import RankedPaper
-from .markup import plural
 from .paper import AUTHORS_LISTED
 from .report import report_payload
 from .terminal import fit, heading, pack, plain, text_width, wrap

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..core.text import short_author
+from ..core.text import plural, short_author
 from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import is_pdf_url
 from ..core.preprints import shown_venue
 from ..providers.base import provider_label
 from ..search.rank import RankedPaper
-from .markup import SNIPPET_WORDS, plural
+from .markup import SNIPPET_WORDS
 from .table import RETRACTED_MARK, VIA_WORDS, notices_line
 from .terminal import pack, plain, wrap
 

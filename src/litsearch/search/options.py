@@ -19,6 +19,7 @@ RERANK_MODES = ("semantic", "none")
 # as a short page, so the ranking has a pool to choose from (it scores every paper itself).
 # Earlier versions asked twice the rows shown (25-100): --offline still finds those answers.
 MIN_FETCH, MAX_FETCH = 25, 100
+MAX_LIMIT = 100  # rows a search (or any command's list) shows at most (--limit)
 
 
 @dataclass
@@ -49,8 +50,6 @@ class SearchOptions:
         return MAX_FETCH
 
 
-
-
 def clean_query(text: str, label: str) -> str:
     """A topic or variant as it is searched (plain text), or UsageError naming ``label`` when it
     is empty or longer than MAX_QUERY_CHARS."""
@@ -60,3 +59,10 @@ def clean_query(text: str, label: str) -> str:
     if len(cleaned) > MAX_QUERY_CHARS:
         raise UsageError(f"{label} is {len(cleaned):,} characters; the limit is {MAX_QUERY_CHARS:,}")
     return cleaned
+
+
+def check_limit(limit: int, maximum: int = MAX_LIMIT, flag: str = "--limit") -> int:
+    """``limit`` when it is 1..``maximum``, else a UsageError naming ``flag`` and the range."""
+    if not 1 <= limit <= maximum:
+        raise UsageError(f"{flag} must be between 1 and {maximum}, not {limit}")
+    return limit

@@ -15,11 +15,9 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, replace
-from typing import Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Protocol, Sequence
 
 from ..core.errors import ConfigError
-from ..search.options import RERANK_MODES  # noqa: F401  (the modes, named once)
-from ..search.rank import RankedPaper
 from .encoder import EXTRA_HINT, ModelUnusable, OutOfTime, available_memory, load_encoder, missing_libraries
 from .location import RERANK_MODEL_VARIABLE, locate_model
 
@@ -59,6 +57,15 @@ def _number(env: Mapping[str, str], name: str, default, kind):
         unit = "seconds" if kind is float else "threads"
         raise ConfigError(f"{name} must be a positive number of {unit}, not {text[:40]!r}")
     return value
+
+
+class RankedPaper(Protocol):
+    """What the re-ranker reads of a ranked paper (search/rank.py's RankedPaper, a dataclass):
+    declared here so this folder sits below search/, which calls it, and imports nothing back."""
+
+    paper: Any
+    score: float
+    score_terms: dict[str, float]
 
 
 @dataclass

@@ -67,7 +67,7 @@ def check_collection(name: str) -> str:
 
 
 async def push_to_zotero(ids: Sequence[str] = (), from_file: str | None = None, from_library: bool = False, *,
-                         collection: str, via: str | None = None, settings: Settings | None = None,
+                         collection: str, via: str | None = None, settings: Settings,
                          store: Any = None, cache_mode: str = "normal", env: Mapping[str, str] | None = None,
                          policies: Mapping[str, PacePolicy] | None = None,
                          progress: Callable[[str], None] | None = None) -> tuple[PushSummary, list[str]]:
@@ -75,7 +75,6 @@ async def push_to_zotero(ids: Sequence[str] = (), from_file: str | None = None, 
     response cache (needed for library ids and ``from_library``)."""
     from ..net.cache import ResponseCache
 
-    settings = settings or Settings.from_env()
     collection = check_collection(collection)
     target = zotero_target(settings, env)
     route = choose_via(via, target)

@@ -1,4 +1,4 @@
-"""The atomic writer (cli/common.write_file_atomically) that every output file goes through:
+"""The atomic writer (runtime/files.write_file_atomically) that every output file goes through:
 the old file stays whole until the new one is complete on disk, the file keeps its mode (or
 gets the umask's), nothing is left behind on failure, and the error names the user's file.
 Written to kill the mutants of the writer (bench/mutation.py)."""
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from litsearch.cli.common import write_file_atomically
+from litsearch.runtime.files import write_file_atomically
 
 ENTRY = "@article{jinek2012programmable,\n  title = {A Programmable Dual-RNA–Guided DNA Endonuclease},\n}\n"
 
