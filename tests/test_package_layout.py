@@ -135,7 +135,7 @@ LAYERS = {
     "search": ("core", "net", "dedupe", "providers", "semantic"),
     "graph": ("core", "net", "dedupe", "providers", "search", "library", "semantic"),
     "render": ("core", "dedupe", "providers", "search", "graph", "library"),
-    "fulltext": ("core", "net", "graph"),
+    "fulltext": ("core", "net", "providers", "graph"),
     "zotero": ("core", "net", "providers", "biblio", "graph", "library"),
     "runtime": ("core", "net", "providers", "library", "biblio", "render"),
     "mcp_server": BELOW_THE_DOORS,
