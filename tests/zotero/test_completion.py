@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from litsearch.core.records import Paper
-from litsearch.zotero.completion import complete_from_works, needs_completing
+from litsearch.zotero.completion import complete_from_works
+from litsearch.zotero.inputs import needs_completing
 
 TITLE = "Long-term outcomes of eculizumab in children"
 

@@ -17,18 +17,7 @@ from typing import Callable
 from ..core.errors import ProviderError
 from ..core.records import Paper
 from ..core.text import fold_title
-from .inputs import OLD_SEARCH_JSON_AUTHORS, Gathered
-
-CITATION_FIELDS = ("volume", "issue", "pages", "publication_date", "journal")
-CUT_MARKS = ("others", "et al", "et al.")
-
-
-def needs_completing(paper: Paper) -> bool:
-    """Whether a citation of ``paper`` misses something its ids may give: a field of
-    CITATION_FIELDS, a type, or authors (none, or a list ending in "others")."""
-    return (any(not getattr(paper, name) for name in CITATION_FIELDS) or not paper.publication_types
-            or _authors_cut(paper))
-
+from .inputs import CITATION_FIELDS, CUT_MARKS, OLD_SEARCH_JSON_AUTHORS, Gathered, authors_cut
 
 def complete_from_works(papers: list[Paper], positions: list[int], works: list[Paper],
                         cut_authors: set[int] = frozenset()) -> int:
@@ -45,7 +34,7 @@ def complete_from_works(papers: list[Paper], positions: list[int], works: list[P
         if work is None or fold_title(work.title) != fold_title(paper.title):
             continue
         gained = False
-        if (position in cut_authors or _authors_cut(paper)) and len(work.authors) > len(_named(paper.authors)):
+        if (position in cut_authors or authors_cut(paper)) and len(work.authors) > len(_named(paper.authors)):
             paper.authors, gained = list(work.authors), True
         for name in CITATION_FIELDS:
             if not getattr(paper, name) and getattr(work, name):
@@ -84,7 +73,3 @@ def _keys(paper: Paper) -> list[str]:
 
 def _named(authors: list[str]) -> list[str]:
     return [name for name in authors if name.strip().lower() not in CUT_MARKS]
-
-
-def _authors_cut(paper: Paper) -> bool:
-    return not paper.authors or paper.authors[-1].strip().lower() in CUT_MARKS

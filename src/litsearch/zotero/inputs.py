@@ -154,14 +154,29 @@ def _add_papers(gathered: Gathered, entries: list[Any]) -> int:
 
 
 def _add_paper(gathered: Gathered, paper: Paper, cut_authors: bool = False) -> None:
-    from .completion import needs_completing
-
     position = len(gathered.papers)
     gathered.papers.append(paper)
     if cut_authors:
         gathered.cut_authors.add(position)
     if cut_authors or needs_completing(paper):
         gathered.to_complete.append(position)
+
+
+# What a citation needs, and the marks of a cut author list: each paper read is checked here;
+# zotero/completion.py fills what is missing (and imports these, never the other way round).
+CITATION_FIELDS = ("volume", "issue", "pages", "publication_date", "journal")
+CUT_MARKS = ("others", "et al", "et al.")
+
+
+def needs_completing(paper: Paper) -> bool:
+    """Whether a citation of ``paper`` misses something its ids may give: a field of
+    CITATION_FIELDS, a type, or authors (none, or a list ending in "others")."""
+    return (any(not getattr(paper, name) for name in CITATION_FIELDS) or not paper.publication_types
+            or authors_cut(paper))
+
+
+def authors_cut(paper: Paper) -> bool:
+    return not paper.authors or paper.authors[-1].strip().lower() in CUT_MARKS
 
 
 def _record_id(entry: Any) -> str | None:
