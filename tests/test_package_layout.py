@@ -313,4 +313,5 @@ def test_a_command_imports_nothing_from_another_command(module):
 # A change to the shipped files is a release (tests/test_release.py, docs/releasing.md): checked
 # here too, because this file is the one every merge runs.
 from test_release import (test_every_copy_of_the_version_is_pyprojects,  # noqa: E402,F401
+                          test_the_mcp_fronts_answers_are_the_real_servers,
                           test_the_shipped_files_are_those_of_the_last_release)

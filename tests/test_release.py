@@ -1,7 +1,8 @@
 """Releases reach users (issue 30): every copy of the version follows pyproject.toml, and the
 shipped files are the ones recorded when that version was released (.ci/release.py), so a
-change cannot land under a version Claude Code already cached. test_package_layout.py imports
-the two checks, so the merge protocol's run of that file runs them too."""
+change cannot land under a version Claude Code already cached; the MCP front's shipped answers
+are the real server's. test_package_layout.py imports these three checks, so the merge
+protocol's run of that file runs them too."""
 
 from __future__ import annotations
 
@@ -33,6 +34,17 @@ def test_the_shipped_files_are_those_of_the_last_release():
     assert not found, "\n".join(found)
 
 
+def test_the_mcp_fronts_answers_are_the_real_servers():
+    """The launcher's MCP front answers the handshake and the lists from mcp_server.json
+    until the real server is up: a tool added or changed must be written there too."""
+    sys.path.insert(0, str(REPO / "tests" / "mcp_server"))
+    from front_snapshot import SNAPSHOT, real_answers, render
+
+    assert SNAPSHOT.read_text(encoding="utf-8") == render(real_answers()), (
+        "the MCP front's answers differ from the real server's: run "
+        "`.venv/bin/python tests/mcp_server/front_snapshot.py`, then `python3 .ci/release.py patch`")
+
+
 def test_the_shipped_files_are_the_package_the_skill_the_manifests_and_the_scripts():
     files = release["shipped_files"](REPO)
     for needed in ("src/litsearch/__init__.py", "templates/results.md.j2", ".claude/skills/lit-search/SKILL.md",
@@ -56,6 +68,7 @@ def checkout(tmp_path):
     for name in [*release["shipped_files"](REPO), "release.json", ".ci/release.py", "docs/search.md"]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, root / name)
+    assert _release(root, "again").returncode == 0  # released, whether or not this checkout is yet
     for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit",
                                                     "-qm", "start"]):
         subprocess.run(["git", *command], cwd=root, check=True, capture_output=True)

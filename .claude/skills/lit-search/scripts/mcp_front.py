@@ -194,9 +194,7 @@ class Proxy:
         """The build's end (from the backend's thread): start the server, or say why not."""
         with self.cond:
             if failure is None:
-                self.state = "starting"
-                for entry in self.pending:
-                    entry["deadline"] = None  # the server is a few seconds away now: wait for it
+                self.state = "starting"  # deadlines count only while building: what waits, waits on
                 self.cond.notify_all()
             else:
                 self._fail("failed", f"lit-search could not install its environment: {failure}")
