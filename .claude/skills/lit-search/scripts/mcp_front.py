@@ -70,8 +70,11 @@ class Proxy:
         else:
             self.backend.start_build(self._built)
         threading.Thread(target=self._expire, daemon=True).start()
-        for raw in iter(self.client_in.readline, b""):
-            self._from_client(raw)
+        try:
+            for raw in iter(self.client_in.readline, b""):
+                self._from_client(raw)
+        except KeyboardInterrupt:  # how Claude Code stops its MCP servers (SIGINT): no traceback
+            pass
         self._client_gone()
         return self.exit_code
 
