@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -356,8 +357,13 @@ def test_the_launcher_under_a_bare_python_serves_the_real_tools_from_a_ready_env
             result = answer(3)["result"]
             assert not result.get("isError"), result
             assert "DNA targeting specificity" in json.dumps(result)
+            front.send_signal(signal.SIGINT)  # how Claude Code stops its MCP servers
+            assert front.wait(timeout=60) == 0
+            assert "Traceback" not in front.stderr.read().decode()
         finally:
             front.stdin.close()
+            if front.poll() is None:
+                front.kill()
             front.wait(timeout=60)
             front.stdout.close()
             front.stderr.close()
