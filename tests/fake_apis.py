@@ -22,6 +22,7 @@ from html import escape
 from typing import Any, Callable
 
 import fake_openalex_entities
+import fake_openalex_rules
 from fake_server import Answer, FakeServer, SeenRequest, serve_until_interrupted  # noqa: F401 (re-exported for tests)
 
 EMPTY_TRIGGER = "nothingmatches"
@@ -383,6 +384,10 @@ def openalex_works(request: SeenRequest) -> Answer:
                                                  f"pmid:{p.get('pmid')}"}:
                 return Answer(200, json.dumps(openalex_work(p, position)))
         return Answer(404, "<html><body>Not Found</body></html>", content_type="text/html")
+    refused = fake_openalex_rules.works_search_problem(
+        {name: request.param(name) for name in ("search", "search.exact", "filter")})
+    if refused is not None:  # OpenAlex's own 400 for a ? or * it does not take
+        return refused
     wanted = (request.param("filter") or "")
     if wanted.startswith(("openalex_id:", "doi:")):  # a batch lookup by ids (reference lists, completions)
         field, values = wanted.split(":", 1)
@@ -391,7 +396,7 @@ def openalex_works(request: SeenRequest) -> Answer:
                   and str(p.get("openalex") if field == "openalex_id" else _openalex_doi(p)).lower() in ids]
         results = [openalex_work(p, i) for i, p in enumerate(papers)]
         return Answer(200, json.dumps({"meta": {"count": len(results)}, "results": results}))
-    papers = _papers_for("openalex", _query_of(request, "search"))
+    papers = _papers_for("openalex", _query_of(request, "search") or _query_of(request, "search.exact"))
     results = [openalex_work(p, i) for i, p in enumerate(papers)]
     meta = {"count": len(results), "db_response_time_ms": 12, "page": 1, "per_page": 25}
     return Answer(200, json.dumps({"meta": meta, "results": results, "group_by": []}))

@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+import fake_openalex_rules
 from fake_server import Answer, SeenRequest
 
 FAIL_TRIGGER = "providerdown"
@@ -226,6 +227,9 @@ def entities(request: SeenRequest) -> Answer:
                 return Answer(200, json.dumps(record))
         return Answer(404, json.dumps({"error": "404 Not Found", "message": "The requested entity does not exist"}))
     query = request.param("search") or ""
+    refused = fake_openalex_rules.list_search_problem(query)
+    if refused is not None:  # OpenAlex's own 400 for a wildcard it does not take
+        return refused
     if FAIL_TRIGGER in query.lower():
         return Answer(503, json.dumps({"error": "Service Unavailable"}))
     found = [r for r in records if (not query or _matches(r, query)) and _passes(r, request.param("filter") or "")]

@@ -1,5 +1,6 @@
-"""OpenAlex /works: relevance search with ``search=``, one work with the works it cites,
-works by id in batches, the works citing one, and author/source name resolution."""
+"""OpenAlex /works: relevance search with ``search=`` (or ``search.exact=`` for a deliberate
+wildcard: openalex_query.py), one work with the works it cites, works by id in batches, the
+works citing one, and author/source name resolution."""
 
 from __future__ import annotations
 
@@ -16,10 +17,12 @@ from ..core.services import REFERENCE_IDS
 from ..core.urls import id_in_path
 from ..net.http import FetchedResponse, ProviderSession
 from ._common import any_of, as_count, as_dict, as_int, skipped_notes
-from .base import MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References
+from .base import (MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References,
+                   SearchRequest)
 from .openalex_entities import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
 from .openalex_declaration import SERVICE
+from .openalex_query import name_search_text, works_search_text
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
     Work,
@@ -55,7 +58,8 @@ def combine_queries(variants: list[str]) -> str:
 
     OpenAlex reads upper-case AND/OR/NOT as operators, so those words are
     lower-cased inside a variant; quotes and parentheses that do not pair up are
-    dropped so one variant cannot swallow the next.
+    dropped so one variant cannot swallow the next; and each variant is made searchable
+    (no bare ``?``, ``*`` or ``~``: openalex_query.py).
     """
     return any_of(variants, _neutralise_variant, "OR")
 
@@ -66,7 +70,7 @@ def _neutralise_variant(text: str) -> str:
         text = text.replace('"', " ")  # which quote is the stray one is unknowable
     text = _drop_unpaired_parentheses(text)
     text = re.sub(r'\(\s*\)|""', " ", text)  # empty groups and phrases
-    return " ".join(text.split())
+    return works_search_text(" ".join(text.split())).text
 
 
 def _drop_unpaired_parentheses(text: str) -> str:
@@ -100,8 +104,11 @@ async def resolve_entity(session: ProviderSession, kind: str, name: str) -> tupl
     """(id, display name) of the author or source best matching ``name``: among the search
     hits, the one with the most works. One extra call; None when nothing matches."""
     path = {"author": "/authors", "venue": "/sources"}[kind]
+    searched = name_search_text(name)
+    if not searched:
+        return None
     # per_page 10 with select is priced as autocomplete: free (apis-more.md section 6).
-    params = {"search": name, "per_page": 10, "select": "id,display_name,works_count",
+    params = {"search": searched, "per_page": 10, "select": "id,display_name,works_count",
               **_identity_params(session.settings)}
     response = await budgeted_get(session, session.url(path), params=params)
     try:
@@ -167,9 +174,14 @@ async def filter_expression(session: ProviderSession, filters: Filters | None) -
 
 
 async def search(session: ProviderSession, query: str, limit: int, filters: Filters | None = None) -> ProviderAnswer:
-    """Relevance-ranked ``/works?search=``, first page only (at most 100 records)."""
+    """Relevance-ranked ``/works?search=``, first page only (at most 100 records). The query
+    is made searchable first: a question mark or a stray wildcard would be an HTTP 400; a
+    deliberate truncation goes as ``search.exact=``."""
+    searchable = works_search_text(query)
+    if not searchable.text:
+        raise ProviderError("nothing left to search for once the ? * ~ OpenAlex refuses are removed")
     params: dict[str, Any] = {
-        "search": query,
+        "search.exact" if searchable.exact else "search": searchable.text,
         "per_page": max(1, min(int(limit), MAX_PER_PAGE)),
         "select": SELECT_FIELDS,
         **_identity_params(session.settings),
@@ -179,7 +191,7 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
         params["filter"] = expression
     response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
     records = parse_works(response.content)
-    notes += budget_notes(response.headers)
+    notes += list(searchable.notes) + budget_notes(response.headers)
     # Never more than asked, whatever the server sends.
     return ProviderAnswer(records[: params["per_page"]], frozenset(native), notes + skipped_notes(records))
 
@@ -319,6 +331,22 @@ class OpenAlex(Provider):
     citing_page_size = CITING_PER_PAGE
     references_page_size = MAX_REFERENCES
     rank_for = {REFERENCE_IDS: 0}  # asked first for library links: 100 papers' lists in one call
+
+    def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
+        """The query as sent: no bare ``?``, ``*`` or ``~`` (openalex_query.py)."""
+        try:
+            query, mode = super().plan_query(queries, sort)
+        except ValueError:  # no variant has a word left
+            return "", "combined"
+        return works_search_text(query).text, mode
+
+    async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
+        """The search, with a note for each wildcard or operator the user wrote that was not sent."""
+        answer = await search(session, request.query, request.limit, request.filters)
+        asked = request.variants if request.combined else request.variants[:1]
+        dropped = [note for text in asked for note in works_search_text(text).notes]
+        answer.notes = list(dict.fromkeys(dropped + answer.notes))
+        return answer
 
     def api_id(self, ref: PaperRef) -> str | None:
         return api_id(ref)

@@ -16,6 +16,7 @@ from ..core.errors import NotFound, UsageError
 from ..core.filters import Filters, parse_count_range
 from ..net.http import ProviderSession
 from .openalex_declaration import SERVICE
+from .openalex_query import name_search_notes, name_search_text
 from .openalex_entities_parse import (
     KINDS,
     EntityKind,
@@ -75,8 +76,8 @@ async def list_entities(session: ProviderSession, kind: EntityKind, query: str |
     """One page of entities: searched by ``query`` (relevance order) and/or filtered."""
     params: dict[str, Any] = {"per_page": max(1, min(int(limit), MAX_LIST_LIMIT)), "cursor": cursor or "*",
                               **identity_params(session.settings)}
-    if query:
-        params["search"] = query
+    if query and name_search_text(query):  # no ? * ~ in a name search (openalex_query.py)
+        params["search"] = name_search_text(query)
     if filter_expression:
         params["filter"] = filter_expression
     if sort:
@@ -109,9 +110,12 @@ async def resolve_entity(session: ProviderSession, kind: EntityKind, text: str) 
     if api_entity_id(kind, text) is not None:
         record = await get_entity(session, kind, text)
         return record["id"], str(record.get("display_name") or record["id"])
-    response = await session.get(session.url(f"/autocomplete{kind.path}"),
-                                 params={"q": text, **identity_params(session.settings)})
-    best = top_match(parse_autocomplete(response.content), kind.letter)
+    searched = name_search_text(text)
+    best = None
+    if searched:
+        response = await session.get(session.url(f"/autocomplete{kind.path}"),
+                                     params={"q": searched, **identity_params(session.settings)})
+        best = top_match(parse_autocomplete(response.content), kind.letter)
     if best is None:
         raise UsageError(f"{kind.name} {text!r}: no OpenAlex {kind.name} matches; give its OpenAlex id "
                          f"({kind.letter}…) or another name (try `lit-search {kind.name} list {text}`)")
@@ -148,6 +152,26 @@ def count_filter(key: str, low: int | None, high: int | None) -> str:
     return f"{key}:<{(high or 0) + 1}"
 
 
+def _searchable_filter(raw: str | None, notes: list[str]) -> str | None:
+    """A raw ``filter=`` whose ``*.search`` values carry no ``?``, ``*`` or ``~`` (OpenAlex
+    refuses them, or reads them as operators: openalex_query.py); a note for each change."""
+    if not raw or not re.search(r"[?*~]", raw):
+        return raw
+    parts = []
+    for part in re.split(r",(?![^()]*\))", raw):
+        key, colon, value = part.partition(":")
+        if colon and key.strip().lower().endswith(".search"):
+            searched = name_search_text(value)
+            if not searched:
+                notes.append(f"{key.strip()}: left out, nothing but ? * ~ to search for")
+                continue
+            if searched != value.strip():
+                notes.append(f"{key.strip()}: searched for {searched!r} (OpenAlex takes no ? * ~ there)")
+            part = f"{key}:{searched}"
+        parts.append(part)
+    return ",".join(parts)
+
+
 def _filter_keys(expression: str) -> set[str]:
     """The filter names in a raw ``filter=`` value (``a:1,b:!2`` -> {a, b})."""
     return {part.split(":", 1)[0].strip().lower() for part in re.split(r",(?![^()]*\))", expression) if ":" in part}
@@ -159,9 +183,10 @@ async def list_filter_expression(session: ProviderSession | None, kind: EntityKi
     resolved entity. An alias whose filter the raw value also sets is a UsageError (never a
     silent overwrite); so is an alias the kind does not take or a malformed value."""
     known = LIST_ALIASES[kind.name]
+    notes: list[str] = []
+    raw = _searchable_filter(raw, notes)
     parts = [raw.strip()] if raw and raw.strip() else []
     taken = _filter_keys(raw or "")
-    notes: list[str] = []
     for alias, value in aliases.items():
         if value is None or value == "" or value == []:
             continue
@@ -211,6 +236,8 @@ async def entity_page(session: ProviderSession, kind: EntityKind, *, query: str 
     """One page of a list command or tool: the aliases resolved and checked against the raw
     filter, then the list; (the page, one line per resolved alias)."""
     expression, notes = await list_filter_expression(session, kind, aliases or {}, raw)
+    notes += name_search_notes(query) if query else []
+    query = query if query and name_search_text(query) else None
     if not query and sort is None:
         sort = "cited_by_count:desc"  # no search to order by: the most cited first
     page = await list_entities(session, kind, query=query, filter_expression=expression or None, sort=sort,

@@ -13,7 +13,7 @@ from ..providers.base import provider_label
 from .markup import markdown_text
 
 # The parameter that carries the search string at each API (what a methods section quotes).
-SEARCH_PARAMETERS = ("query", "search", "term", "search_query", "filter")
+SEARCH_PARAMETERS = ("query", "search", "search.exact", "term", "search_query", "filter")
 DEDUPLICATION = ("Duplicates were merged with lit-search's merge engine: records sharing a DOI (in any "
                  "spelling), PMID, arXiv id, OpenAlex or Semantic Scholar id are one record; without a shared "
                  "id, titles must match closely after normalisation, with years within one and overlapping "
@@ -186,7 +186,7 @@ def _search_request(requests: list[dict[str, Any]]) -> dict[str, Any] | None:
     for request in requests:
         params = request.get("params", {})
         if any(name in params for name in ("query", "term", "search_query")) or (
-                "search" in params and _path(request.get("url", "")).endswith("/works")):
+                {"search", "search.exact"} & set(params) and _path(request.get("url", "")).endswith("/works")):
             return request
     return None
 
