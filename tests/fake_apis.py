@@ -644,6 +644,24 @@ def openalex_budget_spent(limit_usd: str = "0.1", reset_seconds: int = 35_000) -
                            "X-RateLimit-Reset": str(reset_seconds), "Retry-After": str(reset_seconds)})
 
 
+# The per-second limit as OpenAlex's production proxy answers it (openalex-api-proxy src/index.ts
+# and rateLimiter.ts, read 2026-08): its words and retryAfter in the body, Retry-After: 1, and
+# amounts that say 0 whatever is left (the rate check returns remaining 0). The simulator's
+# fault_429_no_retry_after is this answer without its Retry-After header.
+def openalex_per_second_429(retry_after: bool = True, body: bool = True) -> Answer:
+    payload = {"error": "Rate limit exceeded", "message": "Rate limit exceeded: 10 requests per second. Please slow "
+               "down.", "retryAfter": 0.04, "costUsd": 0.001, "dailyRemainingUsd": 0, "prepaidRemainingUsd": 0,
+               "creditsRequired": 10, "creditsRemaining": 0, "onetimeCreditsRemaining": 0}
+    headers = {"X-RateLimit-Limit-USD": "0.1", "X-RateLimit-Remaining-USD": "0", "X-RateLimit-Prepaid-Remaining-USD": "0",
+               "X-RateLimit-Cost-Required-USD": "0.001", "X-RateLimit-Limit": "1000", "X-RateLimit-Remaining": "0",
+               "X-RateLimit-Onetime-Remaining": "0", "X-RateLimit-Credits-Required": "10",
+               "X-RateLimit-Reset": "35000", **({"Retry-After": "1"} if retry_after else {})}
+    return Answer(429, json.dumps(payload) if body else "", headers=headers)
+
+
+FAULT_429_NO_RETRY_AFTER = openalex_per_second_429(retry_after=False)
+
+
 # The per-second limit (not the day's budget): a 429 with a short Retry-After and money left.
 OPENALEX_PER_SECOND_429 = Answer(429, json.dumps({"error": "Rate limit exceeded", "message": "Too many requests"}),
                                  headers={"Retry-After": "1", "X-RateLimit-Limit-USD": "1",

@@ -12,11 +12,19 @@ pages of 2026-08 and the production proxy; newer than apis.md's "OA-new" figures
   (a resource or plan this account may not use), not "slow down": the older errors page
   said 403 was a rate limit, the current one does not. A 403 is reported as refused and
   never retried.
+
+Which 429 is which (``daily_429``): the proxy writes a JSON body with a ``message`` ("Rate
+limit exceeded: 10 requests per second. Please slow down." or "Insufficient budget. …") and a
+``retryAfter``, and a ``Retry-After`` header (1 s for the rate; the seconds to midnight for the
+day). Its per-second 429 also says ``X-RateLimit-Remaining-USD: 0`` whatever is left, so the
+amounts are read only when nothing plainer was said, and a 429 that says nothing at all is a
+burst: retried with backoff within the provider's time budget, never remembered as a spent day.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from datetime import datetime, timezone
 from typing import Any, Mapping
@@ -24,16 +32,21 @@ from typing import Any, Mapping
 from ..core.config import Settings
 from ..net.daily_budget import BudgetState, next_utc_midnight, read_budget, remember_budget, reset_words
 from ..net.http import FetchedResponse, ProviderSession, parse_retry_after
+from ..net.reasons import status_reason
 from ._common import as_float
 from .openalex_declaration import SERVICE
 
 NAME = SERVICE.name
 KEY_VARIABLE = SERVICE.key.variable
 LOW_BUDGET_SHARE = 0.1  # of the daily allowance: a note that little is left
-# A 429 asking to wait this long is the daily budget, not the per-second rate.
+# A 429 asking to wait this long (or until the reset at midnight) is the daily budget, not the rate.
 DAILY_RETRY_AFTER = 3_600
+RATE_WORDS = ("per second", "slow down")  # a 429 body's words for the rate (not the generic "too many requests")
+DAY_WORDS = ("budget", "daily", "per day", "midnight")  # … and for the day's allowance
 SPENT = "OpenAlex skipped: today's allowance"  # how every spent-budget message starts
 RATE_LIMITED = frozenset({429})
+NOT_THE_DAY = "a burst, not the daily allowance"
+BURST = f"HTTP 429 rate limited ({NOT_THE_DAY})"
 
 
 def account(settings: Settings) -> str:
@@ -58,26 +71,76 @@ def spent_message(state: BudgetState, settings: Settings, now: float | None = No
 
 
 def read_state(settings: Settings, response: FetchedResponse, now: float) -> BudgetState | None:
-    """What one answer says about the allowance (None when it carries no budget header)."""
+    """What one answer says about the allowance: None when it carries no budget header, and
+    for a 429 of the per-second rate (whose amounts say nothing true about the day)."""
     headers = response.headers
     remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
     limit = as_float(headers.get("x-ratelimit-limit-usd"))
+    credits_left = as_float(headers.get("x-ratelimit-remaining"))
+    reset = as_float(headers.get("x-ratelimit-reset"))
+    if response.status == 429:
+        if not daily_429(response):
+            return None
+        exhausted = True
+    elif remaining is None and credits_left is None:
+        return None
+    else:
+        exhausted = _nothing_left(headers)
+    resets_at = now + reset if reset is not None and 0 < reset <= 86_400 else next_utc_midnight(now)
+    return BudgetState(NAME, account(settings), remaining, limit, exhausted, resets_at, now)
+
+
+def daily_429(response: FetchedResponse) -> bool:
+    """Whether a 429 is the day's allowance spent (True) or the per-second rate, a burst (False):
+    the body's own words first, then how long it asks to wait, then the amounts left; a 429
+    that says nothing is a burst until an answer says otherwise."""
+    said_wait, message = _body_says(response)
+    words = message.casefold()
+    if any(word in words for word in RATE_WORDS):
+        return False
+    if any(word in words for word in DAY_WORDS):
+        return True
+    wait = parse_retry_after(response.headers.get("retry-after"))
+    wait = said_wait if wait is None else wait
+    if wait is not None:
+        reset = as_float(response.headers.get("x-ratelimit-reset"))
+        return wait >= DAILY_RETRY_AFTER or (reset is not None and 60 <= wait and wait >= reset - 60)
+    if _says_amounts(response.headers):
+        return _nothing_left(response.headers)
+    return False
+
+
+def _says_amounts(headers: Any) -> bool:
+    return any(as_float(headers.get(name)) is not None for name in ("x-ratelimit-remaining-usd",
+                                                                      "x-ratelimit-remaining"))
+
+
+def _nothing_left(headers: Any) -> bool:
+    """The amounts say this request cannot be paid for today (prepaid credit pays too)."""
+    remaining = as_float(headers.get("x-ratelimit-remaining-usd"))
+    cost = as_float(headers.get("x-ratelimit-cost-required-usd"))
     prepaid = as_float(headers.get("x-ratelimit-prepaid-remaining-usd")) or 0.0
     credits_left = as_float(headers.get("x-ratelimit-remaining"))
     credits_needed = as_float(headers.get("x-ratelimit-credits-required"))
-    retry_after = as_float(headers.get("retry-after"))
-    reset = as_float(headers.get("x-ratelimit-reset"))
-    if remaining is None and credits_left is None and response.status != 429:
-        return None
-    nothing_left = ((remaining is not None and remaining <= 0 and prepaid <= 0)
-                    or (credits_left is not None and credits_left <= 0 and prepaid <= 0)
-                    or (credits_needed is not None and credits_left is not None and credits_needed > credits_left))
-    exhausted = nothing_left if response.status != 429 else (
-        nothing_left or (retry_after is not None and retry_after >= DAILY_RETRY_AFTER))
-    if response.status == 429 and not exhausted and remaining is None and credits_left is None:
-        return None  # a per-second limit that says nothing about the day
-    resets_at = now + reset if reset is not None and 0 < reset <= 86_400 else next_utc_midnight(now)
-    return BudgetState(NAME, account(settings), remaining, limit, exhausted, resets_at, now)
+    if prepaid > 0:
+        return False
+    return ((remaining is not None and (remaining <= 0 or (cost is not None and remaining < cost)))
+            or (credits_left is not None and (credits_left <= 0 or (credits_needed is not None
+                                                                    and credits_needed > credits_left))))
+
+
+def _body_says(response: FetchedResponse) -> tuple[float | None, str]:
+    """(``retryAfter``, ``message`` + ``error``) of a 429's JSON body, as OpenAlex's proxy
+    writes them; (None, "") for any other body."""
+    try:
+        payload = json.loads(response.content[:20_000])
+    except (ValueError, UnicodeDecodeError, TypeError):
+        return None, ""
+    if not isinstance(payload, dict):
+        return None, ""
+    wait = as_float(payload.get("retryAfter"))
+    words = " ".join(str(payload.get(name)) for name in ("message", "error") if isinstance(payload.get(name), str))
+    return (wait if wait is not None and wait >= 0 else None), words
 
 
 async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[str, Any],
@@ -92,22 +155,36 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
     state = remembered(settings)
     if state is not None and state.exhausted and not _in_cache(session, url, params):
         raise session.error(spent_message(state, settings, wall), status=429)
-    cache_hits = session.cache_hits
-    response = await session.get(url, params=params, accept_status=accept_status | RATE_LIMITED, retries=retries)
-    if session.cache_hits > cache_hits:
-        return response  # an old answer's headers say nothing about today
-    state = observe(settings, response)
-    if response.status != 429 or 429 in accept_status:
-        return response
-    if state is not None and state.exhausted:
-        raise session.error(spent_message(state, settings, _wall()), status=429)
-    # The per-second rate: wait as asked, then the layer's own retries (backoff), within the budget.
-    wait = parse_retry_after(response.headers.get("retry-after"))
-    if wait is not None:
-        await session.wait_as_asked(wait, "Retry-After", reason="HTTP 429 rate limited", status=429)
-    response = await session.get(url, params=params, accept_status=accept_status, retries=retries)
-    observe(settings, response)
-    return response
+    attempts = (session.policy.retries if retries is None else retries) + 1
+    for attempt in range(attempts):
+        cache_hits = session.cache_hits
+        response = await session.get(url, params=params, accept_status=accept_status | RATE_LIMITED,
+                                     retries=retries)
+        if session.cache_hits > cache_hits:
+            return response  # an old answer's headers say nothing about today
+        state = observe(settings, response)
+        if response.status != 429 or 429 in accept_status:
+            return response
+        if state is not None and state.exhausted:
+            raise session.error(spent_message(state, settings, _wall()), status=429)
+        # A burst: wait as asked (the header, else the body's retryAfter), else back off.
+        header = parse_retry_after(response.headers.get("retry-after"))
+        asked = _body_says(response)[0] if header is None else header
+        session.http.note_rate_limited(session.provider, asked, response.sent_at)
+        if attempt == attempts - 1:
+            break
+        if asked is not None:
+            await session.wait_as_asked(asked, "Retry-After" if header is not None else "retryAfter",
+                                        reason=BURST, status=429)
+            continue
+        wait = settings.backoff_seconds * 2 ** attempt
+        if wait >= session.remaining():
+            raise session.error(f"{BURST}; the next try is {wait:.0f} s away, more than the "
+                                f"{max(session.remaining(), 0):.0f} s left in this provider's budget", status=429,
+                                retryable=True)
+        await session.http.sleep(wait)
+    raise session.error(f"{status_reason(response)} after {attempts} attempts ({NOT_THE_DAY})",
+                        status=429, retryable=True)
 
 
 def observe(settings: Settings, response: FetchedResponse) -> BudgetState | None:
