@@ -9,8 +9,8 @@ import pytest
 
 from litsearch.core.records import Paper
 from litsearch.core.updates import (
-    combined_retracted, crossref_type, doi_in_citation, merged_updates, notice_words, pubmed_ref_type, update,
-    with_notices,
+    EUROPEPMC_LINKS, combined_retracted, crossref_type, doi_in_citation, europepmc_comment_type, merged_updates,
+    notice_words, pubmed_ref_type, update, with_notices,
 )
 
 
@@ -36,6 +36,41 @@ def test_crossref_update_types(word, kind):
 ])
 def test_pubmed_ref_types(word, kind):
     assert pubmed_ref_type(word) == kind
+
+
+# Europe PMC's commentCorrection types, every one it documents (MEDLINE's CommentsCorrections in
+# words, and its preprint links), with what each is: a notice of that type, or no notice (None).
+EUROPEPMC_TYPES = {
+    "Retraction in": "retraction", "Partial retraction in": "retraction",
+    "Retracted and republished in": "retracted_and_republished", "Erratum in": "erratum",
+    "Expression of concern in": "expression_of_concern", "Corrected and republished in": "correction",
+    "Update in": "new_version",
+    "Retraction of": None, "Partial retraction of": None, "Retracted and republished from": None,
+    "Erratum for": None, "Expression of concern for": None, "Corrected and republished from": None,
+    "Update of": None, "Republished in": None, "Republished from": None, "Reprint in": None, "Reprint of": None,
+    "Comment in": None, "Comment on": None, "Summary for patients in": None, "Original report in": None,
+    "Dataset described in": None, "Dataset use reported in": None, "Associated dataset": None,
+    "Associated publication": None, "Cites": None, "Preprint in": None, "Preprint of": None,
+}
+
+
+@pytest.mark.parametrize("word", list(EUROPEPMC_TYPES))
+def test_europepmc_comment_types(word):
+    kind = EUROPEPMC_TYPES[word]
+    assert europepmc_comment_type(word) == kind
+    assert europepmc_comment_type(f"  {word.upper()} ") == kind  # its case and spacing vary
+    assert (kind is None) == (word.lower() in EUROPEPMC_LINKS)  # every type is a notice or a known link
+
+
+def test_every_europepmc_notice_type_means_what_pubmeds_does():
+    pubmed = {"Retraction in": "RetractionIn", "Retracted and republished in": "RetractedandRepublishedIn",
+              "Erratum in": "ErratumIn", "Expression of concern in": "ExpressionOfConcernIn",
+              "Corrected and republished in": "CorrectedandRepublishedIn", "Update in": "UpdateIn"}
+    for words, ref_type in pubmed.items():
+        assert europepmc_comment_type(words) == pubmed_ref_type(ref_type), words
+    assert europepmc_comment_type("Partial retraction in") == crossref_type("partial_retraction")
+    for odd in ("", "retraction", "Retraction in in", None, 3, ["Retraction in"]):
+        assert europepmc_comment_type(odd) is None
 
 
 @pytest.mark.parametrize("citation,doi", [

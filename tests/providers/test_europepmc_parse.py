@@ -234,6 +234,23 @@ def test_notices_use_the_shared_vocabulary():
     assert paper.retracted is True
 
 
+@pytest.mark.parametrize("words,kind,retracted", [
+    ("Retracted and republished in", "retracted_and_republished", True),
+    ("Partial retraction in", "retraction", True),
+    ("Update in", "new_version", None),
+    ("Corrected and republished in", "correction", None),
+    ("Republished in", None, None),
+])
+def test_every_notice_type_europe_pmc_documents_reaches_the_record(words, kind, retracted):
+    """Issue 31: "Retracted and republished in" and "Update in" were not read, and "Partial
+    retraction in" was mapped to a type the vocabulary then dropped."""
+    paper = parse_result({"id": "PPR9", "source": "PPR", "title": "T",
+                          **comments((words, "MED", "34000009", "J Fict. 2024;12:e21. doi: 10.5555/jfr.2024.0021."))})
+    assert [(u["type"], u["notice_pmid"], u["notice_doi"]) for u in paper.updates] == (
+        [(kind, "34000009", "10.5555/jfr.2024.0021")] if kind else [])
+    assert paper.retracted is retracted
+
+
 def test_medline_retracted_type_marks_the_record():
     paper = parse_result(record(pubTypeList={"pubType": ["Journal Article", "Retracted Publication"]}))
     assert paper.retracted is True

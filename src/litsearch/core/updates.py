@@ -3,8 +3,8 @@
 A paper carries ``retracted`` (True / False when a source could tell, None when none could)
 and ``updates``: the notices about it, each ``{type, notice_doi, notice_pmid, date, source}``
 with ``type`` one of ``UPDATE_TYPES``. OpenAlex says ``is_retracted``; PubMed has publication
-types and CommentsCorrections; Crossref has ``updated-by`` on the work and ``update-to`` on
-the notice. Each parser maps its own words here; merging and rendering use only this module.
+types and CommentsCorrections; Europe PMC the same in words (``commentCorrectionList``);
+Crossref has ``updated-by`` on the work and ``update-to`` on the notice. Each parser maps its own words here; merging and rendering use only this module.
 """
 
 from __future__ import annotations
@@ -49,6 +49,26 @@ _PUBMED_REF_TYPES = {
     "CorrectedandRepublishedIn": CORRECTION,
     "UpdateIn": NEW_VERSION,
 }
+# Europe PMC's commentCorrection types: MEDLINE's CommentsCorrections in words, as its records
+# spell them ("Retraction in", "Retracted and republished in"; EPMC-RG; the PubMed display names
+# of the RefTypes above), plus Europe PMC's own preprint links. Those that sit on the original
+# and name a later notice are mapped, with PubMed's meanings; "Partial retraction in" (MEDLINE's
+# PRIN, still on records indexed before 2016) means what Crossref's partial_retraction means
+# here: a retraction. EUROPEPMC_LINKS are the rest, known and deliberately not notices (the
+# reverse forms sit on the notice or new version; comments, reprints, summaries, datasets,
+# preprint links), so that every documented type is one or the other.
+_EUROPEPMC_TYPES = {
+    "retraction in": RETRACTION, "partial retraction in": RETRACTION,
+    "retracted and republished in": RETRACTED_AND_REPUBLISHED, "erratum in": ERRATUM,
+    "expression of concern in": CONCERN, "corrected and republished in": CORRECTION, "update in": NEW_VERSION,
+}
+EUROPEPMC_LINKS = frozenset({
+    "retraction of", "partial retraction of", "retracted and republished from", "erratum for",
+    "expression of concern for", "corrected and republished from", "update of", "republished in", "republished from",
+    "reprint in", "reprint of", "comment in", "comment on", "summary for patients in", "original report in",
+    "dataset described in", "dataset use reported in", "associated dataset", "associated publication", "cites",
+    "preprint in", "preprint of",
+})
 PUBMED_RETRACTED_TYPE = "Retracted Publication"
 # Words for people, as the table and the exports say them.
 LABELS = {RETRACTION: "retraction", RETRACTED_AND_REPUBLISHED: "retracted and republished", CORRECTION: "correction",
@@ -67,6 +87,12 @@ def crossref_type(value: Any) -> str | None:
 
 def pubmed_ref_type(value: Any) -> str | None:
     return _PUBMED_REF_TYPES.get(value) if isinstance(value, str) else None
+
+
+def europepmc_comment_type(value: Any) -> str | None:
+    """The notice type of a Europe PMC commentCorrection ``type`` ("Retraction in"), or None for
+    a link that is no notice about this record (EUROPEPMC_LINKS) or an unknown word."""
+    return _EUROPEPMC_TYPES.get(" ".join(value.split()).lower()) if isinstance(value, str) else None
 
 
 def doi_in_citation(text: str | None) -> str | None:

@@ -36,7 +36,7 @@ from ..core.updates import (
     RETRACTION,
     combined_retracted,
     doi_in_citation,
-    pubmed_ref_type,
+    europepmc_comment_type,
     update,
 )
 from ..core.urls import http_url
@@ -67,14 +67,6 @@ MEDLINE_SOURCE = "MED"
 # record's own DOI or PMID: the version links name *another* record.
 EUROPEPMC_ID = "europepmc"  # "SRC:id", Europe PMC's own key for every record (EXT_ID + SRC)
 
-# commentCorrection types that are notices about this record, in Europe PMC's words (MEDLINE's
-# CommentsCorrections RefTypes spelled out), mapped to PubMed's RefType so both providers share
-# one vocabulary (core/updates.py). "Erratum for" and "Retraction of" sit on the notice itself.
-_NOTICE_TYPES = {
-    "retraction in": "RetractionIn", "partial retraction in": "PartialRetractionIn", "erratum in": "ErratumIn",
-    "expression of concern in": "ExpressionOfConcernIn", "corrected and republished in": "CorrectedandRepublishedIn",
-    "republished in": "RepublishedIn",
-}
 _PREPRINT_OF, _PREPRINT_IN = "preprint of", "preprint in"
 # A withdrawn or removed preprint keeps its record with one of these publication types
 # (versionList pubTypeList, EPMC-RG); Crossref's vocabulary counts both as retractions.
@@ -266,7 +258,7 @@ def notices(obj: dict[str, Any]) -> list[dict[str, Any]]:
     """Retraction, erratum and concern notices about this record from ``commentCorrectionList``."""
     found = []
     for item in _comment_corrections(obj):
-        kind = pubmed_ref_type(_NOTICE_TYPES.get((clean(item.get("type")) or "").lower()))
+        kind = europepmc_comment_type(clean(item.get("type")))  # core/updates.py: the one vocabulary
         if kind:
             source = (clean(item.get("source")) or "").upper()
             found.append(update(kind, doi_in_citation(clean(item.get("reference"))), None, NAME,
