@@ -147,9 +147,10 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
                        accept_status: frozenset[int] = frozenset(), retries: int | None = None) -> FetchedResponse:
     """GET through the HTTP layer, unless today's allowance is known to be spent (then one
     ProviderError, status 429, and nothing is sent; a cached answer is still served). Every
-    network answer's budget headers are remembered. A 429 that is the daily budget fails at
-    once; one that is the per-second rate is retried by the layer (Retry-After, bounded by the
-    provider's time budget)."""
+    network answer's budget headers are remembered. A 429 that is the daily budget
+    (``daily_429``) fails at once, remembered; a burst of the per-second rate is retried, after
+    the wait it asks (Retry-After, else the body's retryAfter) or a backoff, within the
+    provider's time budget, and never remembered."""
     settings = session.settings
     wall = _wall()
     state = remembered(settings)
