@@ -16,7 +16,7 @@ import pytest
 import fake_apis
 from fake_server import Answer, FakeServer
 from fault_support import check_contract, run_fault
-from litsearch.core.config import Settings
+from litsearch.runtime.settings import settings_from_env
 from litsearch.core.errors import ProviderError
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PacePolicy
@@ -78,7 +78,7 @@ class Script:
 def search(script: Script, key: str | None = None):
     env = {"LITSEARCH_OPENALEX_URL": BASE, "LITSEARCH_PROVIDER_BUDGET": str(SECONDS_LEFT), "LITSEARCH_BACKOFF": "0.5",
            **({"OPENALEX_API_KEY": key} if key else {})}
-    settings = Settings.from_env(env)
+    settings = settings_from_env(env)
 
     async def go():
         async with HttpClient(settings, transport=httpx.MockTransport(script), clock=lambda: script.now,
@@ -107,7 +107,7 @@ def test_a_429_is_told_apart_by_what_it_says(shape):
     message = str(failure.value)
     assert message.startswith(SPENT) and "set OPENALEX_API_KEY" in message, message
     assert len(script.seen) == 1 and script.slept == []  # the day is not waited for, nor asked again
-    settings = Settings.from_env({"LITSEARCH_OPENALEX_URL": BASE})
+    settings = settings_from_env({"LITSEARCH_OPENALEX_URL": BASE})
     assert remembered(settings).exhausted
     again = Script(Answer(200, WORKS))
     with pytest.raises(ProviderError, match="allowance"):
@@ -123,7 +123,7 @@ def test_a_burst_that_lasts_fails_after_its_tries_and_is_not_remembered():
     assert message.startswith("HTTP 429 rate limited: Rate limit exceeded: 10 requests per second")
     assert message.endswith("after 3 attempts (a burst, not the daily allowance)") and SPENT not in message
     assert len(script.seen) == 3 and script.slept == [0.04, 0.04]
-    assert remembered(Settings.from_env({"LITSEARCH_OPENALEX_URL": BASE})) is None
+    assert remembered(settings_from_env({"LITSEARCH_OPENALEX_URL": BASE})) is None
 
 
 def test_a_burst_backs_off_more_each_time_within_the_budget():
