@@ -315,3 +315,29 @@ def test_a_command_imports_nothing_from_another_command(module):
 from test_release import (test_every_copy_of_the_version_is_pyprojects,  # noqa: E402,F401
                           test_the_mcp_fronts_answers_are_the_real_servers,
                           test_the_shipped_files_are_those_of_the_last_release)
+
+
+# ---------------------------------------------------------------- one checked way to a search
+
+def options_built_by_hand(module: Path) -> list[str]:
+    """Every ``SearchOptions(...)`` call outside search/options.py's checked_options."""
+    tree = ast.parse(module.read_text())
+    allowed = set()
+    if module == PACKAGE / "search" / "options.py":
+        allowed = {id(node) for function in ast.walk(tree)
+                   if isinstance(function, ast.FunctionDef) and function.name == "checked_options"
+                   for node in ast.walk(function)}
+    return [f"line {node.lineno}" for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "SearchOptions"
+            and id(node) not in allowed]
+
+
+def test_every_front_end_builds_its_search_through_checked_options():
+    found = {_name(module): lines for module in MODULES if (lines := options_built_by_hand(module))}
+    assert found == {}
+
+
+def test_the_checked_options_rule_catches_a_search_built_by_hand(monkeypatch):
+    source = "from ..search import options\ndef f(t):\n    return options.SearchOptions(topic=t)\n"
+    monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source)
+    assert options_built_by_hand(PACKAGE / "api" / "search.py") == ["line 3"]

@@ -21,13 +21,8 @@ one-line reason when the API fails; ``literature_search`` reports failures in "e
 from __future__ import annotations
 
 from ..core.errors import LitSearchError
-from ..core.filters import build_filters
 from ..render.search_json import result_payload
-from ..search.options import SearchOptions
-from ..search.pipeline import run_search
-from ..search.plan import parse_provider_list
 from . import crossref, openalex, semantic_scholar, unpaywall
-from ._run import run_sync, settings
 from .fulltext import read_paper
 from .search import render, search
 from .zotero import push_to_zotero
@@ -57,22 +52,16 @@ def _date_filters(date_from: str, date_to: str) -> dict[str, str | None]:
 def literature_search(query: str, max_results: int = 10, providers: str = "", date_from: str = "",
                       date_to: str = "", journal: str = "", author: str = "",
                       include_abstract: bool = True) -> dict:
-    """Search, merge, rank: the same dict as ``lit-search --format json``.
+    """Search, merge, rank: the same dict as ``lit-search --format json`` (``search`` in
+    another shape).
 
     ``providers``: "" for automatic choice, or a comma list (semantic_scholar, openalex,
     pubmed, europepmc, arxiv, crossref, web). ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``.
     Raises ValueError for bad arguments.
     """
-    if not query or not query.strip():
-        raise ValueError("query is empty")
-    if not 1 <= int(max_results) <= 100:
-        raise ValueError("max_results must be between 1 and 100")
-    chosen = parse_provider_list(providers) if providers.strip() else None
-    filters = build_filters(venue=journal or None, author=author or None, **_date_filters(date_from, date_to))
-    options = SearchOptions(topic=" ".join(query.split()), providers=chosen, limit=int(max_results), filters=filters)
-    config = settings()
-    result = run_sync(run_search(options, config))
-    return result_payload(result, options.limit, include_abstracts=include_abstract)
+    result = search(query, providers=providers or None, limit=int(max_results), venue=journal or None,
+                    author=author or None, **_date_filters(date_from, date_to))
+    return result_payload(result, int(max_results), include_abstracts=include_abstract)
 
 
 def pubmed_search(query: str, max_results: int = 10) -> dict:

@@ -9,11 +9,10 @@ from typing import Sequence
 from ..core.config import Settings
 from ..core.errors import UsageError
 from ..net.cache import MODES as CACHE_MODES
-from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, check_limit, clean_query
-from ..search.pipeline import SearchResult
-from ..search.plan import parse_provider_list
+from ..net.cache import CacheMode
 from ..runtime.settings import settings_from_env
+from ..search.options import PYTHON, SearchOptions, checked_options
+from ..search.pipeline import SearchResult
 from ._run import run_sync
 
 
@@ -22,7 +21,7 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
            until: str | None = None, venue: str | None = None, author: str | None = None,
            open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
            preprints: bool | None = None, exclude_retracted: bool = False, verify: bool = True,
-           cache: str = "normal", settings: Settings | None = None, rerank: str | None = None) -> SearchResult:
+           cache: CacheMode = "normal", settings: Settings | None = None, rerank: str | None = None) -> SearchResult:
     """Search, merge, rank, as ``lit-search TOPIC`` does, with its checks and its response cache.
 
     ``providers``: None (the automatic choice), or names (a list or a comma list);
@@ -30,18 +29,18 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
     ``types``: article, review, preprint, conference; ``preprints``: True (only preprints),
     False (none) or None (either); ``verify``: DOI checks at Crossref and open-access links;
     ``cache``: normal, refresh, off or offline; ``rerank``: "semantic" (the optional re-ranker,
-    its model fetched once when missing), "none", or None (semantic where it is installed). The result's ``results[:limit]`` are the rows
-    shown; ``render(result, fmt, limit)`` gives the command's output. ValueError for a bad
-    argument (the message the command would print)."""
+    its model fetched once when missing), "none", or None (semantic where it is installed).
+    The result's ``results[:limit]`` are the rows shown; ``render(result, fmt, limit)`` gives
+    the command's output. ValueError for a bad argument (the message the command would print)."""
+    filters = {"year": year, "since": since, "until": until, "venue": venue, "author": author,
+               "open_access": open_access or None, "types": list(types) or None, "min_citations": min_citations,
+               "preprints": preprints}
     try:
-        options = search_options(topic, variants=variants, providers=providers, limit=limit, sort=sort, year=year,
-                                 since=since, until=until, venue=venue, author=author, open_access=open_access,
-                                 types=types, min_citations=min_citations, preprints=preprints,
-                                 exclude_retracted=exclude_retracted, verify=verify)
+        options = checked_options(topic, variants=variants, providers=providers, limit=limit, sort=sort,
+                                  filters=filters, verify=verify, exclude_retracted=exclude_retracted, rerank=rerank,
+                                  names=PYTHON)
         if cache not in CACHE_MODES:
             raise UsageError(f"cache must be one of {', '.join(CACHE_MODES)}, not {cache!r}")
-        if rerank is not None and rerank not in RERANK_MODES:
-            raise UsageError(f"rerank must be one of {', '.join(RERANK_MODES)}, not {rerank!r}")
         from ..semantic.prepare import prepared_mode
 
         options.rerank, note = prepared_mode(rerank)
@@ -53,34 +52,7 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
     return result
 
 
-def search_options(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str] | str | None = None,
-                   limit: int = 20, sort: str = "relevance", year: str | None = None, since: str | None = None,
-                   until: str | None = None, venue: str | None = None, author: str | None = None,
-                   open_access: bool = False, types: Sequence[str] = (), min_citations: int | None = None,
-                   preprints: bool | None = None, exclude_retracted: bool = False,
-                   verify: bool = True) -> SearchOptions:
-    """The SearchOptions of these arguments, through the command line's checks (UsageError)."""
-    cleaned = clean_query(topic, "the topic")
-    others = [clean_query(text, f"variant {number}") for number, text in enumerate(variants, start=1)]
-    if len(others) > MAX_VARIANTS:
-        raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
-    check_limit(limit, flag="limit")
-    if sort not in SORT_KEYS:
-        raise UsageError(f"sort must be one of {', '.join(SORT_KEYS)}, not {sort!r}")
-    names = ",".join(providers) if providers is not None and not isinstance(providers, str) else providers
-    try:
-        chosen = parse_provider_list(names) if names and names.strip().lower() != "auto" else None
-    except ValueError as problem:
-        raise UsageError(str(problem)) from None
-    filters = search_filters(year=year, since=since, until=until, venue=venue, author=author,
-                             open_access=open_access or None, types=list(types) or None,
-                             min_citations=min_citations, preprints=preprints, flag_prefix="")
-    check_providers(filters, chosen)
-    return SearchOptions(topic=cleaned, variants=others, providers=chosen, limit=limit, sort=sort, filters=filters,
-                         verify=verify, find_open_access=verify, exclude_retracted=exclude_retracted)
-
-
-async def _search(options: SearchOptions, settings: Settings, cache: str) -> SearchResult:
+async def _search(options: SearchOptions, settings: Settings, cache: CacheMode) -> SearchResult:
     from ..runtime.console import Console
     from ..runtime.online import online
     from ..search.pipeline import run_search

@@ -11,7 +11,6 @@ import dataclasses
 import time
 from typing import Any, Sequence
 
-from ..core.environment import excerpt
 from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, UsageError
 from ..core.identifiers import parse_paper_ref, record_identities
 from ..core.sanitize import json_text
@@ -23,6 +22,7 @@ from .common import add_quiet_option, check_file_target, fetch, new_parser, run_
 from .results import abstracts_wanted, add_result_options, result_format, write_result
 
 PROG = "lit-search rerun"
+DEFAULT_LIMIT = 20  # a record without a limit: the command line's default
 
 DESCRIPTION = """\
 Repeat a recorded search today (the same requests: topic, variants, providers, filters,
@@ -100,32 +100,23 @@ def recorded_search(record: dict[str, Any], record_path: str = "the record"):
     (topic and variant length, how many variants, provider names, --limit, filters): a
     record says nothing the command line could not have said. InputError otherwise."""
     from ..core.filters import Filters
-    from ..search.options import MAX_VARIANTS, RERANK_MODES, SORT_KEYS, SearchOptions, clean_query
-    from ..search.plan import parse_provider_list
+    from ..search.options import SEARCH_RECORD, checked_options
     from ..search.record import filters_from_dict
 
     recorded = record.get("options", {})
     with _as_record_problem(record_path):
-        topic = clean_query(record["topic"], "the recorded topic")
-        variants = [clean_query(text, f"recorded variant {number}")
-                    for number, text in enumerate(record.get("variants") or [], start=1)]
-        if len(variants) > MAX_VARIANTS:
-            raise UsageError(f"{len(variants)} recorded variants; the limit is {MAX_VARIANTS}")
-        names = [name for name in recorded.get("providers") or [] if name != "unpaywall"]
-        providers = parse_provider_list(",".join(names)) if names else None
-        sort = recorded.get("sort", "relevance")
-        if sort not in SORT_KEYS:
-            raise UsageError(f"the recorded sort {excerpt(str(sort))} is none of {', '.join(SORT_KEYS)}")
         filters = filters_from_dict(recorded.get("filters") or {})
-        rerank = recorded.get("rerank")  # re-ranked by meaning then: asked again (kept lexical if it cannot run)
-        if rerank is not None and rerank not in RERANK_MODES:
-            raise UsageError(f"the recorded rerank {excerpt(str(rerank))} is none of {', '.join(RERANK_MODES)}")
-    verify = recorded.get("verify", True)
-    return SearchOptions(topic=topic, variants=variants, providers=providers,
-                         limit=_limit(recorded.get("limit"), record_path), sort=sort,
-                         filters=filters if isinstance(filters, Filters) else Filters(),
-                         verify=verify, find_open_access=verify,
-                         exclude_retracted=recorded.get("exclude_retracted", False), rerank=rerank)
+        # Unpaywall is listed among a record's providers (it gave links), never searched.
+        names = [name for name in recorded.get("providers") or [] if name != "unpaywall"]
+        limit = recorded.get("limit")
+        # rerank: re-ranked by meaning then, asked again (kept lexical if it cannot run)
+        return checked_options(record["topic"], variants=record.get("variants") or [], providers=names,
+                               limit=DEFAULT_LIMIT if limit is None else limit,
+                               sort=recorded.get("sort", "relevance"),
+                               filters=filters if isinstance(filters, Filters) else Filters(),
+                               verify=recorded.get("verify", True),
+                               exclude_retracted=recorded.get("exclude_retracted", False),
+                               rerank=recorded.get("rerank"), names=SEARCH_RECORD)
 
 
 def recorded_seeds(record: dict[str, Any], record_path: str = "the record") -> list:
@@ -171,7 +162,7 @@ def _rerun_snowball(record: dict[str, Any], seeds: list, limit: int, settings, c
 def _limit(value: Any, record_path: str) -> int:
     """The recorded --limit (checked as the command line checks it); 20 when the record has none."""
     if value is None:
-        return 20
+        return DEFAULT_LIMIT
     with _as_record_problem(record_path):
         return check_limit(value, flag="the recorded limit")
 

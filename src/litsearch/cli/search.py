@@ -9,18 +9,23 @@ import argparse
 from typing import Sequence
 
 from .. import __version__
-from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
+from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
 from ..providers import registry
-from ..search.aliases import check_providers, search_filters
-from ..search.options import MAX_QUERY_CHARS, MAX_VARIANTS, SORT_KEYS, SearchOptions, clean_query
-from ..search.plan import parse_provider_list
-from .commands import commands_help
 from ..runtime.console import Console
 from ..runtime.logs import redact_logs
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
-from ..search.options import MAX_LIMIT, check_limit
+from ..search.options import (
+    COMMAND_LINE,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_VARIANTS,
+    SORT_KEYS,
+    SearchOptions,
+    checked_options,
+)
+from .commands import commands_help
 from .common import (
     add_cache_options,
     add_quiet_option,
@@ -175,28 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from_args(args: argparse.Namespace) -> SearchOptions:
-    topic = clean_query(" ".join(args.topic), "the topic")
-    variants = [clean_query(v, f"--variant {i}") for i, v in enumerate(args.variant, start=1)]
-    if len(variants) > MAX_VARIANTS:
-        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
-    check_limit(args.limit)
-    providers = None
-    if args.providers.strip().lower() != "auto":
-        try:
-            providers = parse_provider_list(args.providers)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-    filters = search_filters(year=args.year, since=args.since, until=args.until, venue=args.venue, author=args.author,
-                             open_access=args.open_access or None, open=args.open or None, types=args.types,
-                             preprints=args.preprints,
-                             min_citations=args.min_citations, citations=args.citations, country=args.country,
-                             continent=args.continent,
-                             **{name: getattr(args, "topic_filter" if name == "topic" else name)
-                                for name in ENTITY_FILTERS})
-    check_providers(filters, providers)
-    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=args.limit, sort=args.sort,
-                         filters=filters, verify=not args.no_verify, find_open_access=not args.no_verify,
-                         exclude_retracted=args.exclude_retracted, rerank=args.rerank)
+    filters = {"year": args.year, "since": args.since, "until": args.until, "venue": args.venue, "author": args.author,
+               "open_access": args.open_access or None, "open": args.open or None, "types": args.types,
+               "preprints": args.preprints, "min_citations": args.min_citations, "citations": args.citations,
+               "country": args.country, "continent": args.continent,
+               **{name: getattr(args, "topic_filter" if name == "topic" else name) for name in ENTITY_FILTERS}}
+    return checked_options(" ".join(args.topic), variants=args.variant, providers=args.providers, limit=args.limit,
+                           sort=args.sort, filters=filters, verify=not args.no_verify,
+                           exclude_retracted=args.exclude_retracted, rerank=args.rerank, names=COMMAND_LINE)
 
 
 def main(argv: Sequence[str]) -> int:

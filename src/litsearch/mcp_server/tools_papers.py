@@ -64,29 +64,17 @@ class SearchFilters(BaseModel):
 
 
 def search_options(arguments: dict[str, Any]):
-    """SearchOptions from paper_search's arguments (UsageError for bad values)."""
-    from ..search.options import clean_query
-    from ..search.aliases import check_providers, search_filters
-    from ..search.options import MAX_VARIANTS, SearchOptions
-    from ..search.plan import parse_provider_list
+    """SearchOptions from paper_search's arguments (a cursor's too), through the one check
+    (search/options.py): UsageError for bad values."""
+    from ..search.options import MCP_TOOL, checked_options
 
-    topic = clean_query(arguments["topic"], "the topic")
-    variants = [clean_query(v, f"variant {i}") for i, v in enumerate(arguments.get("variants") or [], start=1)]
-    if len(variants) > MAX_VARIANTS:
-        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
-    providers = None
-    if arguments.get("providers"):
-        try:
-            providers = parse_provider_list(",".join(arguments["providers"]))
-        except ValueError as error:
-            raise UsageError(str(error)) from None
     given = dict(arguments.get("filters") or {})
-    filters = search_filters(types=given.pop("type", None), flag_prefix="filters.", **given)
-    check_providers(filters, providers)
-    return SearchOptions(topic=topic, variants=variants, providers=providers, limit=arguments["limit"],
-                         sort=arguments["sort"], filters=filters, verify=arguments["verify"],
-                         find_open_access=arguments["verify"], exclude_retracted=arguments["exclude_retracted"],
-                         rerank=arguments.get("rerank"))
+    filters = {"types": given.pop("type", None), **given}  # the schema's "type" is search_filters' "types"
+    return checked_options(arguments["topic"], variants=arguments.get("variants") or [],
+                           providers=arguments.get("providers") or None, limit=arguments["limit"],
+                           sort=arguments["sort"], filters=filters, verify=arguments["verify"],
+                           exclude_retracted=arguments["exclude_retracted"], rerank=arguments.get("rerank"),
+                           names=MCP_TOOL)
 
 
 def rerank_prepared(requested: str | None) -> tuple[str | None, str | None]:

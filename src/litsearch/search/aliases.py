@@ -6,12 +6,10 @@ it stands for is an error, never a silent overwrite."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..core.errors import ProviderError, UsageError
 from ..core.filters import ENTITY_FILTERS, OPENALEX_ONLY_FILTERS, Filters, build_filters, parse_count_range
-from .options import SearchOptions
 
 if TYPE_CHECKING:  # the command line checks the aliases before any HTTP is loaded (--help stays fast)
     from ..net.http import HttpClient
@@ -83,12 +81,6 @@ async def resolve_filters(http: HttpClient, filters: Filters) -> Filters:
             entity_id, display = given_id, given_id  # an OpenAlex id filters as it is; its name is a nicety
         filters = filters.with_resolution(name, entity_id, display)
     return filters
-
-
-async def with_resolved_filters(http: HttpClient, options: SearchOptions) -> SearchOptions:
-    check_providers(options.filters, options.providers)
-    resolved = await resolve_filters(http, options.filters)
-    return options if resolved is options.filters else replace(options, filters=resolved)
 
 
 def only_openalex_note(name: str, others: list[str]) -> str:

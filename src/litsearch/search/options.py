@@ -1,12 +1,18 @@
-"""What a search is asked to do: the topic and its variants, providers, filters, limits."""
+"""What a search is asked to do: the topic and its variants, providers, filters, limits, and
+``checked_options``, the one way every front end (the command line, a search record, the MCP
+tool, the Python API) turns its arguments into them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
+from ..core.environment import excerpt
 from ..core.errors import UsageError
 from ..core.filters import Filters
 from ..core.text import plain_text
+from .aliases import check_providers, search_filters
+from .plan import parse_provider_list
 
 MAX_QUERY_CHARS = 1000
 # The orders a search can be asked for (search/rank.py sorts by them).
@@ -66,3 +72,68 @@ def check_limit(limit: int, maximum: int = MAX_LIMIT, flag: str = "--limit") -> 
     if not 1 <= limit <= maximum:
         raise UsageError(f"{flag} must be between 1 and {maximum}, not {limit}")
     return limit
+
+
+@dataclass(frozen=True)
+class ArgumentNames:
+    """How a front end names its arguments in the messages of ``checked_options``: the same
+    check says "--variant 2 is empty" on the command line, "variant 2 is empty" to the MCP
+    tool and in Python, "recorded variant 2 is empty" for a search record."""
+
+    topic: str = "the topic"
+    variant: str = "variant {number}"
+    too_many_variants: str = "{count} variants given"
+    limit: str = "limit"
+    sort: str = "sort"
+    rerank: str = "rerank"
+    filter_prefix: str = ""  # before a filter's name: "--" (written --min-citations), "filters." or none
+
+
+COMMAND_LINE = ArgumentNames(variant="--variant {number}", limit="--limit", sort="--sort", rerank="--rerank",
+                             filter_prefix="--")
+MCP_TOOL = ArgumentNames(filter_prefix="filters.")
+PYTHON = ArgumentNames()
+SEARCH_RECORD = ArgumentNames(topic="the recorded topic", variant="recorded variant {number}",
+                              too_many_variants="{count} recorded variants", limit="the recorded limit",
+                              sort="the recorded sort", rerank="the recorded rerank", filter_prefix="")
+
+
+def checked_options(topic: str, *, variants: Sequence[str] = (), providers: str | Sequence[str] | None = None,
+                    limit: int = 20, sort: str = "relevance", filters: Filters | Mapping[str, Any] | None = None,
+                    verify: bool = True, exclude_retracted: bool = False, rerank: str | None = None,
+                    names: ArgumentNames = PYTHON) -> SearchOptions:
+    """The one way from a front end's arguments to a search: the topic and each variant cleaned
+    (plain text, not empty, not too long), at most MAX_VARIANTS variants, the limit and the sort
+    checked, the providers parsed (None, "auto" or an empty list: the automatic choice), the
+    filters built (a mapping of ``search_filters``' arguments, or Filters already built) and
+    checked against the providers. A UsageError, in ``names``' words, for the first problem.
+    ``verify``: DOI checks at Crossref and open-access links at Unpaywall; ``rerank``: one of
+    RERANK_MODES, or None for this installation's default."""
+    cleaned = clean_query(topic, names.topic)
+    others = [clean_query(text, names.variant.format(number=number)) for number, text in enumerate(variants, start=1)]
+    if len(others) > MAX_VARIANTS:
+        raise UsageError(f"{names.too_many_variants.format(count=len(others))}; the limit is {MAX_VARIANTS}")
+    check_limit(limit, flag=names.limit)
+    if sort not in SORT_KEYS:
+        raise UsageError(f"{names.sort} must be one of {', '.join(SORT_KEYS)}, not {excerpt(str(sort))}")
+    if rerank is not None and rerank not in RERANK_MODES:
+        raise UsageError(f"{names.rerank} must be one of {', '.join(RERANK_MODES)}, not {excerpt(str(rerank))}")
+    chosen = _chosen_providers(providers)
+    if not isinstance(filters, Filters):
+        filters = search_filters(flag_prefix=names.filter_prefix, **(filters or {}))
+    check_providers(filters, chosen)
+    return SearchOptions(topic=cleaned, variants=others, providers=chosen, limit=limit, sort=sort, filters=filters,
+                         verify=verify, find_open_access=verify, exclude_retracted=exclude_retracted, rerank=rerank)
+
+
+def _chosen_providers(providers: str | Sequence[str] | None) -> list[str] | None:
+    """None for the automatic choice (None, "auto", no names), else the names checked."""
+    if providers is None:
+        return None
+    text = providers if isinstance(providers, str) else ",".join(providers)
+    if (isinstance(providers, str) and text.strip().lower() == "auto") or (not isinstance(providers, str) and not text):
+        return None
+    try:
+        return parse_provider_list(text)
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None

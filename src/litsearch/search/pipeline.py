@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from ..core.config import Settings
@@ -19,7 +19,7 @@ from ..core.filters import OPENALEX_ONLY_FILTERS, Filters, passes
 from ..core.records import Paper
 from ..net.http import HttpClient
 from ..providers.base import SearchRequest, get_provider
-from .aliases import only_openalex_note, with_resolved_filters
+from .aliases import check_providers, only_openalex_note, resolve_filters
 from .enrich import EnrichmentReport, enrich_shown, find_open_access
 from .offline import answer_from_cache
 from .options import SearchOptions
@@ -260,6 +260,13 @@ async def run_search(options: SearchOptions, settings: Settings, http: HttpClien
         async with HttpClient(settings, cache=cache) as client:
             return await _run_search(options, client, progress)
     return await _run_search(options, http, progress)
+
+
+async def with_resolved_filters(http: HttpClient, options: SearchOptions) -> SearchOptions:
+    """``options`` with each entity filter resolved to its OpenAlex id (search/aliases.py)."""
+    check_providers(options.filters, options.providers)
+    resolved = await resolve_filters(http, options.filters)
+    return options if resolved is options.filters else replace(options, filters=resolved)
 
 
 async def _reported(work, progress: SearchProgress) -> ProviderOutcome:
