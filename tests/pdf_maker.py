@@ -1,10 +1,13 @@
 """Small text PDFs made in tests (no dependency): each page's lines in Helvetica, top to bottom.
 
 pypdf reads their text back line by line, so a test can state exactly which headings, pages
-and words a PDF holds. ``blank_pages`` makes a PDF without any text (a scan has none either).
+and words a PDF holds. ``blank_pages`` makes a PDF without any text (a scan has none either);
+``busy_pdf`` one built to keep pypdf busy.
 """
 
 from __future__ import annotations
+
+import zlib
 
 
 def _escape(text: str) -> str:
@@ -56,3 +59,28 @@ def make_pdf(pages: list[list[str]], title: str | None = None, author: str | Non
 def blank_pages(count: int = 3) -> bytes:
     """A PDF of ``count`` pages without any text: what a scanned paper looks like to a text reader."""
     return make_pdf([[] for _ in range(count)])
+
+
+def busy_pdf(megabytes: float = 40.0) -> bytes:
+    """A PDF of a few kilobytes built to keep pypdf busy: one page whose compressed content
+    stream unpacks to ``megabytes`` of tiny text operators, each of which pypdf reads in Python
+    (about 2 s of CPU a megabyte here, so 40 MB is over a minute)."""
+    unit = b"BT /F1 11 Tf 72 700 Td (aaaa) Tj ET\n"
+    stream = zlib.compress(unit * int(megabytes * 1024 * 1024 / len(unit)), 9)
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+               b"/Contents 5 0 R >>",
+               b"<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\nstream\n" + stream
+               + b"\nendstream"]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    for offset in offsets:
+        out += f"{offset:010d} 00000 n \n".encode()
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)

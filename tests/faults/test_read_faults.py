@@ -215,13 +215,16 @@ def test_a_gzip_bomb_stops_at_the_cap(server, monkeypatch, capsys):
 
 
 def test_a_pdf_that_keeps_the_parser_busy_costs_its_budget(server, monkeypatch, capsys):
-    import time
+    """pypdf reading a page of tiny operators for minutes: stopped at the budget, its process
+    killed (nothing left running once the command has failed)."""
+    import multiprocessing
 
-    def slow_parse(data):
-        time.sleep(30)
-    monkeypatch.setattr(fetchers, "parse_pdf", slow_parse)
-    run = read_with(monkeypatch, capsys, server, "/unused/", Answer(404), "10.7717/fake.pdfonly")
+    from pdf_maker import busy_pdf
+
+    busy = Answer(200, busy_pdf(), content_type="application/pdf")
+    run = read_with(monkeypatch, capsys, server, "/oa/", busy, "10.7717/fake.pdfonly")
     check(run, 3, ["reading the PDF's text took longer than"])
+    assert multiprocessing.active_children() == []
 
 
 def test_unpaywall_answering_404_means_no_open_copy(server, monkeypatch, capsys):

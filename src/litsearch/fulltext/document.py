@@ -32,6 +32,11 @@ SECTION_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile
     ("tables", r"^tables?$"),
     ("references", r"^(?:references?|bibliography|literature cited|works cited|reference list)$"),
 ))
+# No paper has more headings than this; a document with more (built to be costly to list, or a
+# book) keeps the first ones, and the text of the rest in one section (capped).
+MAX_SECTIONS = 400
+# Kinds a parser gives the sections it adds after the body: they stay listed whatever the count.
+_CLOSING_KINDS = ("figures", "tables", "references")
 _NUMBER_PREFIX = re.compile(r"^(?:[0-9IVX]+(?:\.[0-9]+)*\.?|[A-Z]\.(?:[0-9]+\.?)*)\s+")
 
 
@@ -129,9 +134,11 @@ def slug(text: str) -> str:
 
 
 def finish_sections(sections: Iterable[Section]) -> list[Section]:
-    """Sections with their text cleaned, empty ones (no heading, no text) dropped, and each given
-    its kind, a unique name and its number (1, 2, 2.1 …) from the levels."""
+    """Sections with their text cleaned, empty ones (no heading, no text) dropped, at most
+    MAX_SECTIONS of them (``capped``), and each given its kind, a unique name and its number
+    (1, 2, 2.1 …) from the levels."""
     finished: list[Section] = []
+    sections = capped(list(sections))
     used: dict[str, int] = {}
     counters: list[int] = []
     for section in sections:
@@ -153,3 +160,23 @@ def finish_sections(sections: Iterable[Section]) -> list[Section]:
         section.name = base if used[base] == 1 else f"{base}-{used[base]}"
         finished.append(section)
     return finished
+
+
+def capped(sections: list[Section]) -> list[Section]:
+    """At most MAX_SECTIONS entries: the first ones as they are; the rest of the body in one
+    last section, "Further sections", each heading kept as a line above its text (nothing is
+    dropped, only no longer listed one by one); the closing figures, tables and references
+    stay entries of their own."""
+    if len(sections) <= MAX_SECTIONS:
+        return sections
+    closing = len(sections)
+    while closing > 0 and sections[closing - 1].kind in _CLOSING_KINDS and len(sections) - closing < 3:
+        closing -= 1
+    body, tail = sections[:closing], sections[closing:]
+    keep = MAX_SECTIONS - len(tail) - 1
+    rest = body[keep:]
+    parts = [part for section in rest for part in (" ".join(section.heading.split()), section.text) if part.strip()]
+    merged = Section("Further sections", f"This document has {len(rest):,} more sections than lit-search lists "
+                                         f"one by one (at most {MAX_SECTIONS}); their headings and text follow "
+                                         "in order.\n\n" + "\n\n".join(parts), kind="other")
+    return body[:keep] + [merged] + tail

@@ -5,14 +5,13 @@ Each ``fetch_*`` returns a ``FullText`` with its ``Source`` set, or raises: ``No
 the source has no open text of this paper (404, front matter only, a landing page), and
 ``ProviderError``/``ValueError`` when it failed (network, server error, an unreadable answer).
 Requests to third-party hosts (the copies Unpaywall names, arXiv) carry no contact email: the
-User-Agent names lit-search only. PDFs are parsed in a worker thread within the time budget.
+User-Agent names lit-search only. Every copy is parsed in a child process within what is left of
+the time budget (isolated.py).
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from typing import Any, Callable
+from typing import Callable
 from urllib.parse import quote
 
 import httpx
@@ -22,10 +21,7 @@ from ..core.services import PacePolicy
 from ..net.http import ANONYMOUS_AGENT, FetchedResponse, ProviderSession, trusted_origin
 from .choice import Candidate, Location
 from .document import FullText, NoFullText, Source
-from .htmlpage import parse_article_page, pdf_link
-from .jats import jats_license, parse_jats
-from .latexml import parse_latexml
-from .pdf import parse_pdf
+from .isolated import Parsed, parse_isolated
 
 # The services full texts come from (each declares its base URL and pace: providers/registry.py).
 PUBMED = "pubmed"
@@ -66,7 +62,7 @@ async def fetch_pmc(session: ProviderSession, pmcid: str) -> FullText:
     response = await session.request("GET", session.url("/efetch.fcgi"), params=params, accept_status=NOT_THERE,
                                      **_API_REQUEST)
     _check_found(response, "PubMed Central has no record of this PMCID")
-    return _jats(response, Source("PubMed Central", f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/", "jats"))
+    return await _jats(session, response, Source("PubMed Central", f"https://pmc.ncbi.nlm.nih.gov/articles/{pmcid}/", "jats"))
 
 
 async def fetch_europepmc(session: ProviderSession, pmcid: str) -> FullText:
@@ -74,7 +70,7 @@ async def fetch_europepmc(session: ProviderSession, pmcid: str) -> FullText:
     response = await session.request("GET", session.url(f"/{quote(pmcid, safe='')}/fullTextXML"),
                                      accept_status=NOT_THERE, **_API_REQUEST)
     _check_found(response, "Europe PMC has no open-access full text of this PMCID")
-    return _jats(response, Source("Europe PMC", f"https://europepmc.org/article/PMC/{pmcid}", "jats"))
+    return await _jats(session, response, Source("Europe PMC", f"https://europepmc.org/article/PMC/{pmcid}", "jats"))
 
 
 async def fetch_arxiv_html(session: ProviderSession, arxiv_id: str) -> FullText:
@@ -82,7 +78,7 @@ async def fetch_arxiv_html(session: ProviderSession, arxiv_id: str) -> FullText:
     response = await session.get(session.url(f"/html/{quote(arxiv_id, safe='/')}"), accept_status=NOT_THERE,
                                  headers=_third_party("text/html"), other_origins=True)
     _check_found(response, "arXiv has no HTML rendering of this paper")
-    document = parse_latexml(_decoded(response))
+    document = _found(await _parsed(session, "latexml", response))
     document.source = Source("arXiv (HTML)", f"https://arxiv.org/html/{arxiv_id}", "latexml", _arxiv_license(arxiv_id))
     return document
 
@@ -91,7 +87,7 @@ async def fetch_arxiv_pdf(session: ProviderSession, arxiv_id: str) -> FullText:
     response = await session.get(session.url(f"/pdf/{quote(arxiv_id, safe='/')}"), accept_status=NOT_THERE,
                                  headers=_third_party("application/pdf"), other_origins=True)
     _check_found(response, "arXiv has no PDF of this id")
-    document = await parse_pdf_bounded(response.content, session.remaining())
+    document = _found(await _parsed(session, "pdf", response))
     document.source = Source("arXiv (PDF)", f"https://arxiv.org/pdf/{arxiv_id}", "pdf", _arxiv_license(arxiv_id))
     return document
 
@@ -109,17 +105,17 @@ async def fetch_open_access(session: ProviderSession, location: Location) -> Ful
         elif _is_pdf(response):
             return await _pdf_copy(session, response, location)
         else:
-            try:
-                document = parse_article_page(_decoded(response))
+            parsed = await _parsed(session, "html", response)
+            if parsed.document is not None:
+                document = parsed.document
                 document.source = Source(_host(response.url), response.url, "html", location.license, location.version)
                 return document
-            except NoFullText as exc:
-                reasons.append(str(exc))
-                if not pdf_url:
-                    pdf_url = pdf_link(_decoded(response), response.url)
-                    # The page named it: it keeps the namer's trust only when it is on that origin too.
-                    on_namer = location.named_by and trusted_origin(session.settings, location.named_by, response.url)
-                    pdf_named_by = location.named_by if on_namer else None
+            reasons.append(parsed.none or "the page shows no article text")
+            if not pdf_url and parsed.pdf_url:
+                pdf_url = parsed.pdf_url
+                # The page named it: it keeps the namer's trust only when it is on that origin too.
+                on_namer = location.named_by and trusted_origin(session.settings, location.named_by, response.url)
+                pdf_named_by = location.named_by if on_namer else None
     if pdf_url:
         response = await session.get(pdf_url, accept_status=NOT_THERE, headers=_third_party("application/pdf"),
                                      other_origins=True, named_by=pdf_named_by)
@@ -132,44 +128,30 @@ async def fetch_open_access(session: ProviderSession, location: Location) -> Ful
 
 
 async def _pdf_copy(session: ProviderSession, response: FetchedResponse, location: Location) -> FullText:
-    document = await parse_pdf_bounded(response.content, session.remaining())
+    document = _found(await _parsed(session, "pdf", response))
     document.source = Source(_host(response.url), response.url, "pdf", location.license, location.version)
     return document
 
 
-async def parse_pdf_bounded(data: bytes, seconds: float) -> FullText:
-    """``parse_pdf`` in a daemon thread, given at most ``seconds``: a PDF built to keep the
-    parser busy costs its time budget, not the command (the thread is left behind)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[FullText] = loop.create_future()
+async def _parsed(session: ProviderSession, kind: str, response: FetchedResponse) -> Parsed:
+    """The answer parsed in a child process within what is left of the source's time budget
+    (isolated.py): a copy built to keep a parser busy costs that budget, never the command."""
+    return await parse_isolated(kind, response.content, session.remaining(), content_type=response.content_type,
+                                url=response.url)
 
-    def settle(setter: Callable[[Any], None], value: Any) -> None:
-        if not done.done():
-            setter(value)
 
-    def work() -> None:
-        try:
-            result: Any = parse_pdf(data)
-            setter = done.set_result
-        except BaseException as exc:  # handed to the waiting coroutine, which reports it
-            result, setter = exc, done.set_exception
-        try:
-            loop.call_soon_threadsafe(settle, setter, result)
-        except RuntimeError:  # the loop has closed: nobody waits any more
-            pass
-
-    threading.Thread(target=work, name="lit-search-pdf", daemon=True).start()
-    try:
-        return await asyncio.wait_for(done, timeout=max(seconds, 0.5))
-    except asyncio.TimeoutError:
-        raise ProviderError(f"reading the PDF's text took longer than {max(seconds, 0.5):.0f} s") from None
+def _found(parsed: Parsed) -> FullText:
+    if parsed.document is None:
+        raise NoFullText(parsed.none or "the copy holds no text to read")
+    return parsed.document
 
 
 # ---------------------------------------------------------------- helpers
 
-def _jats(response: FetchedResponse, source: Source) -> FullText:
-    document = parse_jats(response.content)
-    source.license = jats_license(response.content)
+async def _jats(session: ProviderSession, response: FetchedResponse, source: Source) -> FullText:
+    parsed = await _parsed(session, "jats", response)
+    document = _found(parsed)
+    source.license = parsed.license
     document.source = source
     return document
 
@@ -187,16 +169,6 @@ def _third_party(accept: str) -> dict[str, str]:
 def _is_pdf(response: FetchedResponse) -> bool:
     return response.content[:1024].lstrip().startswith(b"%PDF-") or (
         "pdf" in response.content_type and b"%PDF-" in response.content[:1024])
-
-
-def _decoded(response: FetchedResponse) -> str:
-    charset = ""
-    if "charset=" in response.content_type:
-        charset = response.content_type.split("charset=", 1)[1].split(";")[0].strip().strip('"')
-    try:
-        return response.content.decode(charset or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
-        return response.content.decode("utf-8", errors="replace")
 
 
 def _host(url: str) -> str:

@@ -20,6 +20,8 @@ _LEVELS = {"h2": 1, "h3": 2, "h4": 3}
 _CHROME = {"nav", "header", "footer", "aside", "form", "button", "select", "menu", "dialog"}
 _CHROME_CLASSES = ("nav", "menu", "footer", "header", "sidebar", "cookie", "banner", "share", "toolbar", "breadcrumb")
 _BLOCKS = {"p", "blockquote", "pre"}
+# The tags Node.text() writes a space for (htmltree.py): counted the same way here.
+_SPACED_IN_TEXT = {"br", "p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6"}
 
 
 def pdf_link(text: str, page_url: str) -> str | None:
@@ -37,7 +39,9 @@ def parse_article_page(text: str) -> FullText:
     container = _content(page.root)
     sections: list[Section] = []
     abstract = page.meta_values("citation_abstract") or page.meta_values("dc.description")
-    current = Section("Main text", "")
+    # Each section's paragraphs are gathered in a list and joined once (adding to a string per
+    # paragraph copies the section each time: quadratic in a page of 200,000 paragraphs).
+    current, paragraphs = Section("Main text", ""), []
     figures: list[str] = []
     tables: list[str] = []
     for node, kind in _walk(container):
@@ -45,17 +49,19 @@ def parse_article_page(text: str) -> FullText:
             heading = _inline(node)
             if not heading:
                 continue
+            current.text = "\n\n".join(paragraphs)
             sections.append(current)
-            current = Section(heading, "", level=_LEVELS[node.tag])
+            current, paragraphs = Section(heading, "", level=_LEVELS[node.tag]), []
         elif kind == "figcaption":
             figures.append(_inline(node))
         elif kind == "caption":
             tables.append(_inline(node))
         elif kind == "list":
             items = [_inline(li) for li in node.children if isinstance(li, Node) and li.tag == "li"]
-            current.text += "\n\n" + "\n".join(f"- {item}" for item in items if item)
+            paragraphs.append("\n".join(f"- {item}" for item in items if item))
         else:
-            current.text += "\n\n" + _inline(node)
+            paragraphs.append(_inline(node))
+    current.text = "\n\n".join(paragraphs)
     sections.append(current)
     body = [section for section in sections if section.text.strip()]
     headed = [section for section in body if section.heading != "Main text"]
@@ -74,10 +80,27 @@ def parse_article_page(text: str) -> FullText:
 
 def _content(root: Node) -> Node:
     """The element holding the article: the <article> (or <main>) with the most paragraph text."""
-    candidates = [node for node in root.iter() if node.tag in ("article", "main") or node.attrs.get("role") == "main"]
+    nodes = list(root.iter())
+    candidates = [node for node in nodes if node.tag in ("article", "main") or node.attrs.get("role") == "main"]
     if not candidates:
-        return next((node for node in root.iter() if node.tag == "body"), root)
-    return max(candidates, key=lambda node: sum(len(p.text()) for p in node.find_all("p")))
+        return next((node for node in nodes if node.tag == "body"), root)
+    paragraph_chars = _paragraph_chars(nodes)
+    return max(candidates, key=lambda node: paragraph_chars[id(node)])
+
+
+def _paragraph_chars(nodes: list[Node]) -> dict[int, int]:
+    """For every node (``nodes`` in document order), the length of ``Node.text()`` summed over the
+    <p> elements below it: one pass from the leaves up, where asking each candidate would read
+    nested candidates again and again."""
+    text_chars: dict[int, int] = {}
+    below: dict[int, int] = {}
+    for node in reversed(nodes):  # every child comes before its parent
+        own = 1 if node.tag in _SPACED_IN_TEXT else 0
+        own += sum(len(child) if isinstance(child, str) else text_chars[id(child)] for child in node.children)
+        text_chars[id(node)] = own
+        below[id(node)] = sum(below[id(child)] + (text_chars[id(child)] if child.tag == "p" else 0)
+                              for child in node.children if isinstance(child, Node))
+    return below
 
 
 def _walk(container: Node):

@@ -68,18 +68,19 @@ def _parse_article(body: bytes | str) -> FullText:
 
 def _without_empty(sections: list[Section]) -> list[Section]:
     """Sections with text, and headings whose subsections have text (a back-matter <sec> that
-    only wraps the reference list, already given as References, is no section)."""
-    kept: list[Section] = []
-    for index, section in enumerate(sections):
-        following = sections[index + 1:]
-        deeper = []
-        for later in following:
-            if later.level <= section.level:
-                break
-            deeper.append(later)
-        if section.text.strip() or any(later.text.strip() for later in deeper):
-            kept.append(section)
-    return kept
+    only wraps the reference list, already given as References, is no section). One pass from
+    the end: ``open`` holds the following sections not yet under a heading, with whether their
+    subtree has text."""
+    keep = [False] * len(sections)
+    open_: list[tuple[int, bool]] = []  # (level, text in this section or below), nearest first at the end
+    for index in range(len(sections) - 1, -1, -1):
+        section = sections[index]
+        below = False
+        while open_ and open_[-1][0] > section.level:  # exactly the sections up to the next of its level
+            below = open_.pop()[1] or below
+        keep[index] = bool(section.text.strip()) or below
+        open_.append((section.level, keep[index]))
+    return [section for section, kept in zip(sections, keep) if kept]
 
 
 def jats_license(body: bytes | str) -> str | None:

@@ -26,10 +26,22 @@ class Selection:
     cut: Section | None = None
     cut_chars: int = 0
     max_chars: int | None = None
+    _statuses: dict[int, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def shown_chars(self) -> int:
         return sum(section.chars for section in self.shown) + self.cut_chars
+
+    def status(self, section: Section) -> str:
+        """"shown", "cut", "left out" or "not asked": one look-up (a renderer asks for every
+        section, and a document may have thousands)."""
+        if self._statuses is None:
+            self._statuses = {id(s): "not asked" for s in self.not_asked}
+            self._statuses.update({id(s): "left out" for s in self.left_out})
+            self._statuses.update({id(s): "shown" for s in self.shown})
+            if self.cut is not None:
+                self._statuses[id(self.cut)] = "cut"
+        return self._statuses.get(id(section), "not asked")
 
 
 def select_sections(document: FullText, names: list[str]) -> list[Section]:
@@ -46,8 +58,9 @@ def select_sections(document: FullText, names: list[str]) -> list[Section]:
             available = ", ".join(section.name for section in document.sections if section.level == 1)
             raise UsageError(f"no section {name!r} in this paper; its sections are: {available}")
         for index in matched:
-            chosen.add(index)
-            chosen.update(_descendants(document.sections, index))
+            if index not in chosen:  # else its subsections are chosen already, with the section above it
+                chosen.add(index)
+                chosen.update(_descendants(document.sections, index))
     return [section for index, section in enumerate(document.sections) if index in chosen]
 
 

@@ -167,13 +167,7 @@ def _header_value(label: str, value: str, result: Any) -> str:
 
 
 def _status(section: Any, selection: Any) -> str:
-    if any(section is s for s in selection.shown):
-        return "shown"
-    if selection.cut is section:
-        return "cut"
-    if any(section is s for s in selection.left_out):
-        return "left out"
-    return "not asked"
+    return selection.status(section)
 
 
 def _text_shown(section: Any, selection: Any) -> str:
