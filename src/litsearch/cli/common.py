@@ -22,7 +22,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError,
 from ..core.identifiers import ID_HELP
 from ..core.sanitize import safe_text
 from ..net.cache import CacheMode
-from ..runtime.console import Console, bounded
+from ..runtime.console import Console, message_line
 from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import redactor
@@ -168,7 +168,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: error: {exc}")
         return ExitCode.USAGE
     except UsageError as exc:
-        _error_line(f"{prog}: error: {exc}\nTry '{prog} --help'.")
+        _error_line(f"{prog}: error: {exc}", f"Try '{prog} --help'.")
         return ExitCode.USAGE
     except LitSearchError as exc:  # the message says what failed ("HTTP 503 …", "… is damaged …")
         _error_line(f"{prog}: {exc}")
@@ -211,6 +211,4 @@ def _drop_stdout() -> None:
         pass
 
 
-def _error_line(message: str) -> None:
-    # The environment's secrets are removed even when the environment itself is the problem.
-    print(bounded(redactor().redact(safe_text(message))), file=sys.stderr)
+_error_line = message_line

@@ -14,6 +14,7 @@ from typing import Sequence
 
 from ..core.errors import ExitCode
 from . import first_word
+from .common import message_line
 from .commands import COMMANDS as TABLE
 from .commands import ENTITY_NAMES
 
@@ -31,7 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             stream.reconfigure(encoding="utf-8", errors="replace")
     logging.basicConfig(level=logging.WARNING, format="lit-search: %(message)s", stream=sys.stderr)
     if (mistyped := first_word.mistyped_command(argv)) is not None:  # before any work: nothing is sent
-        print(f"lit-search: {first_word.mistyped_hint(mistyped, argv)}", file=sys.stderr)
+        message_line(f"lit-search: {first_word.mistyped_hint(mistyped, argv)}")
         return ExitCode.USAGE
     if not argv or argv[0] not in COMMANDS or first_word.entity_topic(argv):
         return _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
@@ -41,7 +42,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = importlib.import_module(COMMANDS[name])
     code = command.main([name, *rest] if name in ENTITY_COMMANDS else rest)
     if code == ExitCode.USAGE and (hint := first_word.topic_hint(name, rest)):
-        print(hint, file=sys.stderr)
+        message_line(hint)
     return code
 
 

@@ -145,7 +145,7 @@ def diagnose(settings: Settings) -> dict[str, Any]:
         "data_folder": {"variable": DATA_FOLDER_VARIABLE, "path": str(folder), "exists": folder.is_dir(),
                         "bytes": _size(folder),
                         "database": str(folder / DB_FILENAME),
-                        "cache_bytes": _cache_size(folder / DB_FILENAME, settings),
+                        **_database_state(folder / DB_FILENAME, settings),
                         "cache_max_bytes": settings.cache_max_bytes,
                         "cache_max_variable": CACHE_SIZE_VARIABLE,
                         "database_bytes": sum(_size(folder / (DB_FILENAME + suffix))
@@ -268,19 +268,22 @@ def _shown_url(url: str) -> str:
     return urlunsplit(parts)
 
 
-def _cache_size(path: Path, settings: Settings) -> int | None:
-    """Bytes of cached answers (what LITSEARCH_CACHE_MAX_MB caps); None when unreadable."""
+def _database_state(path: Path, settings: Settings) -> dict[str, Any]:
+    """``cache_bytes``: bytes of cached answers (what LITSEARCH_CACHE_MAX_MB caps), None when
+    the database cannot be read; ``database_problem``: why, in one line (a folder or a named
+    pipe where the file should be, a damaged file), else None."""
     from ..core.errors import StoreError
+    from ..library.schema import check_file_kind
     from ..library.store import Store
     from ..net.response_store import ResponseStore
 
-    if not path.is_file():
-        return 0
     try:
+        if not check_file_kind(path):
+            return {"cache_bytes": 0, "database_problem": None}
         with Store.open(path, redact=settings.redact, read_only=True) as store:
-            return ResponseStore(store).size()
-    except StoreError:
-        return None
+            return {"cache_bytes": ResponseStore(store).size(), "database_problem": None}
+    except StoreError as problem:
+        return {"cache_bytes": None, "database_problem": str(problem)}
 
 
 def _size(path: Path) -> int:

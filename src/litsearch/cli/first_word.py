@@ -79,7 +79,7 @@ def mistyped_command(argv: list[str]) -> Command | None:
 
 def mistyped_hint(command: Command, argv: list[str]) -> str:
     return (f"did you mean `lit-search {command.name}`? "
-            f"To search for these words: `lit-search search {shlex.join(argv)}`")
+            f"To search for these words: `lit-search search {shell_words(argv)}`")
 
 
 def topic_hint(name: str, words: list[str]) -> str | None:
@@ -88,7 +88,31 @@ def topic_hint(name: str, words: list[str]) -> str | None:
     command = COMMANDS.get(name)
     if command is None or not words or words[0].startswith("-") or arguments_fit(command, words):
         return None
-    return f"To search for this topic instead: lit-search search {shlex.join([name, *words])}"
+    return f"To search for this topic instead: lit-search search {shell_words([name, *words])}"
+
+
+def shell_words(words: list[str]) -> str:
+    """The words as a shell command line that gives them back exactly, and shows nothing but
+    printable text: a word with a control, format or other unprintable character (an escape
+    sequence, a bell, a bidirectional override) is written in ANSI-C quoting (``$'a\\x1b[31m'``,
+    which bash, zsh and ksh read), since ``shlex.quote`` leaves such characters as they are."""
+    return " ".join(shlex.quote(word) if word.isprintable() else _ansi_c(word) for word in words)
+
+
+def _ansi_c(word: str) -> str:
+    out = []
+    for char in word:
+        if char in "\\'":
+            out.append("\\" + char)
+        elif char.isprintable():
+            out.append(char)
+        elif ord(char) < 0x100:
+            out.append(f"\\x{ord(char):02x}")
+        elif ord(char) < 0x10000:
+            out.append(f"\\u{ord(char):04x}")
+        else:
+            out.append(f"\\U{ord(char):08x}")
+    return "$'" + "".join(out) + "'"
 
 
 def entity_topic(argv: list[str]) -> bool:

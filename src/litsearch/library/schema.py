@@ -18,8 +18,11 @@ Schema (version 1)::
 
 from __future__ import annotations
 
+import errno
 import functools
+import os
 import sqlite3
+import stat
 import time
 from pathlib import Path
 from typing import Callable
@@ -240,6 +243,42 @@ def _is_busy(error: sqlite3.Error) -> bool:
     code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
     return (isinstance(code, int) and code & 0xFF == _SQLITE_BUSY) or \
         " ".join(str(error).split()).startswith("database is locked")
+
+
+# SQLite keeps these beside the database; each is opened as the file itself is.
+COMPANIONS = ("-wal", "-shm", "-journal")
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"))
+
+
+def check_file_kind(path: Path) -> bool:
+    """Whether the database file exists (False: it does not, nor anything else in its place);
+    StoreError when something that is no regular file stands there or beside it (a folder, a
+    named pipe, a device, a socket, a symbolic link loop), or its folder is no folder. Checked
+    before SQLite opens anything: opening a named pipe waits for a writer for ever, a folder
+    fails deep inside SQLite, a device reads without end."""
+    exists = _check_one(path, path)
+    for suffix in COMPANIONS:
+        _check_one(Path(f"{path}{suffix}"), path)
+    return exists
+
+
+def _check_one(candidate: Path, database: Path) -> bool:
+    try:
+        found = os.stat(candidate)  # follows links: what SQLite would open
+    except FileNotFoundError:
+        return False  # nothing there (a link to nothing: SQLite creates its target, as for a new file)
+    except OSError as error:
+        if error.errno == errno.ENOTDIR:
+            raise StoreError(f"the lit-search data folder {database.parent} is not a folder") from None
+        what = "a symbolic link loop" if error.errno == errno.ELOOP else error.strerror or str(error)
+        raise StoreError(f"the lit-search database at {candidate} cannot be used ({what})") from None
+    if stat.S_ISREG(found.st_mode):
+        return True
+    kind = next((name for test, name in _KINDS if test(found.st_mode)), "no regular file")
+    role = "the lit-search database at" if candidate == database else "SQLite's companion file"
+    raise StoreError(f"{role} {candidate} is {kind}, not a file: move it away, or set LITSEARCH_CACHE_DIR to "
+                     "another folder")
 
 
 def damaged(path: Path, reason: str) -> StoreError:

@@ -30,7 +30,7 @@ from ..core.identifiers import normalize_doi, record_identities
 from ..core.sanitize import json_text
 from .keys import TITLE_KIND, claim, match, resolve, title_key
 from .record import merge_records, paper_from_record, same_work
-from .schema import BUSY_TIMEOUT_SECONDS, check_integrity, prepare, prepare_read_only, translate
+from .schema import BUSY_TIMEOUT_SECONDS, check_file_kind, check_integrity, prepare, prepare_read_only, translate
 
 @dataclass(frozen=True)
 class LibraryPaper:
@@ -107,8 +107,9 @@ class Store:
         schema is verified first (schema.verify_schema): a file another program altered is
         refused, untouched."""
         path = Path(path) if path is not None else default_store_path()
+        exists = check_file_kind(path)  # a folder, a named pipe or a device there: one line, nothing opened
         if read_only:
-            return cls(_open_read_only(path), path, redact, read_only=True)
+            return cls(_open_read_only(path, exists), path, redact, read_only=True)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as error:
@@ -314,13 +315,13 @@ def _save_one(db: sqlite3.Connection, paper: dict[str, Any], now: float) -> int:
     return paper_id
 
 
-def _open_read_only(path: Path) -> sqlite3.Connection:
+def _open_read_only(path: Path, exists: bool) -> sqlite3.Connection:
     """The file without write access (``mode=ro``), or, where SQLite cannot open a WAL file
     that way (a read-only disk without its -shm file), as immutable: nothing can write there
     meanwhile. A missing file is an empty library held in memory."""
     import urllib.parse
 
-    if not path.exists():
+    if not exists:
         db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         prepare(db, path)
         return db

@@ -17,6 +17,8 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         + (f" ({_size(folder['bytes'])}; database {_size(folder['database_bytes'])})" if folder["exists"]
            else " (not created yet)"),
         f"- response cache: {_cache_words(folder)}",
+        *([f"- **database cannot be used:** {folder['database_problem']}"]
+          if folder.get("database_problem") else []),
         f"- contact email (LITSEARCH_EMAIL): {'set' if report['contact_email_set'] else 'not set'}",
         "- proxy: " + ("; ".join(f"{name} {_code(value)}" for name, value in report.get("proxies", {}).items())
                        or "none (direct connections)"),

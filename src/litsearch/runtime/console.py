@@ -1,8 +1,9 @@
 """What a door says to a person: progress and notes on stderr, one line each, bounded, with
-every configured key removed."""
+every configured key removed; ``message_line`` for the lines a command writes there itself."""
 
 from __future__ import annotations
 
+import re
 import sys
 
 from ..core.config import Settings
@@ -24,10 +25,32 @@ class Console:
             self.warn(message)
 
     def warn(self, message: str) -> None:
-        """Shown even with -q: something the user must know. Nothing from an API reaches the
-        terminal unescaped: control characters (escape sequences) are removed."""
-        text = bounded(safe_text(f"{self.prefix}: {message}"))
+        """Shown even with -q: something the user must know, as one line (``one_line``).
+        Nothing from an API or from what the user typed reaches the terminal unescaped."""
+        text = bounded(safe_text(one_line(f"{self.prefix}: {message}")))
         print(self.settings.redact(text) if self.settings else text, file=sys.stderr, flush=True)
+
+
+def message_line(*lines: str) -> None:
+    """Message lines on stderr, the way every line a command writes there goes (the error of
+    a failed command, a hint): each argument is one line (``one_line``), with no control,
+    hidden or reordering character and no key (the environment's secrets are removed even when
+    the environment itself is the problem), each bounded."""
+    from .settings import redactor
+
+    text = "\n".join(one_line(line) for line in lines)
+    print(bounded(redactor().redact(safe_text(text))), file=sys.stderr, flush=True)
+
+
+def one_line(text: str) -> str:
+    """``text`` as one line: a line break or carriage return inside it (from what the user typed,
+    or an API's text) is shown as ``\\n``/``\\r``, other line separators as a space, so no message
+    can forge a line of its own or overwrite one."""
+    return _LINE_BREAKS.sub(lambda found: _SHOWN_BREAKS.get(found.group(0), " "), text)
+
+
+_LINE_BREAKS = re.compile("[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+_SHOWN_BREAKS = {"\n": "\\n", "\r": "\\r"}
 
 
 def bounded(message: str) -> str:
