@@ -84,3 +84,19 @@ def test_the_hint_gives_back_the_exact_words():
     assert line.isprintable()
     echoed = subprocess.run([bash, "-c", f"printf '%s\\0' {line}"], capture_output=True, check=True).stdout
     assert echoed.decode("utf-8").split("\0")[:-1] == words
+
+
+@pytest.mark.parametrize("control", list(CONTROLS))
+@pytest.mark.parametrize("one_line", [False, True])
+def test_a_log_line_is_made_safe_too(control, one_line):
+    """Library warnings reach stderr through the log filter (the command line's and the MCP
+    server's one-line mode): they may quote what the user typed or a server sent."""
+    import logging
+
+    from litsearch.core.config import Settings
+    from litsearch.runtime.logs import RedactingFilter
+
+    record = logging.LogRecord("pypdf", logging.WARNING, __file__, 1, "odd font in %s", (word(CONTROLS[control]),),
+                               None)
+    RedactingFilter(Settings(base_urls={}), one_line=one_line).filter(record)
+    assert not UNSAFE.findall(record.getMessage().replace("\n", "")), repr(record.getMessage())

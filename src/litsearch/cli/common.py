@@ -25,7 +25,6 @@ from ..net.cache import CacheMode
 from ..runtime.console import Console, message_line
 from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
-from ..runtime.settings import redactor
 
 __all__ = ["EXIT_CODES_HELP", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode", "fetch",
            "run_command", "view_format", "write_output"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 
 from ..core.config import Settings
+from ..core.sanitize import safe_text
 
 ONE_LINE_CHARS = 2000  # a log line in one-line mode, at most
 
@@ -24,7 +25,10 @@ class RedactingFilter(logging.Filter):
             if len(message) > ONE_LINE_CHARS:
                 message = message[: ONE_LINE_CHARS - 1] + "…"
             record.exc_info = record.exc_text = None  # tracebacks can carry URLs with keys: one line only
-        record.msg = self.settings.redact(message)
+        # A log line may quote a library's message about what the user typed or a server sent:
+        # no character that acts on a terminal, hides or reorders text, or returns the cursor
+        # to overwrite the line reaches stderr.
+        record.msg = self.settings.redact(safe_text(message).replace("\r", "\\r"))
         record.args = ()
         return True
 
