@@ -87,8 +87,9 @@ def test_a_terminal_sees_one_live_line_per_provider_then_the_enrichment(env):
     assert raw.index("openalex") < raw.index("searching…")  # every provider listed as it starts
     assert raw.count("searching…") == 2 and "\x1b[" in raw  # lines rewritten in place
     final = screen(raw)
-    assert any(re.fullmatch(r"lit-search: openalex +\d+ results in 0\.\d s", line) for line in final), final
-    assert any(re.fullmatch(r"lit-search: arxiv +\d+ results? in [01]\.\d s", line) for line in final), final
+    # The seconds are whatever the machine's load made them: the lines' shape is what is checked.
+    assert any(re.fullmatch(r"lit-search: openalex +\d+ results in \d+\.\d s", line) for line in final), final
+    assert any(re.fullmatch(r"lit-search: arxiv +\d+ results? in \d+\.\d s", line) for line in final), final
     assert any(line.startswith("lit-search: enrichment") and "done in" in line for line in final), final
     assert "| # | Authors | Title | Year | Venue | Cites | DOI | OA |" in out
 
@@ -105,3 +106,31 @@ def test_stdout_is_the_same_with_or_without_the_live_lines(env):
     piped = subprocess.run(lit_search_command() + ARGS, capture_output=True, text=True, env=env, timeout=60)
     times = re.compile(r"\d+\.\d s")
     assert times.sub("T", out) == times.sub("T", piped.stdout)
+
+
+class Outcome:
+    def __init__(self, provider, error=None, records=(), seconds=0.3):
+        self.provider, self.error, self.records, self.seconds = provider, error, list(records), seconds
+        self.cached, self.requests = 0, 1
+
+
+@pytest.mark.parametrize("columns", [24, 40, 60, 80, 200])
+def test_no_status_line_wraps_whatever_the_width(columns):
+    """A line as wide as the terminal wraps, and the next rewrite (so many lines up) lands on its
+    tail: each line is cut to the width less one column, asked again at every write."""
+    import io
+
+    from litsearch.cli.progress import LiveStatus
+    from litsearch.render.terminal import text_width
+
+    stream = io.StringIO()
+    live = LiveStatus(stream, clock=lambda: 0.0, width=lambda: columns)
+    live.started(["semantic_scholar", "openalex", "europepmc"])
+    live.finished(Outcome("openalex", records=[None] * 25))
+    live.finished(Outcome("semantic_scholar", error="HTTP 429 rate limited: " + "a long reason, " * 20))
+    live.enriching(20)
+    live.enriched(None)
+    drawn = re.split(r"\x1b\[\d*[ABK]|\r|\n", stream.getvalue())
+    assert all(text_width(line) <= max(20, columns - 1) for line in drawn), drawn
+    assert any(line.startswith("lit-search: openalex") for line in drawn)
+    assert screen(stream.getvalue())[1].startswith("lit-search: openalex")  # rewritten on its own line

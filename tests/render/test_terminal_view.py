@@ -69,3 +69,28 @@ def test_the_footer_names_failures_and_skips_and_folds_the_rest():
     assert lines[-2].startswith("Not set: ") and ("Not set: OPENALEX_API_KEY (OpenAlex: author 'Hinton' applied after fetching); "
                                 "LITSEARCH_EMAIL (Unpaywall skipped: it needs a contact email).") in " ".join(footer.split())
     assert footer.count("LITSEARCH_EMAIL") == 1 and footer.count("OPENALEX_API_KEY") == 1
+
+
+def test_only_what_needs_a_look_starts_with_an_exclamation_mark():
+    from dataclasses import replace
+
+    search = result([Paper(provider="openalex", title="Retracted one", retracted=True)], [
+        outcome("semantic_scholar", error="HTTP 503"),
+        outcome("openalex", 7, notes=["author 'Hinton' → Geoffrey E. Hinton, A5108093963",
+                                      "venue 'Nature' not found in OpenAlex; applied after fetching"])], notes=[
+        "DOIs checked at Crossref: 4 of 5",
+        "Unpaywall: no free copy found for the paper without one",
+        "PMIDs checked at PubMed for retractions and notices: 2 of 2",
+        "PubMed retraction check skipped for 2 PMIDs (HTTP 500)"])
+    search = replace(search, filter_report=["year 2020–2024: applied by openalex"], filtered_out=3)
+    lines = footer_view(search, 10, 200)
+    marked = [line[2:] for line in lines if line.startswith("! ")]
+    assert marked == ["Semantic Scholar failed: HTTP 503",
+                      "OpenAlex: venue 'Nature' not found in OpenAlex; applied after fetching",
+                      "PubMed retraction check skipped for 2 PMIDs (HTTP 500)",
+                      "notices: 1 retracted paper (marked ⚠ RETRACTED) (from OpenAlex, PubMed and Crossref)"]
+    assert "OpenAlex: author 'Hinton' → Geoffrey E. Hinton, A5108093963" in lines  # told, not warned
+    assert "filter: year 2020–2024: applied by openalex" in lines and "3 papers removed by the filters" in lines
+    summary = next(line for line in lines if line.startswith("Searched"))
+    assert ("Unpaywall: no free copy found for the paper without one" in summary
+            and "PMIDs checked at PubMed for retractions and notices: 2 of 2" in summary)

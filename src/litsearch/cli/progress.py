@@ -9,9 +9,10 @@ dependency and most of the start-up time a search is trying to save.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
-from typing import TextIO
+from typing import Callable, TextIO
 
 from ..core.sanitize import safe_text
 
@@ -21,9 +22,10 @@ _CLEAR_LINE = "\r\x1b[K"
 class LiveStatus:
     """A ``SearchProgress`` (search/pipeline.py) that draws on a terminal."""
 
-    def __init__(self, stream: TextIO | None = None, clock=time.monotonic):
+    def __init__(self, stream: TextIO | None = None, clock=time.monotonic, width: Callable[[], int] | None = None):
         self.stream = stream or sys.stderr  # looked up now: stderr may be replaced after import
         self.clock = clock
+        self.width = width or self._terminal_columns
         self.lines: list[str] = []  # providers, then "enrichment"
         self.started_at = clock()
 
@@ -67,5 +69,18 @@ class LiveStatus:
         self.stream.flush()
 
     def _line(self, name: str, text: str) -> str:
+        """One status line, cut to the terminal's width less one column: a line that wrapped
+        would push the others down, and the next rewrite (so many lines up) would land on the
+        wrapped tail instead of its own line. The width is asked each time: a window resized
+        during the search is still drawn right."""
+        from ..render.terminal import fit
+
         # API text (an error reason) goes through the sanitizer: no escape sequence of its own.
-        return f"lit-search: {name:<17} " + safe_text(" ".join(text.split()))[:150]
+        return fit(f"lit-search: {name:<17} " + safe_text(" ".join(text.split())), max(20, self.width() - 1))
+
+    def _terminal_columns(self) -> int:
+        try:
+            columns = os.get_terminal_size(self.stream.fileno()).columns
+        except (OSError, ValueError, AttributeError):  # not a terminal after all, or no descriptor
+            columns = 0
+        return columns or 80  # a terminal that reports no size (0 columns) gets the usual 80

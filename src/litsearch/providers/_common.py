@@ -103,6 +103,24 @@ def clean(value: Any) -> str | None:
     return one_line(value)
 
 
+def distinct_authors(authors: Iterable[tuple[Any, str | None]]) -> list[str]:
+    """Author names from (the source's author id, name) pairs, each person once: Semantic
+    Scholar and OpenAlex sometimes list one author twice under the same id ("David K. Karig,
+    David K. Karig"). Names without an id are all kept: two people may share a name."""
+    seen: set[str] = set()
+    names = []
+    for author_id, name in authors:
+        if not name:
+            continue
+        key = str(author_id).strip() if isinstance(author_id, (str, int)) and str(author_id).strip() else None
+        if key is not None and key in seen:
+            continue
+        if key is not None:
+            seen.add(key)
+        names.append(name)
+    return names
+
+
 def as_dict(value: Any) -> dict[str, Any]:
     """An object field, or {} when it is missing or of another kind."""
     return value if isinstance(value, dict) else {}

@@ -21,7 +21,19 @@ from ..core.identifiers import (
 from ..core.records import OpenCopy, Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
-from ._common import api_error, as_count, as_date, as_dict, as_float, as_list, as_year, clean, json_object, parse_each
+from ._common import (
+    api_error,
+    as_count,
+    as_date,
+    as_dict,
+    as_float,
+    as_list,
+    as_year,
+    clean,
+    distinct_authors,
+    json_object,
+    parse_each,
+)
 
 NAME = "openalex"
 MAX_ABSTRACT_WORDS = 20_000  # positions beyond this in an inverted index are not an abstract
@@ -102,14 +114,12 @@ def load_json_object(body: bytes | str) -> dict[str, Any]:
 
 
 def _author_names(authorships: Any) -> list[str]:
-    names = []
+    pairs = []
     for authorship in as_list(authorships):
         authorship = as_dict(authorship)
         author = as_dict(authorship.get("author"))
-        name = clean(author.get("display_name")) or clean(authorship.get("raw_author_name"))
-        if name:
-            names.append(name)
-    return names
+        pairs.append((author.get("id"), clean(author.get("display_name")) or clean(authorship.get("raw_author_name"))))
+    return distinct_authors(pairs)
 
 
 def _source_name(location: Any) -> str | None:

@@ -11,7 +11,18 @@ from ..core.identifiers import arxiv_id_from_doi, normalize_arxiv_id, normalize_
 from ..core.records import Paper
 from ..core.text import plain_text
 from ..core.urls import http_url
-from ._common import api_error, as_count, as_date, as_dict, as_list, as_year, clean, json_object, parse_each
+from ._common import (
+    api_error,
+    as_count,
+    as_date,
+    as_dict,
+    as_list,
+    as_year,
+    clean,
+    distinct_authors,
+    json_object,
+    parse_each,
+)
 
 NAME = "semantic_scholar"
 
@@ -84,8 +95,8 @@ def load_json_object(body: bytes | str) -> dict[str, Any]:
 
 
 def _author_names(authors: Any) -> list[str]:
-    names = (clean(as_dict(author).get("name")) for author in as_list(authors))
-    return [name for name in names if name]
+    return distinct_authors((as_dict(author).get("authorId"), clean(as_dict(author).get("name")))
+                            for author in as_list(authors))
 
 
 def _journal_volume(value: Any) -> str | None:

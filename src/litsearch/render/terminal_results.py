@@ -27,7 +27,12 @@ MAX_VENUE_CELLS = 50
 _UNSET_VARIABLE = re.compile(r"\s*\((?:set|[^()]*?\bneeds?)\s+(LITSEARCH_EMAIL|[A-Z][A-Z_]*_API_KEY)\)")
 # Enrichment that went as planned: said in the summary line, not on a line of its own.
 _ROUTINE_NOTE = re.compile(r"^(?:DOIs checked at Crossref: [\d,]+ of [\d,]+(?:, [\d,]+ not found or not matching "
-                           r"\(marked ⚠\))?|Unpaywall: free copies found for [\d,]+ of [\d,]+ papers? without one)$")
+                           r"\(marked ⚠\))?|Unpaywall: (?:no free copy|a free copy|free copies) found for [^;]* "
+                           r"without one|PMIDs checked at PubMed for retractions and notices: [\d,]+ of [\d,]+"
+                           r"(?:, [\d,]+ retracted)?)$")
+# A provider's note that only says what a name was taken to mean ("author 'Hinton' → Geoffrey
+# E. Hinton, A5108093963"): information, not a problem.
+_RESOLVED_NAME = re.compile(r" → ")
 
 
 def first_author(authors: list[str]) -> str:
@@ -144,19 +149,26 @@ def _web_lines(result, width: int, abstracts: bool) -> list[str]:
 
 
 def footer_view(result, limit: int | None, width: int) -> list[str]:
-    """What went wrong or was skipped, a line each; then one summary line; then the variables
-    whose absence cost something in this run, named once."""
+    """What went wrong or needs a look, a line each starting with "!" (a provider that failed, a
+    check that could not be made, retracted papers among the rows); then what the filters did
+    and the names resolved, plain; then one summary line; then the variables whose absence cost
+    something in this run, named once. Routine lines carry no "!", so a real warning stands out."""
     problems: list[str] = []
+    told: list[str] = []
     unset: dict[str, list[str]] = {}
     for outcome in result.outcomes:
         label = provider_label(outcome.provider)
         if outcome.error:
             problems.append(f"{label} failed: {plain(outcome.error)}")
         for note in outcome.notes:
-            _sort_note(f"{label}: {plain(note)}", problems, unset)
-    problems += [f"filter: {plain(line)}" for line in result.filter_report]
+            line = f"{label}: {plain(note)}"
+            if _RESOLVED_NAME.search(line) and not _UNSET_VARIABLE.search(line):
+                told.append(line)
+            else:
+                _sort_note(line, problems, unset)
+    told += [f"filter: {plain(line)}" for line in result.filter_report]
     if result.filtered_out:
-        problems.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
+        told.append(f"{plural(result.filtered_out, 'paper')} removed by the filters")
     routine = []
     for note in result.enrichment.notes:
         if _ROUTINE_NOTE.match(plain(note)):
@@ -167,8 +179,9 @@ def footer_view(result, limit: int | None, width: int) -> list[str]:
     if notices:
         problems.append(notices)
     if result.excluded_retracted:
-        problems.append(f"{plural(result.excluded_retracted, 'retracted paper')} left out (--exclude-retracted)")
+        told.append(f"{plural(result.excluded_retracted, 'retracted paper')} left out (--exclude-retracted)")
     lines = [line for problem in problems for line in wrap(problem, width, "  ", first="! ")]
+    lines += [line for note in told for line in wrap(note, width, "  ", first="")]
     lines += wrap(summary_line(result, routine), width)
     if unset:
         named = "; ".join(f"{variable} ({', '.join(dict.fromkeys(why))})" for variable, why in unset.items())

@@ -114,6 +114,18 @@ async def check_dois(http: HttpClient, items: list[RankedPaper], report: Enrichm
     return checked
 
 
+def free_copies_found(found: int, asked: int) -> str:
+    """"a free copy found for 1 of 3 papers without one", "no free copy found for the paper
+    without one", "free copies found for all 4 papers without one"."""
+    if asked == 1:
+        return f"{'a' if found else 'no'} free copy found for the paper without one"
+    papers = f"{asked} papers without one"
+    if found == 0:
+        return f"no free copy found for the {papers}"
+    what = "a free copy" if found == 1 else "free copies"
+    return f"free copies found for all {papers}" if found == asked else f"{what} found for {found} of {papers}"
+
+
 async def pubmed_notices(http: HttpClient, items: list[RankedPaper], report: EnrichmentReport,
                          deadline: float | None = None) -> dict[int, tuple[bool | None, list[dict]]]:
     """What PubMed says about each shown row with a PMID that PubMed did not supply itself
@@ -185,11 +197,11 @@ async def find_open_access(http: HttpClient, items: list[RankedPaper], report: E
         if isinstance(answer, RankedPaper):
             items[position] = answer
             found += answer.oa_source == "unpaywall"
-    line = f"Unpaywall: free copies found for {found} of {len(wanted)} papers without one"
+    line = f"Unpaywall: {free_copies_found(found, len(wanted))}"
     if failures and _offline(http):
         line += f"; {len(failures)} not looked up (not in the cache)"
     elif failures:
-        line += f"; {len(failures)} lookups failed ({failures[0]})"
+        line += f"; {len(failures)} {'lookup' if len(failures) == 1 else 'lookups'} failed ({failures[0]})"
     report.notes.append(line)
     return items
 

@@ -19,19 +19,46 @@ from ..providers.base import get_provider
 # Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
 # asks for the whole word ("gene=" must not match "generation").
 BIOMEDICAL_STEMS = (
-    "gene=", "genes", "genetic", "genom", "protein", "cell", "clinic", "patient", "disease", "cancer", "tumo", "oncol",
-    "therap", "drug", "pharma", "vaccin", "virus", "viral", "bacteri", "microb", "infect", "immun",
-    "antibod", "crispr", "cas9", "rna", "dna", "mrna", "sirna", "mutat", "enzym", "metabol", "neuro",
-    "brain", "alzheimer", "parkinson", "diabet", "cardi", "heart", "stroke", "hypertens", "obes",
+    # medicine, molecules, cells
+    "gene=", "genes", "genetic", "genom", "protein", "cell=", "cells", "clinic", "patient", "disease", "cancer",
+    "tumo", "oncol", "therap", "drug", "pharma", "vaccin", "virus", "viral", "bacteri", "cyanobacteri", "microb",
+    "infect", "immun", "antibod", "crispr", "cas9", "rna", "dna", "mrna", "sirna", "mutat", "enzym", "metabol",
+    "neuro", "brain", "alzheimer", "parkinson", "diabet", "cardi", "heart", "stroke", "hypertens", "obes",
     "surg", "medic", "health", "epidem", "pandem", "covid", "sars", "hiv", "malaria", "tubercul",
-    "placebo", "randomi", "trial", "cohort", "mortalit", "morbid", "diagnos", "prognos", "biomark",
+    "placebo", "randomized controlled", "randomised controlled", "randomized clinical", "randomised clinical",
+    "randomized trial", "randomised trial", "trial", "cohort", "mortalit", "morbid", "diagnos", "prognos", "biomark",
     "pathog", "inflamm", "antibiot", "steroid", "insulin", "hormon", "pregnan", "neonat", "pediatr",
     "paediatr", "nurs", "dental", "psychiatr", "depress", "anxiety", "schizophren", "autism",
-    "mouse", "mice", "murine", "rats", "zebrafish", "in vivo", "in vitro", "stem cell", "off-target",
-    "transcript", "epigen", "methylat", "proteom", "sequencing", "lesion", "syndrome", "toxic",
-    "dose", "dosing", "receptor", "ligand", "kinase", "antigen", "lymph", "leukem", "leukaem",
-    "blood", "plasma", "serum", "liver", "kidney", "renal", "lung", "pulmon", "asthma", "copd",
-    "biolog", "physiolog", "anatom", "bioinform",
+    "in vivo", "in vitro", "stem cell", "off-target",
+    "transcript", "epigen", "methylat", "proteom", "sequencing", "lesion", "syndrome", "toxicol", "toxin",
+    "cytotox", "genotox", "hepatotox", "dose", "dosing", "receptor", "ligand", "kinase", "antigen", "lymph", "leukem",
+    "leukaem", "blood", "serum", "plasma concentration", "plasma level", "liver", "kidney", "renal", "lung",
+    "pulmon", "asthma", "copd", "biolog", "physiolog", "anatom", "bioinform",
+    "chromosom", "allele", "genotyp", "phenotyp", "chromatin", "histone", "ribosom", "mitochondri", "peptide",
+    "amino acid", "lipid", "cytokine", "macrophage", "microbiome", "biofilm", "apoptos", "autophag", "senescen",
+    "pluripoten", "circadian", "angiogen", "venom",
+    # organisms
+    "organism", "species", "mouse", "mice", "murine", "rats", "zebrafish", "drosophila", "elegans", "nematode",
+    "xenopus", "planaria", "axolotl", "arabidopsis", "yeast", "saccharomyces", "fungi", "fungal", "vertebrat",
+    "invertebrat", "mammal", "primate", "rodent", "insect", "honeybee", "butterfl", "chick=", "chicken", "avian",
+    "bird", "fish=", "fishes", "amphibia", "frog", "tadpole", "sea urchin", "coral", "phylogen",
+    "speciation", "photosynth", "chloroplast", "stomata",
+    # tissues and organs
+    "tissue", "organoid", "epithel", "mesenchym", "fibroblast", "keratinocyt", "melanocyt", "melan", "pigment",
+    "follicle", "tooth=", "teeth", "bone=", "bones", "cartilag", "muscle", "skin=", "wound", "limb", "fin=", "fins",
+    "retina", "cornea", "glaucoma", "hepat", "intestin", "gastr", "pancrea", "thyroid", "mammary", "nephr",
+    # development
+    "morphogen", "embryo", "developmental", "organogen", "gastrula", "somit", "neurula", "germ layer", "germline",
+    "left-right asym", "metamorphos", "regeneration", "neural crest", "neural tube",
+)
+# Phrases of computing, engineering and physics that hold a biomedical word ("genetic
+# algorithm", "computer virus", "cell phone"): taken out of the text before the biomedical
+# words are looked for, so they do not bring PubMed and Europe PMC into a computing topic.
+NOT_BIOMEDICAL = (
+    "genetic algorithm", "genetic programming", "genetic operator", "computer virus", "virus scanner",
+    "cell phone", "cell tower", "cell site", "cell-free massive", "mouse dynamics", "mouse movement",
+    "mouse cursor", "computer mouse", "neuromorphic", "regenerative braking", "plasma physics", "plasma etch",
+    "skin detection", "immune-inspired", "artificial immune",
 )
 
 COMPUTING_MATH_PHYSICS_STEMS = (
@@ -80,6 +107,17 @@ def _matched_terms(text: str, stems: tuple[str, ...]) -> list[str]:
     return found
 
 
+def _without(text: str, phrases: tuple[str, ...]) -> str:
+    """``text`` (lower case) with every phrase that starts a word blanked out."""
+    lowered = text.lower()
+    for phrase in phrases:
+        start = _word_start(" " + lowered, phrase)
+        while start >= 0:
+            lowered = lowered[:start - 1] + " " * len(phrase) + lowered[start - 1 + len(phrase):]
+            start = _word_start(" " + lowered, phrase)
+    return lowered
+
+
 def _word_start(text: str, stem: str) -> int:
     """Where ``stem`` first starts a word of ``text`` (not after a letter, digit, _ or -), or -1."""
     position = text.find(stem)
@@ -99,7 +137,7 @@ def detect_providers(texts: list[str]) -> ProviderChoice:
     """Choose providers for ``--providers auto`` from the topic and its variants: every
     provider declared for all fields, and those declared for a field the topic's words name."""
     joined = " ".join(texts)
-    bio = _matched_terms(joined, BIOMEDICAL_STEMS)
+    bio = _matched_terms(_without(joined, NOT_BIOMEDICAL), BIOMEDICAL_STEMS)
     tech = _matched_terms(joined, COMPUTING_MATH_PHYSICS_STEMS)
     fields = [field for field, terms in ((BIOMEDICAL, bio), (TECHNICAL, tech)) if terms]
     providers = registry.chosen_for(fields)
