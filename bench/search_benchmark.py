@@ -12,6 +12,10 @@ providers the topic brings (5), default options
   chain of requests (its latencies and its pace) + one enrichment round trip;
 - the ratio wall / floor, and any pacing violation seen by the server (two requests to one
   API closer than its declared interval);
+- the requests each API was sent (median over the runs) beside the fewest the search needs
+  (NEEDED: one call each, two for PubMed's esearch then efetch, one Crossref batch for the 20
+  rows), and the ratio of all requests to that floor; Unpaywall is asked once per row without a
+  free link, which depends on the rows, so it has no fixed floor;
 - the floor of the HTTP stack itself: the time to the first request of a program that does
   nothing but import asyncio and httpx and send one GET with httpx's default client (and, for
   scale, the same with asyncio's own streams), run right before each search so that both see
@@ -55,6 +59,9 @@ VARIANTS = ["Cas9 guide design neural network", "off-target cleavage machine lea
 # answers its one page in 0.7 s.
 CHAIN = max(0.6, 0.4, max(0.25, 1 / 3) + 0.25, 0.7, 0.9)
 ENRICHMENT_ROUND = 0.5  # Crossref's batch (the slower of the two lookups run at once)
+# The fewest requests the search needs from each API: one page each (the topic's hits fit in a
+# page of 100), PubMed's esearch then efetch, one Crossref batch of the 20 rows' DOIs.
+NEEDED = {"semantic_scholar": 1, "openalex": 1, "pubmed": 2, "europepmc": 1, "arxiv": 1, "crossref": 1}
 
 
 def with_latency(responder, seconds: float):
@@ -68,6 +75,11 @@ def with_latency(responder, seconds: float):
 def command() -> list[str]:
     script = Path(sys.executable).parent / "lit-search"
     return [str(script)] if script.exists() else [sys.executable, "-m", "litsearch"]
+
+
+def requests_per_api(server: FakeServer) -> dict[str, int]:
+    return {name: sum(1 for request in server.requests if request.path.startswith(prefix))
+            for prefix, name in ROUTES.items()}
 
 
 def one_run(server: FakeServer, env: dict[str, str]) -> tuple[float, float]:
@@ -161,6 +173,7 @@ def search_figures(runs: int) -> None:
         server.route("/floor", lambda request: fake_apis.Answer(200, b"{}"))
         one_run(server, env)  # warm file and bytecode caches, create the data file
         results, violations = [], []
+        sent: list[dict[str, int]] = []
         stack: dict[str, list[float]] = {name: [] for name in STACK_PROGRAMS}
         for _ in range(runs):
             # arXiv's pace holds across processes (3 s between requests, the warm-up run's too):
@@ -173,6 +186,7 @@ def search_figures(runs: int) -> None:
             empty_the_cache(Path(folder) / "lit-search.sqlite3")
             results.append(one_run(server, env))
             violations += pacing_violations(server)
+            sent.append(requests_per_api(server))
     walls, firsts = [wall for wall, _ in results], [first for _, first in results]
     wall, first = statistics.median(walls), statistics.median(firsts)
     floor = first + CHAIN + ENRICHMENT_ROUND
@@ -183,6 +197,13 @@ def search_figures(runs: int) -> None:
           f"+ enrichment round {ENRICHMENT_ROUND:.3f})")
     print(f"  ratio wall / floor        {wall / floor:.2f}")
     print(f"  pacing violations         {len(violations)}" + (f": {violations}" if violations else ""))
+    median_sent = {name: statistics.median(run[name] for run in sent) for name in ROUTES.values()}
+    print("  requests per API          " + ", ".join(
+        f"{name} {median_sent[name]:g}" + (f" (needs {NEEDED[name]})" if name in NEEDED else " (one per row "
+                                           "without a free link)") for name in ROUTES.values() if median_sent[name]))
+    floored = [name for name in NEEDED if median_sent[name]]
+    total, needed = sum(median_sent[name] for name in floored), sum(NEEDED[name] for name in floored)
+    print(f"  requests / floor          {total:g} / {needed} = {total / needed:.2f}   (the APIs with a fixed floor)")
     for name, times in stack.items():
         print(f"  one GET, {name:<16} {statistics.median(times):.3f} s   (time to first request, median; "
               f"run before each search)")

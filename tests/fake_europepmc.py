@@ -223,7 +223,7 @@ def search(request: SeenRequest) -> Answer:
     found = matching(query)
     chosen = found[offset: offset + size]
     body: dict[str, Any] = {"version": "6.9", "hitCount": len(found)}
-    if chosen and offset + size < len(found):
+    if chosen:  # the real API names a next cursor on its last page too (the page after it is empty)
         body["nextCursorMark"] = cursor_for(offset + size)
         body["nextPageUrl"] = (f"https://www.ebi.ac.uk/europepmc/webservices/rest/search?query={quote(query)}"
                                f"&cursorMark={body['nextCursorMark']}&resultType={result_type}&format=json")

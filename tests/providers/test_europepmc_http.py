@@ -162,18 +162,37 @@ def test_paging_stops_where_the_answer_ends():
     assert len(fake.requests) == 2  # page 2 has no nextCursorMark: the end
 
 
+def test_no_page_is_asked_after_every_hit_was_listed():
+    # The real API returns a nextCursorMark on its last page too: 18 hits, pages of 100, one request.
+    fake = FakeEuropePMC({"*": page([result(n) for n in range(1, 19)], cursor="AoIIP+", hits=18)})
+    answer = search(fake, limit=100, page_size=100)
+    assert len(answer.records) == 18 and len(fake.requests) == 1
+
+
+def test_no_page_is_asked_after_a_short_one():
+    # A page shorter than the size asked is the last, whatever hitCount says.
+    fake = FakeEuropePMC({"*": page([result(1), result(2)], cursor="c2", hits=2),
+                          "c2": page([result(3)], cursor="c3", asked="c2", hits=50)})
+    answer = search(fake, limit=10, page_size=2)
+    assert len(answer.records) == 2 and len(fake.requests) == 1  # hitCount 2 reached
+    fake = FakeEuropePMC({"*": page([result(1)], cursor="c2", hits=50), "c2": page([result(2)], asked="c2", hits=50)})
+    answer = search(fake, limit=10, page_size=2)
+    assert len(answer.records) == 1 and len(fake.requests) == 1  # one result asked two: the last page
+
+
 def test_paging_never_asks_the_same_cursor_twice():
     # A server that keeps returning one cursor for ever must not keep lit-search asking.
-    fake = FakeEuropePMC({"*": page([result(1)], cursor="loop"), "loop": page([result(2)], cursor="loop")})
+    fake = FakeEuropePMC({"*": page([result(1)], cursor="loop", hits=10),
+                          "loop": page([result(2)], cursor="loop", hits=10)})
     answer = search(fake, limit=10, page_size=1)
     assert [paper.pmid for paper in answer.records] == ["1", "2"]
     assert len(fake.requests) == 2
 
 
 def test_paging_stops_at_the_limit_and_drops_repeats():
-    fake = FakeEuropePMC({"*": page([result(1), result(2)], cursor="c2"),
-                          "c2": page([result(2), result(3)], cursor="c3", asked="c2"),
-                          "c3": page([result(4), result(5)], cursor="c4", asked="c3")})
+    fake = FakeEuropePMC({"*": page([result(1), result(2)], cursor="c2", hits=6),
+                          "c2": page([result(2), result(3)], cursor="c3", asked="c2", hits=6),
+                          "c3": page([result(4), result(5)], cursor="c4", asked="c3", hits=6)})
     answer = search(fake, limit=3, page_size=2)
     assert [paper.pmid for paper in answer.records] == ["1", "2", "3"]
     assert len(fake.requests) == 2

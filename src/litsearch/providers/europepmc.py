@@ -207,6 +207,7 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
     seen: set[str] = set()
     cursor: str | None = FIRST_CURSOR
     cursors_asked: set[str] = set()
+    listed = 0  # results the pages held, parsed or not
     while cursor is not None and len(records) < wanted and cursor not in cursors_asked:
         cursors_asked.add(cursor)
         response = await session.get(session.url(SEARCH_PATH),
@@ -218,8 +219,17 @@ async def search(session: ProviderSession, query: str, limit: int, filters: Filt
             if key not in seen and len(records) < wanted:
                 seen.add(key)
                 records.append(replace(paper, rank=len(records) + 1))  # the parsed record is left as it was
-        cursor = page.next_cursor
+        listed += page.size
+        cursor = page.next_cursor if more_pages(page, listed, size) else None
     return ProviderAnswer(records, frozenset(native), skipped_notes(records))
+
+
+def more_pages(page: SearchPage, listed: int, page_size: int) -> bool:
+    """Whether a next page can hold anything: not when the pages so far listed every hit
+    (``hitCount``), nor after a page shorter than the size asked, its last. Europe PMC returns
+    a ``nextCursorMark`` on its last page too, so following it alone cost a request that
+    answered nothing on every search with fewer hits than a page."""
+    return page.next_cursor is not None and listed < page.hit_count and page.size >= page_size
 
 
 # ---------------------------------------------------------------- the provider

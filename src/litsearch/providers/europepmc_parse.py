@@ -91,6 +91,7 @@ class SearchPage:
     hit_count: int
     next_cursor: str | None
     ids: list[tuple[str, str]] = field(default_factory=list)
+    size: int = 0  # results on this page, parsed or skipped
 
 
 # ---------------------------------------------------------------- the page
@@ -115,7 +116,7 @@ def parse_search(body: bytes | str, first_rank: int = 1) -> SearchPage:
            and (ident := clean(as_dict(obj).get("id")))]
     hit_count = as_int(payload.get("hitCount"))
     return SearchPage(records, hit_count if hit_count is not None and hit_count >= 0 else len(results),
-                      _next_cursor(payload, results), ids)
+                      _next_cursor(payload, results), ids, len(results))
 
 
 def _next_cursor(payload: dict[str, Any], results: list[Any]) -> str | None:
