@@ -21,6 +21,7 @@ one-line reason when the API fails; ``literature_search`` reports failures in "e
 from __future__ import annotations
 
 from ..core.errors import LitSearchError
+from ..providers import registry
 from ..render.search_json import result_payload
 from . import crossref, openalex, semantic_scholar, unpaywall
 from .fulltext import read_paper
@@ -55,13 +56,15 @@ def literature_search(query: str, max_results: int = 10, providers: str = "", da
     """Search, merge, rank: the same dict as ``lit-search --format json`` (``search`` in
     another shape).
 
-    ``providers``: "" for automatic choice, or a comma list (semantic_scholar, openalex,
-    pubmed, europepmc, arxiv, crossref, web). ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``.
-    Raises ValueError for bad arguments.
+    ``providers``: "" for automatic choice, or a comma list ({searchable}).
+    ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``. Raises ValueError for bad arguments.
     """
     result = search(query, providers=providers or None, limit=int(max_results), venue=journal or None,
                     author=author or None, **_date_filters(date_from, date_to))
     return result_payload(result, int(max_results), include_abstracts=include_abstract)
+
+
+literature_search.__doc__ = (literature_search.__doc__ or "").format(searchable=", ".join(registry.searchable()))
 
 
 def pubmed_search(query: str, max_results: int = 10) -> dict:

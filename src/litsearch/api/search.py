@@ -10,6 +10,7 @@ from ..core.config import Settings
 from ..core.errors import UsageError
 from ..net.cache import MODES as CACHE_MODES
 from ..net.cache import CacheMode
+from ..providers import registry
 from ..runtime.settings import settings_from_env
 from ..search.options import PYTHON, SearchOptions, checked_options
 from ..search.pipeline import SearchResult
@@ -24,8 +25,8 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
            cache: CacheMode = "normal", settings: Settings | None = None, rerank: str | None = None) -> SearchResult:
     """Search, merge, rank, as ``lit-search TOPIC`` does, with its checks and its response cache.
 
-    ``providers``: None (the automatic choice), or names (a list or a comma list);
-    ``year``: "2019-2024", "2019-", "-2015" or "2020"; ``since``/``until``: YYYY-MM-DD;
+    ``providers``: None (the automatic choice), or names (a list or a comma list) of
+    {searchable}; ``year``: "2019-2024", "2019-", "-2015" or "2020"; ``since``/``until``: YYYY-MM-DD;
     ``types``: article, review, preprint, conference; ``preprints``: True (only preprints),
     False (none) or None (either); ``verify``: DOI checks at Crossref and open-access links;
     ``cache``: normal, refresh, off or offline; ``rerank``: "semantic" (the optional re-ranker,
@@ -50,6 +51,9 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
     if note:
         result.enrichment.notes.append(note)
     return result
+
+
+search.__doc__ = (search.__doc__ or "").format(searchable=", ".join(registry.searchable()))
 
 
 async def _search(options: SearchOptions, settings: Settings, cache: CacheMode) -> SearchResult:

@@ -34,6 +34,7 @@ FORMATS = (
 BY_NAME = {found.name: found for found in FORMATS}
 EXPORT_FORMATS = tuple(found.name for found in FORMATS if found.export)
 READABLE_FORMATS = tuple(found.name for found in FORMATS if found.readable)
+MERGED_FORMATS = tuple(found.name for found in FORMATS if found.merged)
 FORMAT_LABELS = {found.name: found.label for found in FORMATS}
 # dedupe --merged writes no lit-search JSON: a ".json" there is CSL-JSON (merged.csl.json too).
 MERGED_JSON = "csl-json"
@@ -62,11 +63,12 @@ def merged_from_path(path: str) -> str | None:
     return named if named and BY_NAME[named].merged else None
 
 
-def extensions_for(formats: Sequence[str]) -> str:
-    """"``.md``, ``.json`` or ``.bib``": the extensions that name ``formats``, for messages."""
+def extensions_for(formats: Sequence[str], last: str = " or ") -> str:
+    """"``.md``, ``.json`` or ``.bib``": the extensions that name ``formats``, for messages and
+    help (``last``: what comes before the last one)."""
     shown = [found.extensions[0] for found in sorted(FORMATS, key=lambda found: _shown_order(found.name))
              if found.name in formats]
-    return ", ".join(shown[:-1]) + (" or " if len(shown) > 1 else "") + shown[-1]
+    return ", ".join(shown[:-1]) + (last if len(shown) > 1 else "") + shown[-1]
 
 
 def _shown_order(name: str) -> int:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..biblio.formats import READABLE_FORMATS as FORMATS
-from ..biblio.formats import MERGED_JSON, merged_from_path
+from ..biblio.formats import MERGED_FORMATS, MERGED_JSON, extensions_for, merged_from_path
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.records import Paper
 from ..runtime.console import Console
@@ -55,7 +55,8 @@ examples:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
-    parser.add_argument("input", metavar="IN", help="the records to deduplicate: a .csv, .ris, .txt (RIS) or .bib file")
+    parser.add_argument("input", metavar="IN", help=f"the records to deduplicate: a {extensions_for(FORMATS)} "
+                                                    "file (a .txt file is read as RIS)")
     parser.add_argument("-o", "--output", metavar="OUT.csv",
                         help="where to write ID,cluster_id for every input record (CSV, UTF-8); "
                              "default: stdout (not written with --report, which then has stdout)")
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also write one record per cluster, its ID being the cluster_id: a record "
                              "without duplicates exactly as read, a merged one with every field of its "
                              "members that does not conflict; the format follows the extension: "
-                             ".csv, .ris, .bib, or .json for CSL-JSON (e.g. merged.csl.json)")
+                             f"{extensions_for(MERGED_FORMATS + ('json',))} (.json: CSL-JSON)")
     parser.add_argument("--report", action="store_true",
                         help="print every cluster of two or more records with its members' IDs and titles and "
                              "the reasons they were merged, then the uncertain pairs (not merged) with their "
@@ -125,7 +126,7 @@ def _check_paths(args: argparse.Namespace) -> None:
         if folder is not None and not folder.is_dir():
             raise UsageError(f"{option} {target}: the folder {folder} does not exist")
     if args.merged and merged_from_path(args.merged) is None:
-        raise UsageError(f"--merged {args.merged}: unknown extension; use .csv, .ris, .bib or .json")
+        raise UsageError(f"--merged {args.merged}: unknown extension; use {extensions_for(MERGED_FORMATS + ('json',))}")
     if args.merged and args.output and os.path.realpath(args.merged) == os.path.realpath(args.output):
         raise UsageError("-o and --merged name the same file")
 

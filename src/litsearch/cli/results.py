@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..biblio.formats import extensions_for
 from ..runtime.results import RESULT_FORMATS, TERMINAL_VIEW, render_result
 from .common import output_format, view_format, write_output
 
-OUTPUT_HELP = "write to FILE (format from its extension: .md, .json, .bib, .ris, .csl.json, .csv)"
+OUTPUT_HELP = f"write to FILE (format from its extension: {extensions_for(RESULT_FORMATS, last=', ')})"
 
 
 def add_result_options(parser: argparse.ArgumentParser, format_help: str, output_help: str = OUTPUT_HELP) -> None:

@@ -9,12 +9,14 @@ import argparse
 from typing import Sequence
 
 from .. import __version__
+from ..biblio.formats import extensions_for
 from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
+from ..core.services import PREPRINTS, RETRACTIONS
 from ..providers import registry
 from ..runtime.console import Console
 from ..runtime.logs import redact_logs
-from ..runtime.results import TERMINAL_VIEW
+from ..runtime.results import RESULT_FORMATS, TERMINAL_VIEW
 from ..runtime.settings import load_settings
 from ..search.options import (
     COMMAND_LINE,
@@ -41,21 +43,6 @@ from .results import abstracts_wanted, add_rerank_option, add_result_options, re
 
 PROG = "lit-search"
 
-def _labels(names) -> str:
-    labels = [registry.provider_label(name) for name in names]
-    return ", ".join(labels[:-1]) + " and " + labels[-1] if len(labels) > 1 else "".join(labels)
-
-
-def _choice_words() -> str:
-    """``--providers auto`` in words, from the providers' declarations."""
-    by_choice: dict[str, list[str]] = {}
-    for name in registry.searched_by_auto():
-        by_choice.setdefault(registry.service(name).auto_choice or "", []).append(name)
-    fields = {"always": "always", "biomedical": "for biomedical topics",
-              "technical": "for computing/maths/physics topics"}
-    return ", ".join(f"{' and '.join(names)} {fields.get(choice, choice)}" for choice, names in by_choice.items())
-
-
 def _on_request_words() -> str:
     parts = []
     for name in registry.on_request():
@@ -77,12 +64,12 @@ def _key_variables() -> str:
 
 
 DESCRIPTION = f"""\
-Search {_labels(registry.searched_by_auto())} in parallel and print one ranked,
+Search {registry.in_words(registry.searched_by_auto())} in parallel and print one ranked,
 deduplicated table (or JSON). Variants are folded into one boolean query per provider,
 so they do not multiply the number of requests."""
 
 EPILOG = f"""\
-{_wrapped(f"providers (--providers): auto (default: {_choice_words()}) or a comma list of "
+{_wrapped(f"providers (--providers): auto (default: {registry.auto_choice_in_words(label=str)}) or a comma list of "
            f"{', '.join(registry.searched_by_auto())}; {_on_request_words()} are searched only when named "
            f"(web hits are shown as a separate 'Web sources' list).")}
 filters: each is translated to the provider's own parameters where it has one, and checked
@@ -129,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "the Markdown table (the default otherwise: a pipe, a file, Claude Code); json: "
                                "the full record; or an export for reference managers (bibtex, ris, csl-json) or "
                                "spreadsheets (csv); with -o, taken from the file's extension",
-                       "write the output to FILE (.md, .json, .bib, .ris, .csl.json, .csv) and print one line")
+                       f"write the output to FILE ({extensions_for(RESULT_FORMATS, last=', ')}) and print one line")
     parser.add_argument("--save", action="store_true",
                         help="save the shown papers to the local library and link their citations")
     add_cache_options(parser)
@@ -144,8 +131,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="article, review, preprint or conference (repeatable or comma list)")
     preprints = filters.add_mutually_exclusive_group()
     preprints.add_argument("--preprints", action="store_true", default=None,
-                           help="only preprints (bioRxiv, medRxiv, arXiv, Research Square …): asked of Europe PMC "
-                                "(SRC:PPR), OpenAlex, PubMed and Crossref, checked on the merged list")
+                           help="only preprints (bioRxiv, medRxiv, arXiv, Research Square …): asked of "
+                                f"{registry.in_words(registry.searchable_with(PREPRINTS))}, checked on the merged list")
     preprints.add_argument("--no-preprints", action="store_false", dest="preprints",
                            help="no preprints; a published paper stays even when its preprint was merged in")
     filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
@@ -167,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     entities.add_argument("--continent", action="append", metavar="NAME",
                           help="an author institution's continent: " + ", ".join(CONTINENTS))
     filters.add_argument("--exclude-retracted", action="store_true",
-                         help="leave out papers OpenAlex, PubMed or Crossref mark retracted (default: shown, "
+                         help=f"leave out papers {registry.in_words(registry.searchable_with(RETRACTIONS), 'or')} "
+                              "mark retracted (default: shown, "
                               "their titles starting with '⚠ RETRACTED —'); the footer says how many")
     parser.add_argument("--no-verify", action="store_true",
                         help="skip the Crossref check of each shown DOI (and Unpaywall's OA lookup)")

@@ -29,9 +29,10 @@ DOI_CHECK = "doi_check"  # whether a DOI exists and names the paper
 OPEN_ACCESS = "open_access"  # the best free copy of a DOI
 FULL_TEXT = "full_text"  # an article's full text
 PREPRINTS = "preprints"  # can ask for preprints only, or none (--preprints / --no-preprints)
+RETRACTIONS = "retractions"  # its records say when a paper is retracted (--exclude-retracted)
 ZOTERO = "zotero"  # files papers in a Zotero library
 CAPABILITIES = (SEARCH, WEB, OR_QUERIES, FILTERS, LOOKUP, CITES, CITED_BY, REFERENCE_IDS, NOTICES, DOI_CHECK,
-                OPEN_ACCESS, FULL_TEXT, PREPRINTS, ZOTERO)
+                OPEN_ACCESS, FULL_TEXT, PREPRINTS, RETRACTIONS, ZOTERO)
 
 # When ``--providers auto`` searches a service (search/plan.py names the topic words).
 ALWAYS = "always"

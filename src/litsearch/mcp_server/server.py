@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from .. import __version__
 from ..core.config import Settings
+from ..providers import registry
 from ..runtime.logs import RedactingFilter
 from .conduct import declared
 from .paging import DEFAULT_MAX_CHARS
@@ -26,7 +27,7 @@ from .tools_papers import paper_citations, paper_get, paper_network, paper_searc
 TOOLS = [paper_search, paper_get, paper_read, paper_citations, paper_network, *entity_tools(), *LIBRARY_TOOLS]
 
 INSTRUCTIONS = (
-    "lit-search searches Semantic Scholar, OpenAlex, PubMed, Europe PMC and arXiv at once (paper_search), expands "
+    f"lit-search searches {registry.in_words(registry.searched_by_auto())} at once (paper_search), expands "
     "a paper (paper_get), reads a legally open full text in sections (paper_read), chases citations "
     "(paper_citations, paper_network), explores OpenAlex's authors, sources, "
     "institutions, topics, publishers and funders (*_list, *_get), keeps papers in a local library (library_list, "

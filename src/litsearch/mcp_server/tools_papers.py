@@ -92,10 +92,8 @@ async def paper_search(
     topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research topic in plain words")],
     variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
                                                             "narrower), folded into one query per provider")] = None,
-    providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic (Semantic "
-                                                                  "Scholar and OpenAlex always, PubMed and "
-                                                                  "Europe PMC for biomedicine, arXiv for "
-                                                                  "computing/physics)")] = None,
+    providers: Annotated[list[Provider] | None, Field(description=f"default: chosen from the topic "
+                                                                  f"({registry.auto_choice_in_words()})")] = None,
     filters: Annotated[SearchFilters | None, Field(description="filters; each is sent to the providers that "
                                                                "apply it and checked after fetching")] = None,
     sort: Annotated[Literal["relevance", "impact", "citations", "year"],
@@ -108,7 +106,7 @@ async def paper_search(
     rerank: Rerank = None,
     cursor: Cursor = None,
 ):
-    """Search the scholarly literature (Semantic Scholar, OpenAlex, PubMed, Europe PMC, arXiv) at once:
+    """Search the scholarly literature ({searched}) at once:
     duplicates merged, ranked by relevance with citations as a gentle prior, DOIs checked at Crossref,
     open-access links found, retractions marked. Use it to find papers on a topic; give variants for synonyms
     and filters for years, venues, authors, institutions, topics, countries, citation counts or preprints.
@@ -141,6 +139,11 @@ async def paper_search(
         runtime.remember(search_id, kept)
     return search_page("paper_search", arguments, search_id, kept[2], options.limit, offset,
                        arguments["include_abstracts"])
+
+
+# The description names the providers the registry declares (a provider added there is named here).
+paper_search.__doc__ = (paper_search.__doc__ or "").format(searched=", ".join(
+    registry.provider_label(name) for name in registry.searched_by_auto()))
 
 
 @declare(ASKS_THE_APIS, SearchPage)

@@ -8,6 +8,7 @@ from ..core.services import (
     ON_REQUEST,
     OR_QUERIES,
     PREPRINTS,
+    RETRACTIONS,
     SEARCH,
     Email,
     PacePolicy,
@@ -25,7 +26,7 @@ SERVICE = Service(
     pace=PacePolicy(min_interval=1.0, max_in_flight=1),
     pace_with_email=PacePolicy(min_interval=1 / 3, max_in_flight=3),
     cache_ttl=7 * DAY,  # DOI metadata changes slowly
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, DOI_CHECK, NOTICES}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, DOI_CHECK, NOTICES}),
     auto_choice=ON_REQUEST,
     limits=("no key; without a contact email the public pool (1 list request/s, one at a time, since "
             "1 Dec 2025), with one the polite pool (3/s)"),

@@ -8,6 +8,7 @@ from ..core.services import (
     LOOKUP,
     OR_QUERIES,
     PREPRINTS,
+    RETRACTIONS,
     REFERENCE_IDS,
     SEARCH,
     Email,
@@ -27,7 +28,8 @@ SERVICE = Service(
             where="free, in your openalex.org account settings"),
     email=Email(parameter="mailto", benefit="sent as mailto, so OpenAlex can reach you about your traffic"),
     pace=PacePolicy(min_interval=0.1, max_in_flight=5),
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, LOOKUP, CITES, CITED_BY, REFERENCE_IDS}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, LOOKUP, CITES, CITED_BY,
+                            REFERENCE_IDS}),
     auto_choice=ALWAYS,
     limits=("a key has been required since 13 Feb 2026; a daily allowance in USD (a free key: $1/day; "
             "without one, a few cents); a search costs 10x a list or filter call, one work by id is free"),

@@ -7,6 +7,7 @@ from ..core.services import (
     NOTICES,
     OR_QUERIES,
     PREPRINTS,
+    RETRACTIONS,
     SEARCH,
     Email,
     Key,
@@ -27,7 +28,7 @@ SERVICE = Service(
     pace=PacePolicy(min_interval=1 / 3, max_in_flight=3),
     pace_with_key=PacePolicy(min_interval=0.1, max_in_flight=3),
     # FULL_TEXT: PubMed Central's JATS through efetch db=pmc (lit-search read).
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, NOTICES, FULL_TEXT}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, NOTICES, FULL_TEXT}),
     auto_choice=BIOMEDICAL,
     limits="3 requests/s without a key, 10/s with NCBI_API_KEY (free from your NCBI account)",
     search_summary="Search PubMed (esearch for the ids, then efetch for the records).",

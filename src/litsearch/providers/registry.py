@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Iterable
+from typing import Callable, Iterable
 
-from ..core.services import ALWAYS, ON_REQUEST, Service
+from ..core.services import ALWAYS, BIOMEDICAL, ON_REQUEST, TECHNICAL, Service
 
 DECLARED_IN = (
     "litsearch.providers.semantic_scholar_declaration",
@@ -85,3 +85,28 @@ def chosen_for(fields: Iterable[str]) -> list[str]:
 def with_capability(capability: str) -> tuple[str, ...]:
     """The services that can do ``capability`` (core/services.py), in the registry's order."""
     return tuple(name for name, found in services().items() if found.can(capability))
+
+
+# ---------------------------------------------------------------- the providers in prose
+
+CHOICE_WORDS = {ALWAYS: "always", BIOMEDICAL: "for biomedical topics", TECHNICAL: "for computing/maths/physics topics"}
+
+
+def in_words(names: Iterable[str], conjunction: str = "and", label: Callable[[str], str] = provider_label) -> str:
+    """"Semantic Scholar, OpenAlex and PubMed": the services' labels (or names) as prose."""
+    shown = [label(name) for name in names]
+    return ", ".join(shown[:-1]) + f" {conjunction} " + shown[-1] if len(shown) > 1 else "".join(shown)
+
+
+def auto_choice_in_words(label: Callable[[str], str] = provider_label) -> str:
+    """What ``--providers auto`` searches, by field: "Semantic Scholar and OpenAlex always, …"."""
+    by_choice: dict[str, list[str]] = {}
+    for name in searched_by_auto():
+        by_choice.setdefault(services()[name].auto_choice or "", []).append(name)
+    return ", ".join(f"{in_words(names, label=label)} {CHOICE_WORDS.get(choice, choice)}"
+                     for choice, names in by_choice.items())
+
+
+def searchable_with(capability: str) -> tuple[str, ...]:
+    """The searchable services that declare ``capability`` (PREPRINTS, RETRACTIONS …)."""
+    return tuple(name for name in searchable() if services()[name].can(capability))
