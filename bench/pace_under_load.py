@@ -11,6 +11,16 @@ pace; a gap under the pace is a lost claim. A server-side gap is printed too (th
 server's own clock, which load also delays, so it is the weaker measure).
 
 Run: .venv/bin/python bench/pace_under_load.py [--workers 4] [--requests 6] [--burners 4]
+
+--lab (issue 33): a lab on one key. MACHINES processes (each its own data folder, as its own
+computer) run SEARCHES searches each on one Semantic Scholar key against the fake APIs, whose
+Semantic Scholar enforces 1 request/s per key (tests/fake_rate_limit.py): through a real Redis
+(LITSEARCH_SHARED_STATE; Debian's redis-server on a free loopback port), without it, and with
+the Redis killed after a third of the requests. It prints, for each, the requests over the
+limit and the time the key was busy (first arrival to last, plus one second) against the ideal
+(requests / 1 per second), and the wall time from the start signal to the last process's end.
+
+Run: .venv/bin/python bench/pace_under_load.py --lab [--machines 8] [--searches 3]
 """
 
 from __future__ import annotations
@@ -72,12 +82,41 @@ def worker(url: str, data: str, requests: int, out: str) -> None:
     Path(out).write_text(json.dumps(sends))
 
 
+def lab(machines: int, searches: int) -> None:
+    from lab_run import run_lab
+    from redis_support import RedisServer
+
+    print(f"{machines} machines x {searches} searches on one Semantic Scholar key; the fake allows 1 request/s "
+          f"per key; {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    ideal = machines * searches
+    with RedisServer() as server:
+        runs = [("through Redis", run_lab(machines, searches, server.url))]
+    runs.append(("without LITSEARCH_SHARED_STATE", run_lab(machines, searches)))
+    with RedisServer() as server:
+        runs.append(("Redis killed after a third", run_lab(machines, searches, server.url, kill=server.kill,
+                                                           kill_after=max(1, ideal // 3))))
+    for name, run in runs:
+        searches_done = sum(1 for out in run.stdout for line in out.splitlines()
+                            if line.startswith("{") and '"errors": []' in line)
+        lost = sum(1 for err in run.stderr if "shared state lost" in err)
+        print(f"{name}: {run.limit.served} served, {run.limit.violations} over the limit (429); key busy "
+              f"{run.limit.busy_seconds():.1f} s for an ideal {ideal} s ({run.limit.busy_seconds() / ideal - 1:+.0%}); "
+              f"wall {run.wall_seconds:.1f} s; searches with every paper: {searches_done}/{ideal}; "
+              f"processes saying the lab was lost: {lost}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--requests", type=int, default=6)
     parser.add_argument("--burners", type=int, default=4)
+    parser.add_argument("--lab", action="store_true", help="a lab on one key, through Redis (issue 33)")
+    parser.add_argument("--machines", type=int, default=8)
+    parser.add_argument("--searches", type=int, default=3)
     args = parser.parse_args()
+    if args.lab:
+        lab(args.machines, args.searches)
+        return
 
     from fake_server import Answer, FakeServer
     from litsearch.net.pacing import paced_interval

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # The runtime dependencies, found (not imported): the package imports each where it is used.
 # By distribution name -> the module it installs (kept equal to pyproject's list by a test).
 DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
-                "defusedxml": "defusedxml", "pystemmer": "Stemmer", "mcp": "mcp", "pypdf": "pypdf"}
+                "defusedxml": "defusedxml", "pystemmer": "Stemmer", "mcp": "mcp", "pypdf": "pypdf",
+                "redis": "redis"}
 
 
 def run_provider_script(provider: str) -> int:

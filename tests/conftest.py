@@ -24,6 +24,8 @@ os.environ.pop("LITSEARCH_CACHE_DIR", None)
 for _name in ("LITSEARCH_RERANK_MODEL", "LITSEARCH_MODEL_DOWNLOAD_URL", "LITSEARCH_RERANK_BUDGET",
               "LITSEARCH_RERANK_THREADS"):
     os.environ.pop(_name, None)
+# A lab's Redis set on the machine running the tests is not theirs: lab tests set their own.
+os.environ.pop("LITSEARCH_SHARED_STATE", None)
 # The fake APIs are on loopback: a proxy set on the machine running the tests (lit-search
 # honours HTTP_PROXY & co.) must not be asked for them. Proxy tests set their own variables.
 LOOPBACK = "127.0.0.1,localhost,::1"
@@ -32,6 +34,16 @@ for _name in ("NO_PROXY", "no_proxy"):
 
 sys.path.insert(0, str(REPO / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+
+@pytest.fixture(autouse=True)
+def fresh_process_pace():
+    """Each test its own process-wide pace: a 429 one test provoked (its wait holds every later
+    request of that API in the process, as it should in a real run) must not hold the next test."""
+    from litsearch.net.pacing import PROCESS_PACE_BOOK
+
+    PROCESS_PACE_BOOK.clear()
+    yield
 
 
 @pytest.fixture(autouse=True)

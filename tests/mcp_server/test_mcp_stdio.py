@@ -308,8 +308,14 @@ def test_streamable_http_on_loopback(tmp_path):
                 except OSError:
                     time.sleep(0.1)
 
+            token = (tmp_path / "data" / "mcp-token").read_text().strip()  # made at start, for this user only
+
             async def go():
-                async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+                import httpx2
+                from mcp.client.streamable_http import streamable_http_client
+
+                async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as http, \
+                        Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as client:
                     tools = (await client.list_tools()).tools
                     return tools, await client.call_tool("topic_list", {"query": "crispr"})
 

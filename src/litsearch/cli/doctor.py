@@ -36,9 +36,11 @@ LIMIT_HEADER = re.compile(r"^(x-)?(rate-?limit|ratelimit)|^retry-after$", re.I)
 DESCRIPTION = """\
 Show the package and Python versions, each provider's base URL, which API keys and contact
 email are set (never their values) and, for each one missing, what it costs with the APIs'
-published limits; then the data folder and its size. --check also sends one cheap request to
-each API (a lookup of one known paper) and reports reachable / status / latency and the
-rate-limit or budget headers the API answered with."""
+published limits; then the data folder and its size, and the lab's shared state
+(LITSEARCH_SHARED_STATE: its address without a password, reachable, latency). --check also
+sends one cheap request to each API (a lookup of one known paper) and reports reachable /
+status / latency and the rate-limit or budget headers the API answered with, and tests the
+shared state (a script on Redis's clock, a write read back, the lab cache's size)."""
 
 EPILOG = f"""\
 semantic re-ranker: --install semantic installs what `--rerank semantic` needs: the libraries of
@@ -70,6 +72,7 @@ def doctor_command(argv: Sequence[str]) -> int:
         install_semantic(settings)
     report = diagnose(settings)
     report["environment_problems"] = problems
+    report["shared_state"] = shared_state_report(settings, deep=args.check)
     if args.check:
         checks = asyncio.run(check_all(settings))
         from ..providers.base import get_provider
@@ -82,6 +85,19 @@ def doctor_command(argv: Sequence[str]) -> int:
 
     write_output(json_text(report) if args.format == "json" else doctor_markdown(report), settings)
     return ExitCode.OK
+
+
+def shared_state_report(settings: Settings, deep: bool) -> dict[str, Any]:
+    """The lab's Redis (LITSEARCH_SHARED_STATE): where, without a password, whether it answers
+    and how fast; with --check, scripts, a write and the lab cache's size too."""
+    from ..core.environment import SHARED_STATE_VARIABLE
+
+    if not settings.shared_state:
+        return {"variable": SHARED_STATE_VARIABLE, "set": False}
+    from ..net.shared_state import lab_report
+
+    return {"variable": SHARED_STATE_VARIABLE, "set": True, "checked": deep,
+            **asyncio.run(lab_report(settings.shared_state, settings.redact, deep=deep))}
 
 
 def usable_settings() -> tuple[Settings, list[str]]:

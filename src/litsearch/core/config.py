@@ -53,7 +53,7 @@ def environment_secrets(env: Mapping[str, str], services: Mapping[str, Service])
     """Every secret the environment holds (keys, proxy passwords), valid or not: what
     ``redact`` removes even when the settings themselves cannot be built."""
     values = [value.strip() for name in key_variables(services) if (value := env.get(name, "")) and value.strip()]
-    return tuple(dict.fromkeys(values + environment.proxy_secrets(env)))
+    return tuple(dict.fromkeys(values + environment.proxy_secrets(env) + environment.shared_state_secrets(env)))
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,9 @@ class Settings:
     # The response cache's size cap; the oldest answers go first (net/response_store.py).
     cache_max_bytes: int = int(DEFAULT_CACHE_MB * 1_000_000)
     secrets: tuple[str, ...] = field(default=(), repr=False)
+    # The lab's Redis (LITSEARCH_SHARED_STATE, net/shared_state.py): pace, 429s, budgets and the
+    # response cache shared across machines; None keeps them on this machine.
+    shared_state: str | None = field(default=None, repr=False)
     # Every service's declaration (core/services.py): its pace, key, email use and cache lifetime.
     # Given by the caller (the registry's, through runtime/settings.py); none: no service is known.
     services: Mapping[str, Service] = field(default_factory=dict, repr=False, compare=False)
@@ -111,6 +114,7 @@ class Settings:
             backoff_seconds=_float_env(env, "LITSEARCH_BACKOFF", 1.0),
             cache_max_bytes=int(_float_env(env, CACHE_SIZE_VARIABLE, DEFAULT_CACHE_MB, unit="megabytes") * 1_000_000),
             secrets=secrets,
+            shared_state=environment.shared_state_url(env),
             services=services,
             user_set_urls=frozenset(user_set),
         )

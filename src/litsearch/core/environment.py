@@ -12,6 +12,9 @@ or the command ends with one line naming it and what is wrong (exit 2), never it
   ``http``, ``https`` or ``socks5`` URL with a host and a valid port; one without a scheme is
   read as ``http://`` as httpx and curl read it. Its password is a secret like a key: it
   is removed, in every spelling, from everything printed.
+- ``LITSEARCH_SHARED_STATE`` (a lab's Redis: net/shared_state.py) is a ``redis://`` or
+  ``rediss://`` URL with a host, a valid port and at most a database number for a path. Its
+  user name and password are secrets like a key; it is shown as ``scheme://host:port/db``.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ from urllib.parse import quote, unquote, urlsplit
 EMAIL_VARIABLES = ("LITSEARCH_EMAIL", "OPENALEX_EMAIL", "UNPAYWALL_EMAIL")
 PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+SHARED_STATE_VARIABLE = "LITSEARCH_SHARED_STATE"
+SHARED_STATE_SCHEMES = ("redis", "rediss")
 MAX_EMAIL_CHARS = 254
 MAX_KEY_CHARS = 512
 
@@ -141,13 +146,65 @@ def shown_proxy(value: str) -> str:
     return f"{parts.scheme}://{parts.hostname}" + (f":{port}" if port else "")
 
 
+def shared_state_url(env: Mapping[str, str]) -> str | None:
+    """The lab's shared state (``LITSEARCH_SHARED_STATE``) as set, or None."""
+    return (env.get(SHARED_STATE_VARIABLE) or "").strip() or None
+
+
+def check_shared_state(variable: str, value: str) -> str:
+    """The Redis URL, or EnvironmentProblem; never quotes the value (it may hold a password)."""
+    problem = "is not a Redis address (expected redis://host:6379/0, or rediss:// for TLS)"
+    if _CONTROL.search(value) or any(char.isspace() for char in value):
+        raise EnvironmentProblem(variable, problem + ": it contains spaces or control characters")
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        raise EnvironmentProblem(variable, problem + ": its port is not a number from 1 to 65535") from None
+    if parts.scheme.lower() not in SHARED_STATE_SCHEMES:
+        raise EnvironmentProblem(variable, problem + ": the scheme must be redis or rediss")
+    if not parts.hostname:
+        raise EnvironmentProblem(variable, problem + ": it names no host")
+    if port == 0:
+        raise EnvironmentProblem(variable, problem + ": its port is not a number from 1 to 65535")
+    if parts.path.strip("/") and not parts.path.strip("/").isdigit():
+        raise EnvironmentProblem(variable, problem + ": its path can only be a database number")
+    return value
+
+
+def shared_state_secrets(env: Mapping[str, str]) -> list[str]:
+    """The user name and password inside the shared state's URL, whatever else is wrong with it."""
+    value = shared_state_url(env)
+    if not value:
+        return []
+    userinfo = value.split("://", 1)[-1].split("/", 1)[0].rpartition("@")[0]
+    return [form for part in (userinfo.split(":", 1) if userinfo else []) if part for form in (part, unquote(part))]
+
+
+def shown_shared_state(value: str) -> str:
+    """The shared state's URL as it may be printed: scheme, host, port and database, nothing else."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port
+    except ValueError:
+        return "(set, but not a valid Redis address)"
+    if not parts.hostname:
+        return "(set, but not a valid Redis address)"
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    database = parts.path.strip("/") or "0"
+    return f"{parts.scheme.lower()}://{host}:{port or 6379}/{database}"
+
+
 def problems(env: Mapping[str, str], key_variables: Iterable[str]) -> list[EnvironmentProblem]:
-    """Every problem with the email, the keys (``key_variables``: the ones the services declare)
-    and proxies in ``env`` (numbers and URLs are checked by ``Settings.from_env`` itself)."""
+    """Every problem with the email, the keys (``key_variables``: the ones the services declare),
+    proxies and the shared state in ``env`` (numbers and URLs are checked by ``Settings.from_env``
+    itself)."""
     found: list[EnvironmentProblem] = []
     checks = [(name, value, check_email) for name in EMAIL_VARIABLES if (value := (env.get(name) or "").strip())]
     checks += [(name, value, check_key) for name in key_variables if (value := (env.get(name) or "").strip())]
     checks += [(name, value, check_proxy) for name, value in proxy_settings(env).items()]
+    if (shared := shared_state_url(env)) is not None:
+        checks.append((SHARED_STATE_VARIABLE, shared, check_shared_state))
     for name, value, check in checks:
         try:
             check(name, value)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
+from dataclasses import replace
 from typing import Annotated, Any
 
 from .. import __version__
@@ -108,11 +109,16 @@ def _problems(tool: str, cause: Any) -> list[str]:
     return problems or ["arguments: invalid"]
 
 
-def serve(settings: Settings, http_port: int | None = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
-    """Run until the client goes away (stdio) or until interrupted (HTTP)."""
+def serve(settings: Settings, http: Any = None, max_chars: int = DEFAULT_MAX_CHARS) -> None:
+    """Run until the client goes away (stdio) or until interrupted (``http``: an
+    http_serving.HttpOptions; its tokens are secrets like the keys: never in a log line)."""
+    if http is not None:
+        settings = replace(settings, secrets=settings.secrets + http.tokens.values)
     configure_logging(settings)
     server = build_server(settings, max_chars)
-    if http_port is None:
+    if http is None:
         server.run()
     else:
-        server.run("streamable-http", host="127.0.0.1", port=http_port)
+        from .http_serving import serve_http
+
+        serve_http(server, http)

@@ -9,6 +9,11 @@ a well-formed body (JSON that parses, XML that parses safely). An HTML error pag
 with status 200, a truncated body or a plain-text "Rate exceeded." is never cached, so a
 passing fault cannot poison a day of searches. What a provider still could not use (an
 arXiv error feed is well-formed XML) is removed again by ``forget``.
+
+With a lab's Redis (``LITSEARCH_SHARED_STATE``), ``find``/``keep``/``drop`` add the lab's cache
+(net/lab_cache.py) behind this machine's: an answer missing here is looked up there (and kept
+here too, so ``--offline`` away from the lab still has it), a new answer goes to both. --offline
+reads this machine's cache only: it touches no network, the lab's included.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from ..core.errors import StoreError
 from .cache_keys import cache_key
 from .responses import FetchedResponse
 from .response_store import DEFAULT_MAX_BYTES, responses_of
+from .shared_state import SharedStateLost
 
 CacheMode = Literal["normal", "refresh", "off", "offline"]
 MODES: tuple[CacheMode, ...] = get_args(CacheMode)
@@ -42,6 +48,7 @@ class ResponseCache:
         self.failed = False  # the store failed once: no more cache reads or writes this run
         self.hits: dict[str, int] = {}
         self.stale_hits: dict[str, int] = {}
+        self.lab_hits: dict[str, int] = {}  # of the hits, those found in the lab's cache
 
     @property
     def offline(self) -> bool:
@@ -88,6 +95,60 @@ class ResponseCache:
             self._step_aside(error)
             return None
         return key
+
+    # ------------------------------------------------------------ with the lab's cache behind
+
+    async def find(self, provider: str, method: str, url: str, request: dict[str, Any],
+                   lab: Any = None) -> FetchedResponse | None:
+        """``lookup`` here, then in ``lab`` (a net.lab_cache.LabCache, or None)."""
+        found = self.lookup(provider, method, url, request)
+        if found is not None or lab is None or self.mode != "normal":
+            return found
+        key = cache_key(method, url, request.get("params"), _body(request))
+        try:
+            found = await lab.get(provider, key)
+        except SharedStateLost:
+            return None
+        if found is not None:
+            self.hits[provider] = self.hits.get(provider, 0) + 1
+            self.lab_hits[provider] = self.lab_hits.get(provider, 0) + 1
+            if self.writes and found.expires_at > found.stored_at:
+                self._store_here(provider, key, found)
+        return found
+
+    def _store_here(self, provider: str, key: str, found: Any) -> None:
+        import time
+
+        try:
+            self.store.put(provider, key, found, max(found.expires_at - time.time(), 1.0))
+        except StoreError as error:
+            self._step_aside(error)
+        except ValueError:
+            pass
+
+    async def keep(self, provider: str, method: str, url: str, request: dict[str, Any],
+                   response: FetchedResponse, ttl: float, lab: Any = None) -> str | None:
+        """``save`` here and in ``lab``; the key when stored (here or there)."""
+        key = self.save(provider, method, url, request, response, ttl)
+        if lab is None or self.mode not in ("normal", "refresh") or not 200 <= response.status < 300:
+            return key
+        if key is None and not well_formed(response):
+            return None
+        key = key or cache_key(method, url, request.get("params"), _body(request))
+        try:
+            await lab.put(provider, key, response, ttl)
+        except SharedStateLost:
+            pass
+        return key
+
+    async def drop(self, provider: str, keys: list[str], lab: Any = None) -> None:
+        """``forget`` here and in ``lab``."""
+        self.forget(provider, keys)
+        if lab is not None and keys and self.mode != "offline":
+            try:
+                await lab.delete(provider, keys)
+            except SharedStateLost:
+                pass
 
     def forget(self, provider: str, keys: list[str]) -> None:
         """Drop answers the provider turned out not to understand."""

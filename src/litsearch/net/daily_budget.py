@@ -7,6 +7,12 @@ JSON file per provider in ``<data folder>/budget/``, replaced atomically, read b
 and by ``doctor``. It belongs to one account (no key, or one key, told apart by a hash that
 cannot be turned back into the key), so setting or changing the key starts afresh.
 
+With a lab's Redis (``LITSEARCH_SHARED_STATE``), the state is also kept there, under
+``lit-search:budget:<service>:<salted hash of the key>`` until the allowance resets, so every
+machine on the key knows the moment one of them is told it is spent (``read_shared``,
+``remember_shared``). A newer report is never replaced by an older one; the state written there
+names no account (the Redis name does, salted).
+
 These few functions are all there is to it; the response cache is a separate thing.
 """
 
@@ -22,6 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..core.config import data_folder
+from .shared_state import PREFIX, SharedState, SharedStateLost
 
 DAY_SECONDS = 86_400
 
@@ -90,3 +97,53 @@ def reset_words(state: BudgetState, now: float | None = None) -> str:
     seconds = int(state.seconds_to_reset(now))
     hours, minutes = divmod((seconds + 59) // 60, 60)
     return f"midnight UTC, in {hours} h {minutes:02d} min" if hours else f"midnight UTC, in {minutes} min"
+
+
+# ---------------------------------------------------------------- the lab's copy
+
+LAB_ACCOUNT = "lab"  # the account field as written to Redis: the key's name is the Redis name
+
+# KEYS: the budget. ARGV: state JSON, seen_at, resets_at (ms since the epoch). The newer report wins.
+REMEMBER = """
+local current = redis.call('GET', KEYS[1])
+if current then
+  local ok, old = pcall(cjson.decode, current)
+  if ok and type(old) == 'table' and tonumber(old['seen_at'] or 0) > tonumber(ARGV[2]) then return 0 end
+end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('PEXPIREAT', KEYS[1], ARGV[3])
+return 1
+"""
+
+
+async def read_shared(lab: SharedState, provider: str, key: str | None, account: str, *,
+                      wall: Callable[[], float] = time.time) -> BudgetState | None:
+    """The lab's state for ``provider`` used with ``key`` (None when there is none, it has
+    reset, or the lab cannot be reached), told as this machine's ``account``."""
+    try:
+        name = await lab.name(provider, key)
+        raw = await lab.run(lambda client: client.get(f"{PREFIX}budget:{name}"))
+    except SharedStateLost:
+        return None
+    try:
+        found = json.loads(raw) if raw else None
+        state = BudgetState(**{**{name: found[name] for name in BudgetState.__dataclass_fields__},
+                               "provider": provider, "account": account})
+    except (ValueError, TypeError, KeyError):
+        return None
+    if wall() >= state.resets_at or state.resets_at - wall() > DAY_SECONDS + 60:
+        return None
+    return state
+
+
+async def remember_shared(lab: SharedState, state: BudgetState, key: str | None) -> None:
+    """Write ``state`` to the lab until its allowance resets, unless a newer report is there."""
+    if state.resets_at <= state.seen_at:
+        return
+    payload = json.dumps({**asdict(state), "account": LAB_ACCOUNT})
+    try:
+        name = await lab.name(state.provider, key)
+        await lab.script(REMEMBER, [f"{PREFIX}budget:{name}"],
+                         [payload, repr(state.seen_at), int(state.resets_at * 1000)])
+    except SharedStateLost:
+        pass

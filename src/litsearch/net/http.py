@@ -3,7 +3,8 @@
 Providers never touch httpx directly. They open a ``ProviderSession`` and call
 ``get``/``post``; the session enforces the provider's declared ``PacePolicy``
 across every concurrent request in the process and every lit-search process on the machine
-(``shared_pace``), retries what is worth retrying,
+(``shared_pace``), or every machine of a lab (``LITSEARCH_SHARED_STATE``: ``pace_keeper``),
+retries what is worth retrying,
 and turns every failure into a ``ProviderError`` with a one-line reason.
 """
 
@@ -22,13 +23,16 @@ from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
 from .addresses import local_address_of
 from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
-from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slow_down_after_429
+from .pace_keeper import BUSY, PaceKeeper
+from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slowed_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
 from .redirects import REDIRECT_STATUSES, RedirectRefused, next_request, same_origin_as_any, shown_origin
+from .request_log import logged_request
 from .responses import FetchedResponse
-from .shared_pace import BUSY, SharedPace
+from .shared_pace import SharedPace
+from .shared_state import SharedState
 from .start_turn import Turn, TurnTimeout, start_turn
-from .waits import parse_retry_after, shown_wait
+from .waits import parse_retry_after, shown_wait  # noqa: F401  (re-exported too)
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
@@ -36,9 +40,8 @@ DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
 # The User-Agent for hosts that are no configured API (open copies): lit-search, no contact email.
 ANONYMOUS_AGENT = f"lit-search/{__version__} (+{DEFAULT_CONTACT})"
 MACHINE_SLOT_POLL_SECONDS = 0.02
+MAX_HOLD_SECONDS = 600.0  # a 429's wait held for everyone at most this long (a day's Retry-After is the budget's)
 MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first  # how often a request waiting for another process's place looks again
-
-
 
 
 def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:
@@ -69,6 +72,7 @@ class HttpClient:
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         cache: Any = None,
         shared_pace: SharedPace | None = None,
+        shared_state: SharedState | None = None,
     ):
         self.settings = settings
         self.cache = cache  # a litsearch.net.cache.ResponseCache, or None
@@ -77,9 +81,24 @@ class HttpClient:
         self.policies = dict(policies or {})
         self.pace_book = pace_book or (PROCESS_PACE_BOOK if clock is time.monotonic else PaceBook(clock))
         # Real time and the process's own book: keep the pace with other lit-search processes
-        # too, through lock files beside the cache. A test's clock paces alone.
+        # too, through lock files beside the cache, and with the lab's machines when a shared
+        # state is set (net/shared_state.py). A test's clock paces alone.
         self.shared_pace: SharedPace | None = shared_pace or (
             SharedPace(data_folder() / "pace") if self.pace_book is PROCESS_PACE_BOOK else None)
+        self._owns_shared_state = shared_state is None and bool(settings.shared_state) and not (
+            cache is not None and getattr(cache, "offline", False))
+        self.shared_state: SharedState | None = shared_state or (
+            SharedState(settings.shared_state, redact=settings.redact) if self._owns_shared_state else None)
+        lab = self.shared_state if (self.shared_pace is not None or shared_state is not None) else None
+        self.pace_keeper: PaceKeeper | None = (
+            PaceKeeper(self.shared_pace, lab, key_of=settings.key, lab_paced=self._lab_paced,
+                       turn_grace=settings.connect_timeout + 3.0)
+            if self.shared_pace is not None or lab else None)
+        self.lab_cache: Any = None
+        if self.shared_state is not None and cache is not None:
+            from .lab_cache import LabCache
+
+            self.lab_cache = LabCache(self.shared_state, settings.cache_max_bytes, scrub=settings.redact)
         self.clock = clock
         self.sleep = sleep
         self._transport = transport
@@ -91,23 +110,7 @@ class HttpClient:
     def log_request(self, provider: str, method: str, url: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         """Note a request as sent (for a search record): URL without query, parameters and any
         JSON body, with keys and contact emails replaced. Returns the entry, to add the status."""
-        def shown(name: Any, value: Any) -> Any:
-            if str(name).lower() in self.settings.identity_parameters:
-                return "[redacted]"
-            if isinstance(value, Mapping):
-                return {str(key): shown(key, item) for key, item in value.items()}
-            if isinstance(value, (list, tuple)):
-                return [shown("", item) for item in value]
-            if value is None or isinstance(value, (bool, int, float)):
-                return value
-            return self.settings.redact(str(value))
-
-        params = kwargs.get("params") or {}
-        pairs = params.items() if isinstance(params, Mapping) else params
-        entry = {"provider": provider, "method": method, "url": self.settings.redact(url.split("?", 1)[0]),
-                 "params": {str(name): shown(name, value) for name, value in pairs}}
-        if isinstance(kwargs.get("json"), Mapping):
-            entry["json"] = shown("", kwargs["json"])
+        entry = logged_request(self.settings, provider, method, url, kwargs)
         self.sent.append(entry)
         return entry
 
@@ -139,6 +142,8 @@ class HttpClient:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        if self._owns_shared_state and self.shared_state is not None:
+            await self.shared_state.aclose()
 
     def policy(self, provider: str) -> PacePolicy:
         """The provider's pace: an override given to this client, else what it declares."""
@@ -154,14 +159,33 @@ class HttpClient:
         end = self.clock() + budget
         return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline))
 
+    def _lab_paced(self, provider: str) -> bool:
+        """An API at a fixed address is paced with the lab; publishers' open copies are not."""
+        declared = self.settings.services.get(provider)
+        return declared is None or declared.base_url is not None
+
+    def lab_lost(self) -> bool:
+        """A lab's shared state is set and its link is lost now (net/shared_state.py)."""
+        return self.shared_state is not None and not self.shared_state.usable
+
     def interval(self, provider: str) -> float:
         """The spacing kept between the provider's starts now (pacing.interval_in_force)."""
-        return interval_in_force(self.policy(provider), provider, self.pace_book, self.shared_pace)
+        return interval_in_force(self.policy(provider), provider, self.pace_book, self.pace_keeper)
 
-    def note_rate_limited(self, provider: str, retry_after: float | None, sent_at: float | None) -> None:
-        """A 429: an API with no published rate is slowed down (pacing.slow_down_after_429)."""
-        slow_down_after_429(self.policy(provider), provider, retry_after, self.pace_book, self.shared_pace,
-                            sent_at=sent_at)
+    async def note_rate_limited(self, provider: str, retry_after: float | None, sent_at: float | None) -> None:
+        """A 429: every start of the provider waits, in this process and on every machine that
+        shares the pace, as the server asked (its Retry-After, else the first backoff); an API
+        with no published rate is slowed down too (pacing.slowed_after_429)."""
+        wait = min(retry_after if retry_after is not None else self.settings.backoff_seconds, MAX_HOLD_SECONDS)
+        self.pace_book.hold(provider, wait)
+        if self.pace_keeper is not None:
+            await self.pace_keeper.hold_off(provider, wait)
+        slower = slowed_after_429(self.policy(provider), provider, retry_after, self.pace_book, self.pace_keeper,
+                                  sent_at=sent_at)
+        if slower is not None and self.pace_keeper is not None:
+            from .pacing import SLOWDOWN_MEMORY_SECONDS
+
+            await self.pace_keeper.slow_down(provider, slower, SLOWDOWN_MEMORY_SECONDS)
 
     def _slot(self, provider: str) -> asyncio.Semaphore:
         if provider not in self._slots:
@@ -172,7 +196,7 @@ class HttpClient:
     async def _machine_slot(self, provider: str, give_up_at: float) -> AsyncIterator[None]:
         """One of the provider's in-flight places shared with other processes, polled until
         free; ``TimeoutError`` at ``give_up_at`` (this clock)."""
-        shared = self.shared_pace
+        shared = self.pace_keeper
         held = shared.try_flight(provider, self.policy(provider).max_in_flight) if shared else None
         while held == BUSY:
             if self.clock() >= give_up_at:
@@ -248,7 +272,7 @@ class ProviderSession:
         cache = self.http.cache
         entry = self.http.log_request(self.provider, method, url, kwargs)
         if cache is not None:
-            cached = cache.lookup(self.provider, method, url, kwargs)
+            cached = await cache.find(self.provider, method, url, kwargs, self.http.lab_cache)
             if cached is not None:
                 self.cache_hits += 1
                 entry.update(status=cached.status, from_cache=True)
@@ -264,16 +288,16 @@ class ProviderSession:
             raise
         entry["status"] = response.status
         if cache is not None:
-            key = cache.save(self.provider, method, url, kwargs, response,
-                             ttl=self.http.settings.service(self.provider).cache_ttl)
+            key = await cache.keep(self.provider, method, url, kwargs, response,
+                                   ttl=self.http.settings.service(self.provider).cache_ttl, lab=self.http.lab_cache)
             if key:
                 self.cached_keys.append(key)
         return response
 
-    def forget_cached_answers(self) -> None:
+    async def forget_cached_answers(self) -> None:
         """The provider could not use what it got: do not serve those answers again."""
         if self.http.cache is not None:
-            self.http.cache.forget(self.provider, self.cached_keys)
+            await self.http.cache.drop(self.provider, self.cached_keys, self.http.lab_cache)
         self.cached_keys = []
 
     async def _request_with_retries(self, method: str, url: str, *, accept_status: frozenset[int],
@@ -281,8 +305,10 @@ class ProviderSession:
         attempts = (self.policy.retries if retries is None else retries) + 1
         last_reason = "no attempt made"
         last_status: int | None = None
-        for attempt in range(attempts):
+        attempt = 0
+        while True:
             retry_after: float | None = None
+            contended = False
             try:
                 response = await self._send_once(method, url, **kwargs)
             except ProviderError as exc:
@@ -305,17 +331,23 @@ class ProviderSession:
                     raise self.error(last_reason, status=response.status)
                 retry_after = parse_retry_after(response.headers.get("retry-after"))
                 if response.status == 429:
-                    self.http.note_rate_limited(self.provider, retry_after, response.sent_at)
-            if attempt == attempts - 1:
+                    await self.http.note_rate_limited(self.provider, retry_after, response.sent_at)
+                    # The lab's pace was lost: the key's other machines now send at their own
+                    # pace too, so a 429 is that crowd, not a broken API. Keep trying, spread out,
+                    # for as long as the budget allows (speed, never the results).
+                    contended = self.http.lab_lost()
+            if attempt >= attempts - 1 and not contended:
                 break
             if retry_after is not None:
                 await self.wait_as_asked(retry_after, "Retry-After", reason=last_reason, status=last_status)
+                attempt += 1
                 continue
-            wait = self._backoff(attempt)
+            wait = self._spread_out() if contended else self._backoff(attempt)
             if wait >= self.remaining():
                 break
             await self.http.sleep(wait)
-        suffix = f" after {attempts} attempts" if attempts > 1 else ""
+            attempt += 1
+        suffix = f" after {attempt + 1} attempts" if attempt else ""
         raise self.error(last_reason + suffix, status=last_status, retryable=True)
 
     async def wait_as_asked(self, seconds: float, header: str, *, reason: str = "",
@@ -328,6 +360,11 @@ class ProviderSession:
             raise self.error(f"{prefix}server asked to wait {shown_wait(seconds)} ({header}), more than the "
                              f"{max(left, 0):.0f} s left in this provider's budget", status=status, retryable=True)
         await self.http.sleep(seconds)
+
+    def _spread_out(self) -> float:
+        """A wait after a 429 from a crowd of machines on one key: one to three intervals, at
+        random, so they do not come back together."""
+        return random.uniform(1.0, 3.0) * max(self.policy.min_interval, self.http.settings.backoff_seconds / 2)
 
     def _backoff(self, attempt: int) -> float:
         base = self.http.settings.backoff_seconds
@@ -378,7 +415,7 @@ class ProviderSession:
             yield None
             return
         try:
-            async with start_turn(self.http.pace_book, self.http.shared_pace, self.provider,
+            async with start_turn(self.http.pace_book, self.http.pace_keeper, self.provider,
                                   lambda: self.http.interval(self.provider), self.http.clock, self.http.sleep,
                                   self.http.clock() + self.remaining()) as turn:
                 yield turn
@@ -403,7 +440,7 @@ class ProviderSession:
             # The API times arrivals: the next request's pace counts from when these headers
             # really left (a new connection, a busy loop), and only then may it start.
             if event.endswith("send_request_headers.complete") and turn is not None:
-                turn.started()
+                await turn.started()
 
         for hops in range(MAX_HOPS):
             # The trust holds while every hop stays on the user's origin: a hop elsewhere, and

@@ -40,12 +40,13 @@ class PaceBook:
         self._turns: dict[str, threading.Lock] = {}  # net/start_turn.py: one start at a time
         self._slowed: dict[str, float] = {}  # interval after a 429 (PacePolicy.slows_after_429)
         self._slowed_since: dict[str, float] = {}
+        self._held_until: dict[str, float] = {}  # a 429 said to come back then (the book's clock)
         self._lock = threading.Lock()
 
     def clear(self) -> None:
         """Forget every booking, start and slowdown (a test harness judging runs one by one)."""
         with self._lock:
-            for record in (self._next_start, self._last_start, self._slowed, self._slowed_since):
+            for record in (self._next_start, self._last_start, self._slowed, self._slowed_since, self._held_until):
                 record.clear()
 
     def reserve(self, provider: str, min_interval: float) -> float:
@@ -71,7 +72,16 @@ class PaceBook:
         (reservations of queued requests do not count: only real starts do)."""
         with self._lock:
             last = self._last_start.get(provider)
-            return 0.0 if last is None else max(0.0, last + min_interval - self.clock())
+            earliest = max(-float("inf") if last is None else last + min_interval,
+                           self._held_until.get(provider, -float("inf")))
+            return max(0.0, earliest - self.clock())
+
+    def hold(self, provider: str, seconds: float) -> None:
+        """A 429 said to wait: no request of ``provider`` starts before now + ``seconds``."""
+        with self._lock:
+            until = self.clock() + max(seconds, 0.0)
+            if until > self._held_until.get(provider, -float("inf")):
+                self._held_until[provider] = until
 
     def try_turn(self, provider: str) -> bool:
         """Take the process's turn to start a request of ``provider`` (net/start_turn.py)."""
@@ -118,16 +128,24 @@ def interval_in_force(policy: PacePolicy, provider: str, book: PaceBook, shared:
     return paced_interval(interval)
 
 
-def slow_down_after_429(policy: PacePolicy, provider: str, retry_after: float | None, book: PaceBook,
-                        shared: Any = None, sent_at: float | None = None) -> None:
-    """After a 429 from an API with no published rate, slow it down for the rest of the run,
-    and for every lit-search process on the machine for SLOWDOWN_MEMORY_SECONDS. A 429 to a
-    request sent (``sent_at``, the book's clock) before the last slowdown says nothing new: a
-    burst sent at the old pace slows it once, not once per refused request."""
+def slowed_after_429(policy: PacePolicy, provider: str, retry_after: float | None, book: PaceBook,
+                     shared: Any = None, sent_at: float | None = None) -> float | None:
+    """After a 429 from an API with no published rate, slow it down for the rest of the run
+    (in ``book``); returns the slower interval, for the caller to share with every lit-search
+    process on the machine (and the lab) for SLOWDOWN_MEMORY_SECONDS, or None when nothing
+    changed. A 429 to a request sent (``sent_at``, the book's clock) before the last slowdown
+    says nothing new: a burst sent at the old pace slows it once, not once per refused request."""
     if not policy.slows_after_429 or (sent_at is not None and sent_at < book.slowed_since(provider)):
-        return
+        return None
     current = max(book.slowed(provider), shared.slowed_interval(provider) if shared else 0.0)
     slower = slowed_interval(current, policy.min_interval, retry_after)
     book.slow_down(provider, slower)
-    if shared is not None:
+    return slower
+
+
+def slow_down_after_429(policy: PacePolicy, provider: str, retry_after: float | None, book: PaceBook,
+                        shared: Any = None, sent_at: float | None = None) -> None:
+    """``slowed_after_429``, and the slower pace written to ``shared`` (a net.shared_pace.SharedPace)."""
+    slower = slowed_after_429(policy, provider, retry_after, book, shared, sent_at)
+    if slower is not None and shared is not None:
         shared.slow_down(provider, slower, SLOWDOWN_MEMORY_SECONDS)

@@ -12,14 +12,16 @@ in ``<data folder>/pace/``:
   process could claim and send right beside it (issue 20, item 8; bench/pace_under_load.py).
 - ``<provider>.next`` holds the wall-clock time from which the next request may start: when a
   request's headers have left, it is set to that moment + the interval, under an exclusive
-  ``flock`` held for microseconds.
+  ``flock`` held for microseconds; a 429 pushes it to when the server said to come back.
 - ``<provider>.flight-<i>`` (i < the provider's in-flight limit): a request holds one of them,
   locked, while it is open. The kernel drops every lock when the process ends, however it ends.
 - ``<provider>.slow``: a slowed interval and until when it holds, for an API with no published
   rate that answered 429 (PacePolicy.slows_after_429).
 
 Without ``fcntl`` (Windows), or when the folder cannot be written, the pace is kept per process
-only, as before; nothing fails because of it.
+only, as before; nothing fails because of it. With a lab's Redis (``LITSEARCH_SHARED_STATE``),
+net/lab_pace.py keeps the turn across machines and these files stay the fallback
+(net/pace_keeper.py chooses).
 """
 
 from __future__ import annotations
@@ -99,6 +101,10 @@ class SharedPace:
         """A request of ``provider`` really left now (its headers were sent): no other may
         start before now + interval, however late this one left after its claim."""
         self._update(provider, lambda booked, now: now + interval if now + interval > booked else None)
+
+    def hold(self, provider: str, seconds: float) -> None:
+        """A 429 said to wait: no process starts ``provider`` before now + ``seconds``."""
+        self._update(provider, lambda booked, now: now + seconds if now + seconds > booked else None)
 
     def try_flight(self, provider: str, limit: int) -> int | None:
         """Take one of ``limit`` in-flight places without waiting: its descriptor (hand it to

@@ -11,9 +11,10 @@ interval from that moment: two starts are never closer than the interval, howeve
 leaves.
 
 The turn is two non-blocking locks polled in order (this process's, in the PaceBook, then the
-machine's, a ``flock`` in net/shared_pace.py that the kernel frees if the holder dies); while
-holding both, the holder waits until the interval since the last real start (this process's
-and the machine's) has passed. ``Turn.started`` (called when the headers have left) records the
+machine's, a ``flock`` in net/shared_pace.py that the kernel frees if the holder dies, or with
+a lab's Redis the lab's, net/lab_pace.py, which expires if its holder dies); while holding both,
+the holder waits until the interval since the last real start (this process's and the
+machine's or lab's) has passed. ``Turn.started`` (called when the headers have left) records the
 start everywhere and hands the turn on.
 """
 
@@ -22,8 +23,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, AsyncIterator, Awaitable, Callable
 
+from .pace_keeper import BUSY, Hold, PaceKeeper
 from .pacing import PaceBook
-from .shared_pace import BUSY, SharedPace
 
 POLL_SECONDS = 0.02  # how often a request waiting for the turn looks again
 
@@ -39,65 +40,64 @@ class TurnTimeout(TimeoutError):
 class Turn:
     """A held turn. ``started()`` records the real start and releases it (once)."""
 
-    def __init__(self, book: PaceBook, shared: SharedPace | None, provider: str, interval: Callable[[], float]):
-        self.book, self.shared, self.provider, self.interval = book, shared, provider, interval
+    def __init__(self, book: PaceBook, keeper: PaceKeeper | None, provider: str, interval: Callable[[], float]):
+        self.book, self.keeper, self.provider, self.interval = book, keeper, provider, interval
         self.process_held = False
-        self.machine_held: int | None = None
-        self.ready = False  # both locks held and the pace waited out: a request may leave
+        self.held: Hold | None = None  # the machine's or the lab's part (net/pace_keeper.py)
+        self.ready = False  # every turn held and the pace waited out: a request may leave
         self.released = False
 
-    def started(self) -> None:
+    async def started(self) -> None:
         """The request's headers have left: no start before now + interval, anywhere."""
         if self.released:
             return
-        if self.ready:
-            interval = self.interval()
-            self.book.started(self.provider, interval)
-            if self.shared is not None:
-                self.shared.started(self.provider, interval)
-        self.release()
-
-    def release(self) -> None:
-        if self.released:
-            return
         self.released = True
-        SharedPace.release(self.machine_held)
-        if self.process_held:
-            self.book.end_turn(self.provider)
+        try:
+            if self.ready:
+                interval = self.interval()
+                self.book.started(self.provider, interval)
+                if self.keeper is not None and self.held is not None:
+                    await self.keeper.started(self.provider, interval, self.held)
+            elif self.keeper is not None and self.held is not None:
+                await self.keeper.release(self.held)
+        finally:
+            if self.process_held:
+                self.book.end_turn(self.provider)
 
 
 @contextlib.asynccontextmanager
-async def start_turn(book: PaceBook, shared: SharedPace | None, provider: str, interval: Callable[[], float],
+async def start_turn(book: PaceBook, keeper: PaceKeeper | None, provider: str, interval: Callable[[], float],
                      clock: Callable[[], float], sleep: Callable[[float], Awaitable[Any]],
                      give_up_at: float) -> AsyncIterator[Turn]:
     """Hold the provider's turn and wait out its pace (``interval()``, asked again while waiting:
     a 429 meanwhile may have slowed it); ``TurnTimeout`` when that would pass ``give_up_at``
     (``clock`` time). On leaving, a turn never handed on by ``started()`` is handed on as if
     the request had started then: a request that may have left counts."""
-    turn = Turn(book, shared, provider, interval)
+    turn = Turn(book, keeper, provider, interval)
     try:
         while not book.try_turn(provider):
             await _poll(clock, sleep, give_up_at, "busy")
         turn.process_held = True
-        if shared is not None:
-            held = shared.try_turn(provider)
+        if keeper is not None:
+            held = await keeper.try_turn(provider)
             while held == BUSY:
-                await _poll(clock, sleep, give_up_at, "machine")
-                held = shared.try_turn(provider)
-            turn.machine_held = held
+                await _poll(clock, sleep, give_up_at, "machine", keeper.poll_seconds)
+                held = await keeper.try_turn(provider)
+            turn.held = held  # type: ignore[assignment]
         while (wait := max(book.wait_after_last(provider, interval()),
-                           shared.wait_before_start(provider) if shared is not None else 0.0)) > 0:
+                           await keeper.wait_before_start(provider, turn.held)
+                           if keeper is not None and turn.held is not None else 0.0)) > 0:
             if clock() + wait >= give_up_at:
                 raise TurnTimeout("pace")
             await sleep(wait)
         turn.ready = True
         yield turn
     finally:
-        turn.started()
+        await turn.started()
 
 
 async def _poll(clock: Callable[[], float], sleep: Callable[[float], Awaitable[Any]], give_up_at: float,
-                reason: str) -> None:
+                reason: str, seconds: float = POLL_SECONDS) -> None:
     if clock() >= give_up_at:
         raise TurnTimeout(reason)
-    await sleep(POLL_SECONDS)
+    await sleep(seconds)

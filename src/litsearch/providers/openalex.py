@@ -20,7 +20,7 @@ from ._common import any_of, as_count, as_dict, as_int, skipped_notes
 from .base import (MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References,
                    SearchRequest)
 from .openalex_entities import count_filter, works_filters
-from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe  # noqa: F401
+from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe, observed  # noqa: F401
 from .openalex_declaration import SERVICE
 from .openalex_query import name_search_text, works_search_text
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
@@ -395,7 +395,7 @@ class OpenAlex(Provider):
         response = await session.get(session.url(f"{WORKS_PATH}/doi:{PROBE_DOI}"),
                                      params={"select": "id", **_identity_params(session.settings)},
                                      accept_status=PROBE_STATUSES, retries=0)
-        observe(session.settings, response)
+        await observed(session, response)
         return response
 
     def budget_today(self, settings: Settings) -> dict[str, Any] | None:

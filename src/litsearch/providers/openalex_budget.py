@@ -30,7 +30,8 @@ from datetime import datetime, timezone
 from typing import Any, Mapping
 
 from ..core.config import Settings
-from ..net.daily_budget import BudgetState, next_utc_midnight, read_budget, remember_budget, reset_words
+from ..net.daily_budget import (BudgetState, next_utc_midnight, read_budget, read_shared, remember_budget,
+                                remember_shared, reset_words)
 from ..net.http import FetchedResponse, ProviderSession, parse_retry_after
 from ..net.reasons import status_reason
 from ._common import as_float
@@ -153,8 +154,8 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
     provider's time budget, and never remembered."""
     settings = session.settings
     wall = _wall()
-    state = remembered(settings)
-    if state is not None and state.exhausted and not _in_cache(session, url, params):
+    state = await known_state(session)
+    if state is not None and state.exhausted and not await _in_cache(session, url, params):
         raise session.error(spent_message(state, settings, wall), status=429)
     attempts = (session.policy.retries if retries is None else retries) + 1
     for attempt in range(attempts):
@@ -163,7 +164,7 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
                                      retries=retries)
         if session.cache_hits > cache_hits:
             return response  # an old answer's headers say nothing about today
-        state = observe(settings, response)
+        state = await observed(session, response)
         if response.status != 429 or 429 in accept_status:
             return response
         if state is not None and state.exhausted:
@@ -171,7 +172,7 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
         # A burst: wait as asked (the header, else the body's retryAfter), else back off.
         header = parse_retry_after(response.headers.get("retry-after"))
         asked = _body_says(response)[0] if header is None else header
-        session.http.note_rate_limited(session.provider, asked, response.sent_at)
+        await session.http.note_rate_limited(session.provider, asked, response.sent_at)
         if attempt == attempts - 1:
             break
         if asked is not None:
@@ -186,6 +187,29 @@ async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[st
         await session.http.sleep(wait)
     raise session.error(f"{status_reason(response)} after {attempts} attempts ({NOT_THE_DAY})",
                         status=429, retryable=True)
+
+
+async def known_state(session: ProviderSession) -> BudgetState | None:
+    """Today's state as this machine remembers it, or as the lab's Redis knows it (then kept
+    here too): a machine learns that the key's allowance is spent from the one that was told."""
+    settings = session.settings
+    state = remembered(settings)
+    lab = session.http.shared_state
+    if lab is None or (state is not None and state.exhausted):
+        return state
+    shared = await read_shared(lab, NAME, settings.key(NAME), account(settings))
+    if shared is not None and (state is None or shared.seen_at > state.seen_at):
+        remember_budget(shared)
+        return shared
+    return state
+
+
+async def observed(session: ProviderSession, response: FetchedResponse) -> BudgetState | None:
+    """``observe``, and the state written to the lab's Redis too."""
+    state = observe(session.settings, response)
+    if state is not None and session.http.shared_state is not None:
+        await remember_shared(session.http.shared_state, state, session.settings.key(NAME))
+    return state
 
 
 def observe(settings: Settings, response: FetchedResponse) -> BudgetState | None:
@@ -226,9 +250,10 @@ def doctor_budget(settings: Settings) -> dict[str, Any] | None:
             "seen_at": seen.isoformat().replace("+00:00", "Z"), "words": words}
 
 
-def _in_cache(session: ProviderSession, url: str, params: Mapping[str, Any]) -> bool:
+async def _in_cache(session: ProviderSession, url: str, params: Mapping[str, Any]) -> bool:
     cache = session.http.cache
-    return cache is not None and cache.lookup(NAME, "GET", url, {"params": params}) is not None
+    return cache is not None and await cache.find(NAME, "GET", url, {"params": params},
+                                                  session.http.lab_cache) is not None
 
 
 def _wall() -> float:

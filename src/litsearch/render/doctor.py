@@ -19,6 +19,8 @@ def doctor_markdown(report: dict[str, Any]) -> str:
         f"- response cache: {_cache_words(folder)}",
         *([f"- **database cannot be used:** {folder['database_problem']}"]
           if folder.get("database_problem") else []),
+        f"- shared state ({report.get('shared_state', {}).get('variable', 'LITSEARCH_SHARED_STATE')}): "
+        + _shared_state_words(report.get("shared_state") or {}),
         f"- contact email (LITSEARCH_EMAIL): {'set' if report['contact_email_set'] else 'not set'}",
         "- proxy: " + ("; ".join(f"{name} {_code(value)}" for name, value in report.get("proxies", {}).items())
                        or "none (direct connections)"),
@@ -79,6 +81,22 @@ def semantic_lines(state: dict[str, Any]) -> list[str]:
                  f"{cost['extra_install_mb']} MB; time budget {cost['budget_variable']}, threads "
                  f"{cost['threads_variable']}")
     return lines
+
+
+def _shared_state_words(shared: dict[str, Any]) -> str:
+    """The lab's Redis in a line: where, reachable and how fast, what --check found."""
+    if not shared.get("set"):
+        return "not set (pace, budgets and the cache are this machine's; docs/lab.md)"
+    where = _code(shared.get("url", ""))
+    if not shared.get("reachable"):
+        return (f"{where}, **unreachable** ({markdown_text(str(shared.get('error') or 'no answer'))}): searches "
+                f"go on with this machine's pace and cache")
+    words = f"{where}, reachable ({shared.get('latency_ms')} ms)"
+    if shared.get("checked"):
+        words += (f"; {markdown_text(str(shared.get('server', 'Redis')))} ran the pace script"
+                  + ("; a write was read back" if shared.get("writes") else "; **a write was not read back**")
+                  + f"; lab cache {_size(shared.get('cache_bytes') or 0)}")
+    return words
 
 
 CHOICE_WORDS = {"always": "by every search (--providers auto)", "biomedical": "for biomedical topics (--providers auto)",

@@ -119,7 +119,7 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         log.debug("provider %s crashed", plan.provider, exc_info=True)
         outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
     if outcome.error:
-        session.forget_cached_answers()
+        await session.forget_cached_answers()
     outcome.requests = session.requests_sent
     outcome.cached = session.cache_hits
     outcome.seconds = time.monotonic() - started

@@ -23,7 +23,7 @@ MIN_PYTHON = (3, 10)
 # imported: a command imports what it uses).
 DEPENDENCIES = {"httpx": "httpx", "feedparser": "feedparser", "rapidfuzz": "rapidfuzz", "jinja2": "jinja2",
                 "defusedxml": "defusedxml", "pystemmer": "Stemmer",
-                "mcp": "mcp", "pypdf": "pypdf"}
+                "mcp": "mcp", "pypdf": "pypdf", "redis": "redis"}
 
 
 def _importable() -> bool:
