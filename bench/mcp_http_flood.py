@@ -67,7 +67,7 @@ def main() -> None:
 
     import fake_apis
     from fake_server import FakeServer
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.mcp_server.http_serving import HttpOptions, _raise_descriptor_limit, uvicorn_server
     from litsearch.mcp_server.server import build_server
     from litsearch.mcp_server.tokens import Token, TokenTable
@@ -78,7 +78,7 @@ def main() -> None:
         port = probe.getsockname()[1]
         probe.close()
         env = {**fake_apis.install(fake), "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="mcp-flood-")}
-        mcp_server = build_server(Settings.from_env(env))
+        mcp_server = build_server(settings_from_env(env))
         # No request budget: the flood is to reach the session table, not the budget.
         server = uvicorn_server(mcp_server, HttpOptions("127.0.0.1", port, TokenTable([Token("local", TOKEN)]),
                                                         requests_per_hour=0))

@@ -32,8 +32,8 @@ from fault_support import SHORT_SETTINGS
 
 mcp = pytest.importorskip("mcp")
 
-from litsearch.core.config import Settings  # noqa: E402
-from litsearch.mcp_server import http_serving  # noqa: E402
+from litsearch.runtime.settings import settings_from_env  # noqa: E402
+from litsearch.mcp_server import http_protocol, http_serving  # noqa: E402
 from litsearch.mcp_server.http_serving import HttpOptions, uvicorn_server  # noqa: E402
 from litsearch.mcp_server.server import build_server  # noqa: E402
 from litsearch.mcp_server.tokens import Token, TokenTable  # noqa: E402
@@ -57,7 +57,7 @@ def serving(tmp_path, tokens=(Token("alice", ALICE), Token("bob", BOB)), **optio
     """The HTTP server in this process, on loopback, against the fake APIs."""
     with FakeServer() as fake:
         env = {**SHORT_SETTINGS, **fake_apis.install(fake), "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}
-        settings = Settings.from_env(env)
+        settings = settings_from_env(env)
         port = free_port()
         mcp_server = build_server(settings)
         server = uvicorn_server(mcp_server, HttpOptions(host="127.0.0.1", port=port, tokens=TokenTable(list(tokens)),
@@ -204,8 +204,8 @@ def _closed_within(connection: socket.socket, seconds: float) -> bool:
 
 
 def test_connections_that_never_finish_their_request_are_closed(tmp_path, monkeypatch):
-    monkeypatch.setattr(http_serving, "HEADER_SECONDS", 0.5)
-    monkeypatch.setattr(http_serving, "REQUEST_SECONDS", 1.0)
+    monkeypatch.setattr(http_protocol, "HEADER_SECONDS", 0.5)
+    monkeypatch.setattr(http_protocol, "REQUEST_SECONDS", 1.0)
     with serving(tmp_path) as (url, _):
         port = int(url.split(":")[2].split("/")[0])
         silent = socket.create_connection(("127.0.0.1", port))
@@ -232,7 +232,7 @@ def test_connections_that_never_finish_their_request_are_closed(tmp_path, monkey
 
 
 def test_past_the_connection_cap_the_oldest_waiting_connection_makes_room(tmp_path, monkeypatch):
-    monkeypatch.setattr(http_serving, "MAX_CONNECTIONS", 20)
+    monkeypatch.setattr(http_protocol, "MAX_CONNECTIONS", 20)
     with serving(tmp_path) as (url, _):
         port = int(url.split(":")[2].split("/")[0])
         idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(60)]

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from fake_server import Answer, FakeServer
-from litsearch.core.config import Settings
+from litsearch.runtime.settings import settings_from_env
 from litsearch.net.http import HttpClient
 from litsearch.net.pacing import PaceBook, PacePolicy
 from litsearch.net.shared_pace import SharedPace
@@ -34,14 +34,14 @@ INTERVAL = 0.3
 POLICY = PacePolicy(min_interval=INTERVAL, max_in_flight=1)
 
 
-def lab_settings(url: str, key: str | None = KEY, **extra: str) -> Settings:
+def lab_settings(url: str, key: str | None = KEY, **extra: str):
     env = {"LITSEARCH_SHARED_STATE": url, **extra}
     if key:
         env["SEMANTIC_SCHOLAR_API_KEY"] = key
-    return Settings.from_env(env)
+    return settings_from_env(env)
 
 
-def machine(settings: Settings, folder, transport=None, cache=None) -> HttpClient:
+def machine(settings, folder, transport=None, cache=None) -> HttpClient:
     """One machine: its own pace book and pace folder; the lab only through the settings."""
     return HttpClient(settings, policies={"semantic_scholar": POLICY}, pace_book=PaceBook(),
                       shared_pace=SharedPace(folder), transport=transport, cache=cache)
@@ -354,7 +354,7 @@ def test_a_spent_daily_budget_seen_by_one_machine_stops_the_others_before_any_re
 # ---------------------------------------------------------------- the response cache
 
 
-def _cache(folder, settings: Settings):
+def _cache(folder, settings):
     from litsearch.library.store import Store
     from litsearch.net.cache import ResponseCache
 
@@ -422,7 +422,7 @@ def test_the_lab_cache_keeps_its_size_cap_and_lifetimes_with_writers_racing(redi
 
 def test_doctor_shows_the_lab_without_its_password_and_check_tests_it(tmp_path, monkeypatch, capsys):
     from litsearch.cli.doctor import doctor_command
-    from litsearch.net.shared_state import lab_report
+    from litsearch.net.lab_report import lab_report
     from litsearch.render.doctor import doctor_markdown
 
     with RedisServer(password=PASSWORD) as lab:
@@ -460,9 +460,9 @@ def test_a_shared_state_that_is_no_redis_address_is_one_line_naming_the_variable
     for value in ("http://host:6379", "redis://", "redis://host:99999/0", "redis://host:6379/zero",
                   f"redis://:{PASSWORD}@host:6379/0 extra"):
         with pytest.raises(EnvironmentProblem) as problem:
-            Settings.from_env({"LITSEARCH_SHARED_STATE": value})
+            settings_from_env({"LITSEARCH_SHARED_STATE": value})
         assert str(problem.value).startswith("LITSEARCH_SHARED_STATE ") and PASSWORD not in str(problem.value)
-    settings = Settings.from_env({"LITSEARCH_SHARED_STATE": f"rediss://lab:{PASSWORD}@redis.lab.example:6380/3"})
+    settings = settings_from_env({"LITSEARCH_SHARED_STATE": f"rediss://lab:{PASSWORD}@redis.lab.example:6380/3"})
     assert settings.redact(f"auth {PASSWORD}") == "auth [redacted]" and PASSWORD not in repr(settings)
     from litsearch.core.environment import shown_shared_state
 

@@ -38,11 +38,14 @@ class LateTransport(httpx.AsyncHTTPTransport):
     process or a slow new connection would, and notes when headers started and finished
     leaving (wall clock, shared by every thread)."""
 
-    def __init__(self, delay: float, sends: list[tuple[str, float, float]], name: str):
+    def __init__(self, delay: float, sends: list[tuple[str, float, float]], name: str,
+                 entered: threading.Event | None = None):
         super().__init__()
-        self.delay, self.sends, self.name = delay, sends, name
+        self.delay, self.sends, self.name, self.entered = delay, sends, name, entered
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.entered is not None:
+            self.entered.set()  # the turn is held from here until the headers leave
         time.sleep(self.delay)  # blocks this "process" (its own thread and loop) entirely
         original = request.extensions.get("trace")
         began: list[float] = []
@@ -60,12 +63,15 @@ class LateTransport(httpx.AsyncHTTPTransport):
 
 
 def _process(url: str, folder, delay: float, sends: list, name: str, start_after: float,
-             policy: PacePolicy) -> None:
-    """One "process": its own loop, pace book and HTTP client; only the pace folder is shared."""
+             policy: PacePolicy, entered: threading.Event | None = None, after: threading.Event | None = None) -> None:
+    """One "process": its own loop, pace book and HTTP client; only the pace folder is shared.
+    ``after``: start once that event is set (the other holds the turn), however loaded the machine."""
+    if after is not None:
+        after.wait(20)
     time.sleep(start_after)
 
     async def go() -> None:
-        async with HttpClient(settings_from_env({}), transport=LateTransport(delay, sends, name),
+        async with HttpClient(settings_from_env({}), transport=LateTransport(delay, sends, name, entered),
                               policies={"pubmed": policy}, pace_book=PaceBook(),
                               shared_pace=SharedPace(folder)) as http:
             await http.session("pubmed", budget=10).get(url)
@@ -78,10 +84,11 @@ def test_a_request_that_leaves_late_still_keeps_the_next_one_a_full_interval_awa
     policy = PacePolicy(min_interval=INTERVAL, max_in_flight=3)
     with FakeServer() as server:
         server.script("/p", Answer(200, "{}"))
+        late_holds_the_turn = threading.Event()  # the order, whatever the load: late takes the turn first
         late = threading.Thread(target=_process, args=(server.url + "/p", tmp_path, INTERVAL + 0.15, sends, "late",
-                                                       0.0, policy))
+                                                       0.0, policy, late_holds_the_turn))
         prompt = threading.Thread(target=_process, args=(server.url + "/p", tmp_path, 0.0, sends, "prompt",
-                                                         0.05, policy))
+                                                         0.0, policy, None, late_holds_the_turn))
         late.start()
         prompt.start()
         late.join(20)

@@ -94,7 +94,7 @@ def shared_state_report(settings: Settings, deep: bool) -> dict[str, Any]:
 
     if not settings.shared_state:
         return {"variable": SHARED_STATE_VARIABLE, "set": False}
-    from ..net.shared_state import lab_report
+    from ..net.lab_report import lab_report
 
     return {"variable": SHARED_STATE_VARIABLE, "set": True, "checked": deep,
             **asyncio.run(lab_report(settings.shared_state, settings.redact, deep=deep))}

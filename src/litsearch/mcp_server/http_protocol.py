@@ -14,7 +14,9 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from . import http_serving
+HEADER_SECONDS = 10.0  # from a request's first byte (or the connection's opening) to its last header
+REQUEST_SECONDS = 30.0  # from the headers to the body's last byte
+MAX_CONNECTIONS = 512  # past this, the oldest connection still waiting for its headers is closed
 
 
 class BoundedH11Protocol(H11Protocol):
@@ -26,7 +28,7 @@ class BoundedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._expect_request()
-        if len(self.connections) > http_serving.MAX_CONNECTIONS:
+        if len(self.connections) > MAX_CONNECTIONS:
             self._shed_one()
 
     def data_received(self, data: bytes) -> None:
@@ -44,7 +46,7 @@ class BoundedH11Protocol(H11Protocol):
     def _expect_request(self) -> None:
         self._clear()
         self.waiting_since = self.loop.time()
-        self._deadline = self.loop.call_later(http_serving.HEADER_SECONDS, self._too_slow)
+        self._deadline = self.loop.call_later(HEADER_SECONDS, self._too_slow)
 
     def _check_progress(self) -> None:
         state = self.conn.their_state
@@ -53,7 +55,7 @@ class BoundedH11Protocol(H11Protocol):
         if state is h11.SEND_BODY:
             if self.waiting_since is not None:  # headers complete: now the body's deadline
                 self._clear()
-                self._deadline = self.loop.call_later(http_serving.REQUEST_SECONDS, self._too_slow)
+                self._deadline = self.loop.call_later(REQUEST_SECONDS, self._too_slow)
             return
         self._clear()  # the whole request is in (or the connection is closing)
 

@@ -27,12 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from .http_guard import CallGate, SessionBook
+from .http_protocol import HEADER_SECONDS, MAX_CONNECTIONS, REQUEST_SECONDS, BoundedH11Protocol  # noqa: F401
 from .tokens import RequestBudget, TokenTable
 
-HEADER_SECONDS = 10.0
-REQUEST_SECONDS = 30.0
 KEEP_ALIVE_SECONDS = 15
-MAX_CONNECTIONS = 512
 SESSIONS_PER_TOKEN = 16
 SESSION_HEADROOM = 8  # per token, in the SDK's table
 SESSION_IDLE_SECONDS = 15 * 60.0
@@ -104,8 +102,6 @@ def build_app(server: Any, options: HttpOptions) -> Any:
 def uvicorn_server(server: Any, options: HttpOptions) -> Any:
     """The uvicorn server for the app, with the bounded protocol and the timeouts."""
     import uvicorn
-
-    from .http_protocol import BoundedH11Protocol
 
     logging.getLogger("litsearch.mcp.calls").setLevel(logging.INFO)
     config = uvicorn.Config(build_app(server, options), host=options.host, port=options.port,

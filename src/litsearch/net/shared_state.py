@@ -207,39 +207,10 @@ def _reason(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-async def lab_report(url: str, redact: Callable[[str], str], deep: bool = False) -> dict[str, Any]:
-    """What ``doctor`` shows of the lab's Redis: where (no password), reachable, one PING's
-    latency; ``deep`` (doctor --check): the server's version, a pace script run on Redis's
-    clock, a write read back and removed, and the lab cache's size."""
-    from .lab_cache import LabCache
-    from .lab_pace import LabPace
-
-    state = SharedState(url, redact=redact, warn=lambda message: None)
-    report: dict[str, Any] = {"url": state.shown, "reachable": False, "latency_ms": None, "error": None}
-    try:
-        report["latency_ms"] = round(await state.latency() * 1000, 1)
-        report["reachable"] = True
-        if deep:
-            server = await state.run(lambda client: client.info("server"))
-            report["server"] = f"Redis {server.get('redis_version', '?')}"
-            pace, token = LabPace(state), secrets.token_hex(8)
-            await pace.take("doctor:probe", token)
-            await pace.release("doctor:probe", token)
-            probe = f"{PREFIX}doctor:{token}"
-            await state.run(lambda client: client.set(probe, token, ex=60))
-            read_back = await state.run(lambda client: client.get(probe))
-            await state.run(lambda client: client.delete(probe, *[f"{PREFIX}pace:doctor:probe:{part}"
-                                                                  for part in ("turn", "next", "slow")]))
-            report["scripts"] = True
-            report["writes"] = read_back == token.encode()
-            report["cache_bytes"] = await LabCache(state, 0).size()
-    except SharedStateLost:
-        report["error"] = state.last_failure or "unreachable"
-    finally:
-        await state.aclose()
-        _LOST_AT.pop(url, None)  # a check is not a loss: the next search tries the lab again
-        _TOLD.discard(url)
-    return report
+def forget_link(url: str) -> None:
+    """Forget that the link to ``url`` was lost (a doctor check is not a search's loss)."""
+    _LOST_AT.pop(url, None)
+    _TOLD.discard(url)
 
 
 def forget_links() -> None:
