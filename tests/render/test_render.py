@@ -6,6 +6,7 @@ import json
 import re
 
 from litsearch.search.rank import RankedPaper
+from litsearch.core.errors import ProviderError
 from litsearch.core.records import Paper
 from litsearch.render.markup import authors_cell, markdown_text, safe_url, short_author
 from litsearch.render.search_json import render_json
@@ -23,7 +24,8 @@ def result_with(papers: list[Paper], errors: dict[str, str] | None = None) -> Se
              for i, p in enumerate(papers)]
     outcomes = [ProviderOutcome("openalex", "q", "search", records=papers, requests=1, seconds=0.2)]
     for provider, message in (errors or {}).items():
-        outcomes.append(ProviderOutcome(provider, "q", "search", error=message, requests=3))
+        outcomes.append(ProviderOutcome(provider, "q", "search", failure=ProviderError(message, provider=provider),
+                                        requests=3))
     return SearchResult("topic | with pipe", [], outcomes, items, "semantic_scholar and openalex", 1234)
 
 

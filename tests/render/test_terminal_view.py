@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from litsearch.core.errors import ProviderError
 from litsearch.core.records import Paper
 from litsearch.render.terminal import text_width, wrap
 from litsearch.render.terminal_results import footer_view, results_view
@@ -48,7 +49,8 @@ def test_wrap_cuts_words_wider_than_the_line_and_keeps_every_character():
 
 
 def outcome(name, records=1, error=None, notes=()):
-    return ProviderOutcome(provider=name, query="q", mode="search", records=[None] * records, error=error,
+    failure = ProviderError(error, provider=name) if error else None
+    return ProviderOutcome(provider=name, query="q", mode="search", records=[None] * records, failure=failure,
                            notes=list(notes), requests=1)
 
 

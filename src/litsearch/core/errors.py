@@ -14,6 +14,7 @@ Exit codes (documented in every command's ``--help`` and in the README), one mea
 
 from __future__ import annotations
 
+import copy
 from enum import IntEnum
 
 
@@ -89,8 +90,10 @@ class ProviderError(LitSearchError):
         self.retryable = retryable
 
     def with_message(self, message: str) -> "ProviderError":
-        """The same failure, told differently (more context, redacted)."""
-        return ProviderError(message, provider=self.provider, status=self.status, retryable=self.retryable)
+        """The same failure (its kind, provider, status), told differently (more context, redacted)."""
+        told = copy.copy(self)
+        told.message, told.args = message, (message,)
+        return told
 
 
 class NotCached(ProviderError):

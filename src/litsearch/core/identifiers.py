@@ -160,7 +160,6 @@ PREPRINT_ID = "ppr"
 PUBLISHED_PMID = "published_pmid"
 PUBLISHED_PMCID = "published_pmcid"
 PREPRINT_OF_ARTICLE = "preprint_ppr"
-VERSION_LINKS = (PUBLISHED_PMID, PUBLISHED_PMCID, PREPRINT_OF_ARTICLE)
 
 # The kinds that identify a paper in the library and in merging, strongest first: when a
 # record matches several papers, the first kind decides.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Literal
 
 from ..core.config import Settings
 from ..core.errors import ProviderError
@@ -87,6 +87,11 @@ class CitingPage:
 OWN_ORDER, MOST_CITED = "own", "most_cited"
 
 
+# What a provider's search gives: papers (merged and ranked) or web hits (listed apart).
+Returns = Literal["papers", "web"]
+# How a provider is asked: "search" (one query) or "combined" (the variants in one boolean query).
+QueryMode = Literal["search", "combined"]
+
 class Provider:
     """One API's behaviour: a subclass names its declaration (``service``), sets the module's
     ``combine`` and ``search_function`` where it has them, and overrides a method only where
@@ -118,7 +123,7 @@ class Provider:
         return self.service.cache_ttl
 
     @property
-    def returns(self) -> str:
+    def returns(self) -> Returns:
         """What its search gives: "papers" (merged and ranked) or "web" hits (listed apart)."""
         return "web" if self.service.can(WEB) else "papers"
 
@@ -201,7 +206,7 @@ class Provider:
     def pace_policy(self, settings: Settings) -> PacePolicy:
         return settings.pace(self.name)
 
-    def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, str]:
+    def plan_query(self, queries: list[str], sort: str = "relevance") -> tuple[str, QueryMode]:
         """(the query to send, the mode): the variants combined into one query (``"combined"``)
         where the API can, else the topic alone, cut to what the API accepts (``"search"``)."""
         if len(queries) > 1 and self.service.can(OR_QUERIES):

@@ -18,7 +18,7 @@ from ..core.errors import NotCached, ProviderError
 from ..core.filters import OPENALEX_ONLY_FILTERS, Filters, passes
 from ..core.records import Paper
 from ..net.http import HttpClient
-from ..providers.base import SearchRequest, get_provider
+from ..providers.base import QueryMode, Returns, SearchRequest, get_provider
 from .aliases import check_providers, only_openalex_note, resolve_filters
 from .enrich import EnrichmentReport, enrich_shown, find_open_access
 from .offline import answer_from_cache
@@ -35,16 +35,23 @@ BUDGET_MARGIN_SECONDS = 2.0
 class ProviderOutcome:
     provider: str
     query: str
-    mode: str
+    mode: QueryMode
     records: list[Any] = field(default_factory=list)  # Papers, or web hits for a provider returning "web"
-    error: str | None = None
+    # Why the provider gave nothing, kept as the typed error (its status, whether a retry may
+    # help, NotCached …); its one line (key advice added, keys removed) is what outputs say.
+    failure: ProviderError | None = None
     notes: list[str] = field(default_factory=list)
     requests: int = 0
     seconds: float = 0.0
     cached: int = 0  # answers served from the local cache
     native_filters: frozenset[str] = frozenset()
-    returns: str = "papers"  # what the provider gives: "papers" or "web" hits
+    returns: Returns = "papers"  # what the provider gives: "papers" or "web" hits
     in_relevance_order: bool = True  # False: the answer came newest or most cited first (S2 bulk)
+
+    @property
+    def error(self) -> str | None:
+        """The failure in one line, as every output says it; None when the provider answered."""
+        return self.failure.message if self.failure is not None else None
 
 
 @dataclass
@@ -114,17 +121,17 @@ async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: Sear
         outcome.native_filters = answer.native_filters
         outcome.notes = [http.settings.redact(" ".join(note.split())) for note in answer.notes]
     except ProviderError as exc:
-        outcome.error = provider.explain(exc, http.settings)
+        outcome.failure = exc.with_message(provider.explain(exc, http.settings))
     except Exception as exc:  # a parser bug must not sink the other providers
         log.debug("provider %s crashed", plan.provider, exc_info=True)
-        outcome.error = f"internal error ({type(exc).__name__}: {str(exc)[:120]})"
-    if outcome.error:
+        outcome.failure = ProviderError(f"internal error ({type(exc).__name__}: {str(exc)[:120]})",
+                                        provider=plan.provider)
+    if outcome.failure is not None:
         await session.forget_cached_answers()
+        outcome.failure = outcome.failure.with_message(http.settings.redact(" ".join(outcome.failure.message.split())))
     outcome.requests = session.requests_sent
     outcome.cached = session.cache_hits
     outcome.seconds = time.monotonic() - started
-    if outcome.error:
-        outcome.error = http.settings.redact(" ".join(outcome.error.split()))
     return outcome
 
 
@@ -147,7 +154,8 @@ async def _bounded(http: HttpClient, plan: ProviderRequest, options: SearchOptio
         return await asyncio.wait_for(_fetch_provider(http, plan, options), timeout=limit)
     except asyncio.TimeoutError:
         return ProviderOutcome(plan.provider, plan.query, plan.mode,
-                               error=f"gave up after {limit:.0f} s (time budget)",
+                               failure=ProviderError(f"gave up after {limit:.0f} s (time budget)",
+                                                     provider=plan.provider, retryable=True),
                                requests=http.request_counts.get(plan.provider, 0), seconds=limit)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from ..core.services import ALWAYS, BIOMEDICAL, SEARCH, TECHNICAL
 from ..providers import registry
-from ..providers.base import get_provider
+from ..providers.base import QueryMode, get_provider
 
 # Word starts ("stems"): "genom" matches genome, genomic, genomics…; a trailing "="
 # asks for the whole word ("gene=" must not match "generation").
@@ -80,7 +80,7 @@ COMPUTING_MATH_PHYSICS_STEMS = (
 class ProviderChoice:
     providers: list[str]
     reason: str
-    biomedical_terms: list[str] = field(default_factory=list)
+    biomedical_terms: list[str] = field(default_factory=list)  # the words that chose each field
     technical_terms: list[str] = field(default_factory=list)
 
 
@@ -175,7 +175,7 @@ class ProviderRequest:
 
     provider: str
     query: str
-    mode: str  # "search" (one query) or "combined" (the variants in one boolean query)
+    mode: QueryMode
 
 
 def plan_requests(providers: list[str], queries: list[str], sort: str = "relevance") -> list[ProviderRequest]:
