@@ -66,6 +66,43 @@ TARGETS = {
         "tests": ["tests/providers/test_crossref_records.py", "tests/providers/test_crossref_check.py",
                   "tests/providers/test_crossref_parse.py"],
     },
+    # The modules added since the first mutation check (issue 28), each with in-process tests.
+    "addresses": {
+        "file": "src/litsearch/net/addresses.py", "module": "litsearch.net.addresses",
+        "tests": ["tests/net/test_addresses.py"],
+    },
+    "redirects": {
+        "file": "src/litsearch/net/redirects.py", "module": "litsearch.net.redirects",
+        "tests": ["tests/net/test_redirects.py"],
+    },
+    "fulltext_limits": {
+        "file": "src/litsearch/fulltext/limits.py", "module": "litsearch.fulltext.limits",
+        "tests": ["tests/fulltext/test_sections_and_limits.py"],
+    },
+    "fulltext_choice": {
+        "file": "src/litsearch/fulltext/choice.py", "module": "litsearch.fulltext.choice",
+        "tests": ["tests/fulltext/test_choice.py"],
+    },
+    "zotero_matching": {
+        "file": "src/litsearch/zotero/matching.py", "module": "litsearch.zotero.matching",
+        "tests": ["tests/zotero/test_zotero_items.py"],
+    },
+    "zotero_items": {
+        "file": "src/litsearch/zotero/items.py", "module": "litsearch.zotero.items",
+        "tests": ["tests/zotero/test_zotero_items.py"],
+    },
+    "paging": {
+        "file": "src/litsearch/mcp_server/paging.py", "module": "litsearch.mcp_server.paging",
+        "tests": ["tests/mcp_server/test_paging.py"],
+    },
+    "rank": {
+        "file": "src/litsearch/search/rank.py", "module": "litsearch.search.rank",
+        "tests": ["tests/search/test_ranking.py", "tests/render/test_render.py"],
+    },
+    "relevance": {
+        "file": "src/litsearch/search/relevance.py", "module": "litsearch.search.relevance",
+        "tests": ["tests/search/test_ranking.py"],
+    },
 }
 
 # Mutants no test can tell from the original, by target: the mutant's key (as the runner prints

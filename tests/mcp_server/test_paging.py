@@ -1,0 +1,69 @@
+"""mcp_server/paging.py in process: the most items that fit a budget (largest_fit) and a record
+made to fit by halving its longest list (fit_record)."""
+
+from __future__ import annotations
+
+import pytest
+
+from litsearch.mcp_server.paging import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, fit_record, largest_fit, size_of
+
+
+def test_size_is_compact_json_in_characters():
+    assert size_of({"a": [1, 2], "é": "ü"}) == len('{"a":[1,2],"é":"ü"}')
+    assert (MIN_MAX_CHARS, DEFAULT_MAX_CHARS, MAX_MAX_CHARS) == (2_000, 20_000, 200_000)
+
+
+@pytest.mark.parametrize("count,item,budget,expected", [
+    (10, 100, 1_000, 10),   # everything fits exactly
+    (10, 100, 999, 9),      # one character short
+    (10, 100, 550, 5),
+    (10, 100, 100, 1),
+    (10, 100, 10, 1),       # nothing fits: one item anyway, so a page moves on
+    (1, 5_000, 10, 1),
+    (0, 100, 1_000, 0),
+    (-3, 100, 1_000, 0),
+    (2, 100, 150, 1),
+    (3, 100, 200, 2),
+    (100, 7, 699, 99),
+])
+def test_largest_fit(count, item, budget, expected):
+    assert largest_fit(count, lambda n: n * item, budget) == expected
+
+
+def test_largest_fit_asks_only_what_it_needs():
+    asked = []
+
+    def size(n):
+        asked.append(n)
+        return n * 10
+
+    assert largest_fit(1000, size, 10_000) == 1000 and asked == [1000]
+    asked.clear()
+    assert largest_fit(1000, size, 5_005) == 500
+    assert len(asked) <= 12 and 1000 in asked
+
+
+def test_a_record_that_fits_is_returned_whole():
+    record = {"title": "t", "references": list(range(10))}
+    assert fit_record(record, size_of(record)) == (record, {})
+
+
+def test_the_longest_list_is_halved_until_the_record_fits():
+    record = {"title": "t", "references": [f"r{i:03}" for i in range(40)], "citing": [f"c{i}" for i in range(8)]}
+    budget = size_of({**record, "references": record["references"][:10]})
+    fitted, cut = fit_record(record, budget)
+    assert fitted["references"] == record["references"][:10] and fitted["citing"] == record["citing"]
+    assert cut == {"references": "10 of 40 kept"} and size_of(fitted) <= budget
+    assert len(record["references"]) == 40  # the caller's record is left as it was
+
+
+def test_both_lists_are_cut_when_one_is_not_enough_and_each_says_of_how_many():
+    record = {"a": ["x" * 10] * 16, "b": ["y" * 10] * 16}
+    fitted, cut = fit_record(record, 100)
+    assert size_of(fitted) <= 100
+    assert cut == {"a": f"{len(fitted['a'])} of 16 kept", "b": f"{len(fitted['b'])} of 16 kept"}
+
+
+def test_a_record_without_lists_to_cut_is_returned_as_it_is():
+    record = {"abstract": "z" * 500, "one": ["only"]}
+    assert fit_record(record, 50) == (record, {})
