@@ -276,11 +276,12 @@ def test_different_abstracts_keep_same_titled_records_apart():
 def test_a_semantic_scholar_id_matches_in_any_case_or_as_its_page_url():
     sha = "a1b2c3d4e5f60718293a4b5c6d7e8f9012345678"
     # Titles too short to merge on their own, different years: only the id can join them.
-    records = [paper("Cas9 specificity", paper_id=sha, year=2013, authors=[]),
-               paper("Cas9 specificity.", paper_id=sha.upper(), year=2014, authors=[]),
-               paper("CAS9 SPECIFICITY", paper_id=f"https://www.semanticscholar.org/paper/x/{sha}", authors=[])]
+    records = [paper("Cas9 specificity", semantic_scholar_id=sha, year=2013, authors=[]),
+               paper("Cas9 specificity.", semantic_scholar_id=sha.upper(), year=2014, authors=[]),
+               paper("CAS9 SPECIFICITY", semantic_scholar_id=f"https://www.semanticscholar.org/paper/x/{sha}",
+                     authors=[])]
     assert together(records)
-    assert apart([records[0], paper("Cas9 specificity", paper_id="b" * 40, year=2014, authors=[])])
+    assert apart([records[0], paper("Cas9 specificity", semantic_scholar_id="b" * 40, year=2014, authors=[])])
 
 
 def test_record_without_title_joins_only_through_an_identifier():
@@ -328,7 +329,7 @@ def test_merge_cluster_keeps_the_richest_values_and_prefers_the_journal_version(
     published = Paper(
         provider="semantic_scholar", title="Attention Is All You Need", year=2017, doi="10.5555/3295222.3295349",
         authors=["Ashish Vaswani", "Noam Shazeer", "Niki Parmar"], journal="NeurIPS", citation_count=90000,
-        influential_citation_count=9000, paper_id="204e3073870fae3d05bcbc2f6a8e263d9b72e776",
+        influential_citation_count=9000, semantic_scholar_id="204e3073870fae3d05bcbc2f6a8e263d9b72e776",
         external_ids={"DOI": "10.5555/3295222.3295349", "ArXiv": "1706.03762"}, rank=1,
     )
     openalex = Paper(
@@ -345,7 +346,7 @@ def test_merge_cluster_keeps_the_richest_values_and_prefers_the_journal_version(
     assert merged.abstract.startswith("The dominant sequence")
     assert (merged.citation_count, merged.influential_citation_count) == (90000, 9000)
     assert (merged.arxiv_id, merged.openalex_id) == ("1706.03762", "W2963403868")
-    assert merged.paper_id == "204e3073870fae3d05bcbc2f6a8e263d9b72e776"
+    assert merged.semantic_scholar_id == "204e3073870fae3d05bcbc2f6a8e263d9b72e776"
     assert merged.external_ids == {"DOI": "10.5555/3295222.3295349", "ArXiv": "1706.03762", "MAG": "2963403868"}
     # The journal version's types: a published paper is not exported as a preprint for having
     # its arXiv preprint merged in (the preprint stays known by its arXiv id).

@@ -50,7 +50,7 @@ def test_linked_versions_from_every_provider_make_one_row():
         Paper(provider="openalex", title=TITLE, authors=AUTHORS, year=2021, doi="10.1101/2021.11.02.514901",
               openalex_id="W4300000001", publication_types=["preprint"], journal="bioRxiv"),
         Paper(provider="semantic_scholar", title=TITLE, authors=AUTHORS, year=2023,
-              doi="10.3389/fbioe.2023.1143157", paper_id="ab" * 20, publication_types=["JournalArticle"]),
+              doi="10.3389/fbioe.2023.1143157", semantic_scholar_id="ab" * 20, publication_types=["JournalArticle"]),
     ]
     result = dedupe(records)
     assert [cluster.members for cluster in result.clusters] == [[0, 1, 2, 3, 4]]

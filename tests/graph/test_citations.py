@@ -111,8 +111,9 @@ def test_s2_references_page_keeps_titled_papers_ranked_by_position():
     assert [p.title for p in papers] == ["First cited paper", "Not in the S2 corpus", "Third"]
     assert [p.rank for p in papers] == [1, 2, 6]
     first = papers[0]
-    assert (first.doi, first.arxiv_id, first.paper_id, first.citation_count) == ("10.1000/abc", "1901.00001", "a" * 40, 12)
-    assert papers[1].paper_id is None and papers[1].citation_count is None
+    assert (first.doi, first.arxiv_id, first.semantic_scholar_id, first.citation_count) == \
+        ("10.1000/abc", "1901.00001", "a" * 40, 12)
+    assert papers[1].semantic_scholar_id is None and papers[1].citation_count is None
     assert papers[2].year == 2001 and papers[2].citation_count == 40
     assert all(p.provider == "semantic_scholar" for p in papers)
 
@@ -153,7 +154,7 @@ def test_s2_bad_pages_raise_provider_errors(body, message):
 ])
 def test_real_s2_paper_records(name, doi, pmid, paper_id, year):
     paper, reference_count = parse_s2_record(shared_file(f"semantic_scholar/bodies/{name}").read_bytes())
-    assert (paper.doi, paper.pmid, paper.paper_id, paper.year) == (doi, pmid, paper_id, year)
+    assert (paper.doi, paper.pmid, paper.semantic_scholar_id, paper.year) == (doi, pmid, paper_id, year)
     assert paper.title and paper.authors and paper.citation_count is not None
     assert reference_count is None  # these recordings did not ask for referenceCount
 

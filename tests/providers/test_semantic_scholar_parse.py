@@ -41,7 +41,7 @@ def test_turing_page_has_all_hundred_records_ranked_in_order(turing):
 def test_arxiv_preprint_record(turing):
     paper = turing[0]
     assert paper.title == "Large Language Models Pass the Turing Test"
-    assert paper.paper_id == "66e350075a66ca5fd0c09f20d76aaad2c5c6860c"
+    assert paper.semantic_scholar_id == "66e350075a66ca5fd0c09f20d76aaad2c5c6860c"
     assert paper.authors == ["Cameron R. Jones", "Benjamin K. Bergen"]
     assert paper.year == 2025
     assert paper.publication_date == "2025-03-31"
@@ -181,7 +181,7 @@ def test_bulk_page():
     assert len(papers) == 1000
     first = papers[0]
     assert first.title == "Kubernetes Cluster for Automating Software Production Environment"
-    assert first.paper_id == "0018ce3db8f9957b520d6b7e0cec84abfa230e1c"
+    assert first.semantic_scholar_id == "0018ce3db8f9957b520d6b7e0cec84abfa230e1c"
     assert first.rank == 1
     assert papers[-1].title == "RARE: a labeled dataset for cloud-native memory anomalies"
     assert papers[-1].rank == 1000

@@ -81,7 +81,7 @@ def test_json_is_plain_text_with_citation_uri_priority():
         Paper(provider="openalex", title="<b>Bold</b> title", doi="10.1/a", pmid="1", arxiv_id="2101.00001"),
         Paper(provider="openalex", title="PMID only", pmid="123"),
         Paper(provider="openalex", title="arXiv only", arxiv_id="2101.00002"),
-        Paper(provider="openalex", title="S2 only", paper_id="abc"),
+        Paper(provider="openalex", title="S2 only", semantic_scholar_id="abc"),
     ]
     payload = json.loads(render_json(result_with(papers, {"arxiv": "rate exceeded"}), limit=20))
     uris = [r["citation_uri"] for r in payload["results"]]

@@ -51,7 +51,7 @@ def recorded_pool() -> list[ProviderOutcome]:
 
 def key(item: RankedPaper) -> str:
     p = item.paper
-    return p.doi or p.paper_id or p.openalex_id or p.title
+    return p.doi or p.semantic_scholar_id or p.openalex_id or p.title
 
 
 # ---------------------------------------------------------------- provider evidence and --sort impact

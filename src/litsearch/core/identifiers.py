@@ -141,7 +141,7 @@ ID_VOCABULARY = (
     IdKind("pmcid", "pmcid", "PMCID", "PMCID", ("pmcid", "pmc", "pubmedcentral")),
     IdKind("arxiv_id", "arxiv", "ArXiv", "arXiv", ("arxiv", "arxivid")),
     IdKind("openalex_id", "openalex", "OpenAlex", "OpenAlex id", ("openalex", "openalexid")),
-    IdKind("paper_id", "s2", "S2", "Semantic Scholar id", ("s2", "paperid", "s2id")),
+    IdKind("paper_id", "s2", "S2", "Semantic Scholar id", ("s2", "paperid", "s2id", "semanticscholarid")),
     IdKind("corpus_id", "corpusid", "CorpusId", "CorpusId", ("corpusid",)),
     IdKind("mag", "mag", "MAG", "MAG id", ("mag",)),
     IdKind("dblp", "dblp", "DBLP", "DBLP key", ("dblp",)),

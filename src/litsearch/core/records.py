@@ -25,7 +25,7 @@ class Paper:
     journal: str | None = None
     doi: str | None = None
     pmid: str | None = None
-    paper_id: str | None = None  # Semantic Scholar paperId (40-hex sha)
+    semantic_scholar_id: str | None = None  # Semantic Scholar's paperId (40-hex sha); "paper_id" in JSON
     arxiv_id: str | None = None
     openalex_id: str | None = None
     abstract: str | None = None
@@ -46,7 +46,20 @@ class Paper:
     updates: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The record with its JSON field names (``paper_id`` for Semantic Scholar's id)."""
+        return {JSON_NAMES.get(name, name): value for name, value in asdict(self).items()}
+
+
+# A field's name in JSON where it is not the attribute's: the search output, search records, the
+# library's saved records and the Python API's dicts have always called Semantic Scholar's id
+# "paper_id", and keep doing so.
+JSON_NAMES = {"semantic_scholar_id": "paper_id"}
+ATTRIBUTES = {name: attribute for attribute, name in JSON_NAMES.items()}
+
+
+def field_value(paper: Paper, name: str) -> Any:
+    """The field of ``paper`` that JSON calls ``name`` ("paper_id", "doi" …)."""
+    return getattr(paper, ATTRIBUTES.get(name, name))
 
 
 @dataclass(frozen=True)

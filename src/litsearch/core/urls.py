@@ -34,8 +34,8 @@ def citation_uri(paper) -> str | None:
         return f"https://pubmed.ncbi.nlm.nih.gov/{paper.pmid}/"
     if paper.arxiv_id:
         return f"https://arxiv.org/abs/{paper.arxiv_id}"
-    if paper.paper_id:
-        return f"https://www.semanticscholar.org/paper/{paper.paper_id}"
+    if paper.semantic_scholar_id:
+        return f"https://www.semanticscholar.org/paper/{paper.semantic_scholar_id}"
     return None
 
 

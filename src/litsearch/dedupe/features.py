@@ -172,7 +172,7 @@ def _author_features(author: str) -> tuple[frozenset[str], str | None] | None:
 def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]]:
     """(publisher DOIs, PMIDs, arXiv ids, other ids) from the record's fields and its external_ids."""
     extra = _external_ids_by_kind(record.external_ids)
-    if not (extra or record.doi or record.pmid or record.arxiv_id or record.openalex_id or record.paper_id):
+    if not (extra or record.doi or record.pmid or record.arxiv_id or record.openalex_id or record.semantic_scholar_id):
         return _NO_IDS
     dois = [normalize_doi(value) for value in (record.doi, extra.get("doi"))]
     publisher_dois = frozenset(doi for doi in dois if doi and not is_arxiv_doi(doi))
@@ -182,7 +182,7 @@ def _identifiers(record: Paper) -> tuple[frozenset[str], frozenset[str], frozens
     others = (
         f"{kind} id {value}"
         for kind, value in (("OpenAlex", normalize_openalex_id(record.openalex_id or extra.get("openalex_id"))),
-                            ("Semantic Scholar", normalize_s2_id(record.paper_id)),
+                            ("Semantic Scholar", normalize_s2_id(record.semantic_scholar_id)),
                             ("PMC", _pmc_number(extra.get("pmcid"))), ("DBLP", extra.get("dblp")),
                             ("PPR", _ppr_id(record.external_ids.get(PREPRINT_ID))))
         if value

@@ -37,7 +37,7 @@ def merge_cluster(records: Sequence[Paper]) -> Paper:
         journal=first("journal"),
         doi=_preferred_doi(ordered),
         pmid=first("pmid"),
-        paper_id=first("paper_id"),
+        semantic_scholar_id=first("semantic_scholar_id"),
         arxiv_id=first("arxiv_id") or _first_present(arxiv_id_from_doi(r.doi) for r in ordered),
         openalex_id=first("openalex_id"),
         abstract=max((r.abstract for r in ordered if r.abstract), key=len, default=None),

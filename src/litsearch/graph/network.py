@@ -68,7 +68,7 @@ def node_key(paper: Paper) -> str:
         return f"arxiv:{paper.arxiv_id}"
     if paper.doi:
         return f"doi:{paper.doi}"
-    for prefix, value in (("s2", paper.paper_id), ("openalex", paper.openalex_id), ("pmid", paper.pmid)):
+    for prefix, value in (("s2", paper.semantic_scholar_id), ("openalex", paper.openalex_id), ("pmid", paper.pmid)):
         if value:
             return f"{prefix}:{value}"
     return f"title:{fold_title(paper.title)[:80]}:{paper.year or ''}"

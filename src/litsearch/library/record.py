@@ -12,12 +12,15 @@ from dataclasses import fields
 from typing import Any, Iterable, Mapping
 
 from ..core.identifiers import is_arxiv_doi
-from ..core.records import Paper
+from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
 from ..core.updates import UPDATE_TYPES, merged_updates
 
 RECORD_VERSION = 2
-# Every Paper field but the per-answer ones (which provider, its rank and score).
-PAPER_FIELDS = tuple(f.name for f in fields(Paper) if f.name not in ("provider", "rank", "score"))
+# Every Paper field but the per-answer ones (which provider, its rank and score), by its JSON
+# name: Semantic Scholar's id is "paper_id" in every saved record, as it always was, so the
+# attribute's new name (semantic_scholar_id) needed no new record version.
+PAPER_FIELDS = tuple(JSON_NAMES.get(f.name, f.name) for f in fields(Paper)
+                     if f.name not in ("provider", "rank", "score"))
 _LIST_FIELDS = ("authors", "publication_types")
 
 
@@ -26,7 +29,7 @@ def saved_record(paper: Paper, *, found_by: Iterable[str] = (), doi_verified: bo
     it and Crossref's verdict on its DOI (None when not checked)."""
     record: dict[str, Any] = {"record_version": RECORD_VERSION}
     for name in PAPER_FIELDS:
-        value = getattr(paper, name)
+        value = getattr(paper, ATTRIBUTES.get(name, name))
         record[name] = list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value
     record["found_by"] = list(dict.fromkeys(found_by))
     record["doi_verified"] = doi_verified
@@ -55,7 +58,7 @@ def paper_from_record(record: Mapping[str, Any]) -> Paper:
                 if isinstance(value, list) else []
         elif name == "retracted":
             value = value if isinstance(value, bool) else None
-        values[name] = value
+        values[ATTRIBUTES.get(name, name)] = value
     values["title"] = values["title"] or ""
     return Paper(provider="library", **values)
 

@@ -29,7 +29,7 @@ def paper_brief(paper: Paper) -> dict[str, Any]:
     """A paper's ids, title, first authors, year, venue, citations, open-access link and
     retraction flag."""
     ids = {"doi": paper.doi, "pmid": paper.pmid, "arxiv": paper.arxiv_id, "openalex": paper.openalex_id,
-           "semantic_scholar": paper.paper_id}
+           "semantic_scholar": paper.semantic_scholar_id}
     return {
         "ids": {name: value for name, value in ids.items() if value},
         "title": plain_text(paper.title),

@@ -245,7 +245,7 @@ def api_id(ref: PaperRef) -> str | None:
 
 def api_ids(paper: Paper) -> list[str]:
     """The ids /paper/{id} accepts for a known paper, most specific first."""
-    ids = [paper.paper_id if paper.paper_id and _SHA.match(paper.paper_id) else None,
+    ids = [paper.semantic_scholar_id if paper.semantic_scholar_id and _SHA.match(paper.semantic_scholar_id) else None,
            # arXiv's own DOIs are better asked as ARXIV: (S2 files preprints under the arXiv id)
            f"DOI:{paper.doi}" if paper.doi and not is_arxiv_doi(paper.doi) else None,
            f"ARXIV:{paper.arxiv_id}" if paper.arxiv_id else None,

@@ -14,7 +14,8 @@ _ID_LINKS = (
     ("DOI", "doi", None, None),
     ("PMID", "pmid", re.compile(r"^\d{1,9}$"), "https://pubmed.ncbi.nlm.nih.gov/{}/"),
     ("arXiv", "arxiv_id", re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z\-]+/\d{7})$"), "https://arxiv.org/abs/{}"),
-    ("Semantic Scholar", "paper_id", re.compile(r"^[0-9a-f]{40}$"), "https://www.semanticscholar.org/paper/{}"),
+    ("Semantic Scholar", "semantic_scholar_id", re.compile(r"^[0-9a-f]{40}$"),
+     "https://www.semanticscholar.org/paper/{}"),
     ("OpenAlex", "openalex_id", re.compile(r"^W\d+$"), "https://openalex.org/{}"),
 )
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..core.identifiers import IDENTITY_FIELDS, field_label, id_label, is_arxiv_doi
 from ..core.preprints import only_preprints
+from ..core.records import field_value
 from ..core.sanitize import json_text
 from ..core.text import plain_text
 from ..core.urls import citation_uri, http_url
@@ -19,8 +20,8 @@ def canonical_external_ids(paper) -> dict[str, str]:
             ids[key] = str(value)
     # The normalized top-level ids win over the raw spellings.
     for field in IDENTITY_FIELDS:
-        if getattr(paper, field):
-            ids[field_label(field)] = getattr(paper, field)
+        if field_value(paper, field):
+            ids[field_label(field)] = field_value(paper, field)
     return dict(sorted(ids.items()))
 
 
@@ -32,7 +33,7 @@ def result_dict(item: RankedPaper, include_abstract: bool = True,
     return {
         "doi": paper.doi,
         "pmid": paper.pmid,
-        "paper_id": paper.paper_id,
+        "paper_id": paper.semantic_scholar_id,
         "arxiv_id": paper.arxiv_id,
         "openalex_id": paper.openalex_id,
         "title": plain_text(paper.title),

@@ -65,7 +65,7 @@ def _ids_and_links(paper: Paper) -> tuple[list[str], list[str]]:
     clickable)."""
     ids = [f"{label} {plain(value)}" for label, value in (
         ("DOI", paper.doi), ("PMID", paper.pmid), ("arXiv", paper.arxiv_id),
-        ("Semantic Scholar", paper.paper_id), ("OpenAlex", paper.openalex_id)) if value]
+        ("Semantic Scholar", paper.semantic_scholar_id), ("OpenAlex", paper.openalex_id)) if value]
     lines = []
     uri = citation_uri(paper)
     if uri and uri.lower().startswith(("http://", "https://")):

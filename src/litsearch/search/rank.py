@@ -181,7 +181,7 @@ def sort_ranked(items: list[RankedPaper], sort: str = "relevance") -> list[Ranke
 
     def identity(item: RankedPaper) -> tuple:
         paper = item.paper
-        return (fold_title(paper.title), paper.doi or paper.paper_id or paper.openalex_id or "")
+        return (fold_title(paper.title), paper.doi or paper.semantic_scholar_id or paper.openalex_id or "")
 
     def by_relevance(item: RankedPaper) -> tuple:
         return (-item.score, -item.relevance, -citations_of(item.paper), -(item.paper.year or 0)) + identity(item)

@@ -20,6 +20,7 @@ from typing import Any, Mapping
 from .. import __version__
 from ..core.errors import InputError
 from ..core.filters import ENTITY_FILTERS, Filters
+from ..core.records import field_value
 
 RECORD_VERSION = 1
 RESULT_IDS = ("doi", "pmid", "arxiv_id", "paper_id", "openalex_id")
@@ -34,7 +35,7 @@ def _header(kind: str) -> dict[str, Any]:
 
 def _result_entries(items) -> list[dict[str, Any]]:
     return [{"rank": rank, "title": item.paper.title, "year": item.paper.year,
-             **{name: getattr(item.paper, name) for name in RESULT_IDS},
+             **{name: field_value(item.paper, name) for name in RESULT_IDS},
              **({"retracted": True} if item.paper.retracted else {})}
             for rank, item in enumerate(items, start=1)]
 
@@ -44,7 +45,7 @@ def _found_entries(items) -> list[dict[str, Any]]:
     and year (what ``rerun`` compares with), nothing else."""
     entries = []
     for item in items:
-        ids = {name: value for name in RESULT_IDS if (value := getattr(item.paper, name))}
+        ids = {name: value for name in RESULT_IDS if (value := field_value(item.paper, name))}
         entries.append({**ids, "title": item.paper.title, "year": item.paper.year})
     return entries
 
