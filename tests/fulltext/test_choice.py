@@ -50,7 +50,9 @@ def test_at_most_three_open_locations_and_none_that_a_source_already_gives():
               Location(None, "https://europepmc.org/articles/PMC1?pdf=render"),
               Location("https://pmc.ncbi.nlm.nih.gov/articles/PMC1/", None),
               Location("https://ARXIV.org/abs/1706.03762", None)]
-    assert kinds(plan(PaperIds(pmcid="PMC1"), at_pmc)) == [("pmc", "PMC1"), ("europepmc", "PMC1")]
+    # The three at PMC are skipped without counting: the arXiv page is an open copy like any here.
+    assert kinds(plan(PaperIds(pmcid="PMC1"), at_pmc)) == [("pmc", "PMC1"), ("europepmc", "PMC1"),
+                                                          ("open_access", "")]
     assert kinds(plan(PaperIds(arxiv_id="1706.03762"), at_pmc[1:])) == [("arxiv_html", "1706.03762"),
                                                                          ("arxiv_pdf", "1706.03762")] + \
         [("open_access", "")] * 2  # the copy at arXiv is the one arXiv gives
