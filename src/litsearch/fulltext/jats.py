@@ -13,7 +13,7 @@ import re
 from typing import Iterator
 from xml.etree.ElementTree import Element
 
-from .document import FullText, NoFullText, Section, finish_sections
+from .document import MAX_SECTIONS, FullText, NoFullText, Section, finish_sections
 
 # NCBI answers 200 with only the front matter when the publisher does not allow XML.
 _NOT_ALLOWED = re.compile(rb"does not allow downloading of the full text", re.I)
@@ -26,6 +26,9 @@ _SPACED = {"p", "list-item", "title", "label", "term", "def", "td", "th", "tr", 
 _BLOCKS = {"p", "list", "disp-quote", "def-list", "boxed-text", "speech", "statement", "verse-group", "disp-formula",
            "preformat", "code", "array"}
 _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:])(?=\s|$)")
+# The body's sections listed one by one at most (room left for the back matter, captions and
+# references within document.py's MAX_SECTIONS).
+BODY_SECTIONS = MAX_SECTIONS - 20
 _CC_URL = re.compile(r"creativecommons\.org/(?:licenses/([a-z-]+)/(\d\.\d)|publicdomain/(zero)/(\d\.\d))", re.I)
 
 
@@ -50,7 +53,7 @@ def _parse_article(body: bytes | str) -> FullText:
     sections: list[Section] = []
     sections += _abstract_sections(meta)
     if body_el is not None:
-        sections += list(_body_sections(body_el))
+        sections += _body_sections(body_el)
     if not any(s.text for s in sections if s.kind != "abstract"):
         if _NOT_ALLOWED.search(raw):
             raise NoFullText("the publisher does not allow the full text in XML (PMC holds the front matter only)")
@@ -139,21 +142,40 @@ def _abstract_sections(meta: Element | None) -> list[Section]:
     return sections
 
 
-def _body_sections(body: Element, level: int = 1) -> Iterator[Section]:
-    """The body's own paragraphs (before its first <sec>) as "Main text", then each <sec>."""
+def _body_sections(body: Element) -> list[Section]:
+    """The body's own paragraphs (before its first <sec>) as "Main text", then each <sec> in
+    document order, at most BODY_SECTIONS of them; the rest of the body is read as plain text
+    into one last section, with no work per section (a file built with 300,000 of them)."""
+    sections = []
     loose = [_block_text(child) for child in body if _local(child.tag) in _BLOCKS]
     if any(loose):
-        yield Section("Main text", "\n\n".join(loose), level=level)
-    for child in body:
-        if _local(child.tag) == "sec":
-            yield from _sec(child, level)
+        sections.append(Section("Main text", "\n\n".join(loose)))
+    pending = [(child, 1) for child in reversed(body) if _local(child.tag) == "sec"]  # the next one last
+    while pending:
+        sec, level = pending.pop()
+        if len(sections) >= BODY_SECTIONS:
+            rest = [sec] + [element for element, _ in reversed(pending)]  # in document order, none inside another
+            # Pieces joined by a space: a title and its paragraph must not run together.
+            texts = (" ".join(" ".join(element.itertext()).split()) for element in rest)
+            sections.append(Section("Further sections", f"This article has {len(rest):,} more sections (and what "
+                                    "they hold) than lit-search lists one by one; their text follows in order.\n\n"
+                                    + "\n\n".join(text for text in texts if text)))
+            break
+        sections.append(_sec_section(sec, level))
+        pending += [(child, level + 1) for child in reversed(sec) if _local(child.tag) == "sec"]
+    return sections
 
 
-def _sec(sec: Element, level: int) -> Iterator[Section]:
+def _sec_section(sec: Element, level: int) -> Section:
+    """One <sec>: its label and title as the heading, its own paragraphs (not its subsections')."""
     title = sec.find("title")
     label = sec.findtext("label") or ""
     heading = " ".join(f"{label} {_text(title) if title is not None else ''}".split()) or "(untitled section)"
-    yield Section(heading, "\n\n".join(_blocks(sec)), level=level)
+    return Section(heading, "\n\n".join(_blocks(sec)), level=level)
+
+
+def _sec(sec: Element, level: int) -> Iterator[Section]:
+    yield _sec_section(sec, level)
     for child in sec:
         if _local(child.tag) == "sec":
             yield from _sec(child, level + 1)

@@ -65,11 +65,11 @@ def parse_read_ref(text: str) -> PaperRef:
 async def read_paper(ref: str | PaperRef, sections: list[str] | tuple[str, ...] = (),
                      max_chars: int | None = DEFAULT_MAX_CHARS, *, settings: Settings,
                      cache_mode: str = "normal", store: Any = None, policies: Mapping[str, PacePolicy] | None = None,
-                     progress: Callable[[str], None] | None = None) -> ReadResult:
+                     progress: Callable[[str], None] | None = None, connections: Any = None) -> ReadResult:
     """Read one paper (see the module docstring). ``sections``: names to show (all when empty);
     ``max_chars``: the limit on the sections' text (None or 0: none); ``store``: an open
     ``Store`` for the response and document caches (None: no cache); ``policies``: pace
-    overrides (tests)."""
+    overrides (tests); ``connections``: an httpx client a long-lived process keeps."""
     from ..net.cache import ResponseCache  # the command's modes: normal, refresh, off, offline
 
     paper_ref = ref if isinstance(ref, PaperRef) else parse_read_ref(ref)
@@ -77,8 +77,8 @@ async def read_paper(ref: str | PaperRef, sections: list[str] | tuple[str, ...] 
     responses = ResponseCache(store, cache_mode, max_bytes=settings.cache_max_bytes)
     text_settings = dataclasses.replace(settings, max_response_bytes=DOCUMENT_MAX_BYTES)
     paces = {**PACES, **(policies or {})}
-    async with HttpClient(settings, cache=responses, policies=policies) as meta_http, \
-            HttpClient(text_settings, policies=paces) as text_http:
+    async with HttpClient(settings, cache=responses, policies=policies, connections=connections) as meta_http, \
+            HttpClient(text_settings, policies=paces, connections=connections) as text_http:
         document, notes, from_cache, record = await read_document(paper_ref, meta_http, text_http, documents,
                                                                   progress=progress)
     wanted = select_sections(document, list(sections))

@@ -130,6 +130,15 @@ class Store:
             raise
         return cls(db, path, redact)
 
+    @_operation
+    def verify(self) -> None:
+        """The file's integrity checked now (once), rather than before the first write: a
+        process that keeps the store (the MCP server) opens it in a worker thread and checks it
+        there, so no call waits on the check later."""
+        if not self.read_only and not self._checked:
+            check_integrity(self._db, self.path)
+            self._checked = True
+
     def close(self) -> None:
         with self._lock:
             if self._db is not None:

@@ -16,6 +16,7 @@ from ..core.config import Settings
 from ..core.errors import LitSearchError
 from ..core.sanitize import json_text, safe_text
 from ..runtime.console import Console
+from ..runtime.online import Kept
 from .paging import DEFAULT_MAX_CHARS
 
 log = logging.getLogger("litsearch.mcp")
@@ -33,6 +34,8 @@ class Runtime:
         self.max_chars = max_chars
         self.cursor_key = secrets.token_bytes(32)  # signs this server's cursors (mcp_server/cursors.py)
         self._kept: OrderedDict[str, Any] = OrderedDict()
+        # The store and the httpx client, opened once per server off the event loop (runtime/online.py).
+        self.opened = Kept(settings, self.console)
 
     def remember(self, key: str, value: Any) -> None:
         self._kept[key] = value
@@ -49,7 +52,7 @@ class Runtime:
         is not needed."""
         from ..runtime.online import online
 
-        return await online(self.settings, work, console=self.console, store_needed=store_needed)
+        return await online(self.settings, work, console=self.console, store_needed=store_needed, kept=self.opened)
 
     @property
     def console(self) -> Console:

@@ -37,12 +37,11 @@ async def paper_read(
     left out: ask again with sections=[...] for those. A paper without an open copy is a tool error saying so."""
     from ..fulltext.read import read_paper
     from ..render.fulltext import read_markdown, read_payload
-    from ..runtime.online import opened_cache
 
     runtime = current()
     limit = max_chars or max(MIN_TEXT_CHARS, runtime.max_chars - OVERHEAD_CHARS)
-    with opened_cache(runtime.settings, "normal", runtime.console) as (_cache, store):
-        result = await read_paper(id, tuple(sections or ()), limit, settings=runtime.settings, store=store)
+    result = await read_paper(id, tuple(sections or ()), limit, settings=runtime.settings,
+                              store=await runtime.opened.store(), connections=runtime.opened.connections())
     payload = read_payload(result)
     # The sections' text is in the Markdown already: the data carries the rest (sizes, what is
     # shown and left out), so the result is not twice the paper.

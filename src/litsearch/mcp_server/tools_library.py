@@ -4,6 +4,8 @@ search, or papers by id, into the local library with their citation links) and s
 
 from __future__ import annotations
 
+import asyncio
+
 import dataclasses
 from typing import Annotated, Any
 
@@ -28,13 +30,11 @@ async def library_list(
     DOI and how many library papers it cites and is cited by. Use it
     to see what the user has collected before searching again or exporting. Page with offset; next_offset says
     where the next page starts."""
-    from ..library.store import Store
     from ..render.library import library_listing
 
-    settings = current().settings
-    with Store.open(redact=settings.redact) as store:
-        papers = store.list_papers()
-        links = len(store.citations_among())
+    store = await current().opened.store(needed=True)
+    # A large library takes a moment to read: in a worker thread, the event loop answers meanwhile.
+    papers, links = await asyncio.to_thread(lambda: (store.list_papers(), len(store.citations_among())))
     papers_page = papers[offset:offset + limit]
 
     def page(count: int) -> tuple[str, dict[str, Any]]:

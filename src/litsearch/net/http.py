@@ -54,6 +54,25 @@ def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:
     return base if base is not None and same_origin_as_any(httpx.URL(url), [base]) else None
 
 
+def connections(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
+    """The httpx client behind an HttpClient: the settings' timeouts, lit-search's User-Agent,
+    redirects left to ProviderSession._read (same origin only: redirects.py). httpx's own
+    transports unless a test gives one: they honour the environment as curl and pip do
+    (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, SSL_CERT_FILE/DIR), which an explicit
+    transport would switch off."""
+    timeout = httpx.Timeout(connect=settings.connect_timeout, read=settings.read_timeout,
+                            write=settings.read_timeout, pool=settings.connect_timeout)
+    return httpx.AsyncClient(timeout=timeout, headers={"User-Agent": user_agent(settings),
+                                                       "Accept-Encoding": ACCEPT_ENCODING},
+                             follow_redirects=False, transport=transport)
+
+
+def user_agent(settings: Settings) -> str:
+    # A header is ASCII: an internationalised address goes as its mailto: URI spelling.
+    contact = f"mailto:{settings.email_uri}" if settings.email else DEFAULT_CONTACT
+    return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
+
+
 class HttpClient:
     """Owns the httpx client and the pacing state for one run.
 
@@ -73,8 +92,12 @@ class HttpClient:
         cache: Any = None,
         shared_pace: SharedPace | None = None,
         shared_state: SharedState | None = None,
+        connections: httpx.AsyncClient | None = None,
     ):
         self.settings = settings
+        # An httpx client a long-lived process keeps (the MCP server: ``connections(settings)``
+        # once, not a new one with its TLS set-up per call); this client then leaves it open.
+        self._shared = connections
         self.cache = cache  # a litsearch.net.cache.ResponseCache, or None
         # Each service declares its pace (core/services.py, read through the settings); tests may
         # override some.
@@ -116,32 +139,16 @@ class HttpClient:
 
     @property
     def user_agent(self) -> str:
-        # A header is ASCII: an internationalised address goes as its mailto: URI spelling.
-        contact = f"mailto:{self.settings.email_uri}" if self.settings.email else DEFAULT_CONTACT
-        return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
+        return user_agent(self.settings)
 
     async def __aenter__(self) -> "HttpClient":
-        timeout = httpx.Timeout(
-            connect=self.settings.connect_timeout,
-            read=self.settings.read_timeout,
-            write=self.settings.read_timeout,
-            pool=self.settings.connect_timeout,
-        )
-        # httpx's own transports unless a test gives one: they honour the environment as
-        # curl and pip do (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, SSL_CERT_FILE/DIR),
-        # which an explicit transport would switch off.
-        self._client = httpx.AsyncClient(
-            timeout=timeout,
-            headers={"User-Agent": self.user_agent, "Accept-Encoding": ACCEPT_ENCODING},
-            follow_redirects=False,  # followed by ProviderSession._read, same origin only (redirects.py)
-            transport=self._transport,
-        )
+        self._client = self._shared or connections(self.settings, self._transport)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        if self._client is not None:
+        if self._client is not None and self._client is not self._shared:
             await self._client.aclose()
-            self._client = None
+        self._client = None
         if self._owns_shared_state and self.shared_state is not None:
             await self.shared_state.aclose()
 
