@@ -3,7 +3,7 @@
 
     python3 .ci/release.py patch            # 0.2.0 -> 0.2.1 (also: minor, major, or 0.3.0)
     python3 .ci/release.py check            # exit 1, naming what is wrong, if a release is due
-    python3 .ci/release.py again            # the same version recorded anew: never published yet
+    python3 .ci/release.py again            # the same version recorded anew, if never published
 
 Claude Code keeps an installed plugin by its version: a change shipped under an old version
 never reaches the users who have it. So the version has one source, ``pyproject.toml``, and
@@ -165,10 +165,36 @@ def release(root: Path, asked: str) -> str:
     if new == current and asked != "again" and recorded(root).get("version") == current:
         raise ValueError(f"{current} is already recorded; a release needs a new version (patch, minor, major), "
                          f"or `again` if {current} was never published")
+    where = published(root, current) if asked == "again" else None
+    if where:
+        raise ValueError(f"{current} is published ({where}): its users would never get this; cut a new version "
+                         "(patch, minor, major)")
     write_version(root, new)
     _replace(root / RECORD, json.dumps({"version": new, "shipped_files_sha256": digest(root),
                                         "shipped_files": len(shipped_files(root))}, indent=2) + "\n")
     return new
+
+
+def published(root: Path, current: str) -> str | None:
+    """Where ``current`` was published, if it was: its tag (lit-search--vX.Y.Z, as `claude plugin
+    tag` names it), or a main branch holding a commit whose release.json records it."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+
+    if git("rev-parse", "--verify", "--quiet", f"refs/tags/lit-search--v{current}").returncode == 0:
+        return f"tag lit-search--v{current}"
+    branches = [ref for ref in ("main", "master", "origin/main", "origin/master")
+                if git("rev-parse", "--verify", "--quiet", ref).returncode == 0]
+    for commit in git("log", "-50", "--format=%H", "--", RECORD).stdout.split():
+        try:
+            if json.loads(git("show", f"{commit}:{RECORD}").stdout).get("version") != current:
+                continue
+        except ValueError:
+            continue
+        for branch in branches:
+            if git("merge-base", "--is-ancestor", commit, branch).returncode == 0:
+                return f"on {branch}"
+    return None
 
 
 def main(argv: list[str]) -> int:

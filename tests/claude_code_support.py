@@ -30,6 +30,8 @@ TABLE_HEADER = "| # | Authors | Title | Year | Venue | Cites | DOI | OA |"
 SETUP_LINE = "lit-search: first run: installing lit-search"
 WAITING_LINE = "lit-search: waiting for another lit-search to finish setting up"
 TOOL = "mcp__plugin_lit-search_lit-search__paper_search"
+TOPIC = "CRISPR off-target effects"
+ASK = {"FAKE_TOOL": r"mcp__.*__paper_search$", "FAKE_TOOL_INPUT": json.dumps({"topic": TOPIC, "limit": 5})}
 BUILD_SECONDS = 900  # a real pip install on a loaded 2-core machine
 
 
@@ -100,6 +102,25 @@ class ClaudeHome:
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+    def ask_for_the_tool(self, name: str, prompt: str, extra: dict[str, str]) -> tuple:
+        """``claude -p PROMPT`` with the scripted model calling paper_search: (the run, the model's
+        request log, Claude Code's debug log). Claude Code sends its first request after at
+        most 5 s, with the MCP servers connected by then; on a machine loaded far beyond its
+        cores its own start can pass that, and its debug log then says "not ready after".
+        Only that is tried again (twice at most): a server that failed to connect is not."""
+        for attempt in range(3):
+            debug = self.tmp_path / f"{name}-{attempt}.debug"
+            with self.scripted_model(f"{name}-{attempt}", **ASK) as (model, log):
+                run = self.run("-p", prompt, "--allowedTools", TOOL, "--debug-file", str(debug),
+                               extra={**extra, **model})
+            bodies = requests(log)
+            if bodies and TOOL in offered_tools(bodies[0]):
+                break
+            said = debug.read_text(encoding="utf-8", errors="replace") if debug.exists() else ""
+            if "not ready after" not in said or "Connection failed" in said:
+                break
+        return run, log, debug
 
     def needs_auth_cache(self) -> Path:
         return self.home / ".claude" / "mcp-needs-auth-cache.json"

@@ -69,10 +69,12 @@ def checkout(tmp_path):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(REPO / name, root / name)
     assert _release(root, "again").returncode == 0  # released, whether or not this checkout is yet
-    for command in (["init", "-q"], ["add", "-A"], ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit",
-                                                    "-qm", "start"]):
+    for command in (["init", "-q"], ["checkout", "-q", "-b", "work"], ["add", "-A"], COMMIT + ["-qm", "start"]):
         subprocess.run(["git", *command], cwd=root, check=True, capture_output=True)
     return root
+
+
+COMMIT = ["-c", "user.name=t", "-c", "user.email=t@example.org", "commit"]
 
 
 def test_a_change_to_a_shipped_file_fails_the_check_naming_it_until_a_release_is_cut(checkout):
@@ -133,3 +135,14 @@ def test_the_recorded_version_is_not_recorded_twice_unless_asked_again(checkout)
     again = _release(checkout, "again")
     assert again.returncode == 0, again.stderr
     assert release["version"](checkout) == cut and _release(checkout, "check").returncode == 0
+    subprocess.run(["git", *COMMIT, "-qam", f"release {cut}"], cwd=checkout, check=True, capture_output=True)
+    assert _release(checkout, "again").returncode == 0  # committed on a branch: not published yet
+
+    subprocess.run(["git", "branch", "main"], cwd=checkout, check=True)  # merged: published
+    module.write_text(module.read_text() + "\n# a change after the release\n")
+    refused = _release(checkout, "again")
+    assert refused.returncode == 2 and f"{cut} is published (on main)" in refused.stderr
+    subprocess.run(["git", "branch", "-D", "main"], cwd=checkout, check=True, capture_output=True)
+    subprocess.run(["git", "tag", f"lit-search--v{cut}"], cwd=checkout, check=True)  # or tagged
+    assert f"{cut} is published (tag lit-search--v{cut})" in _release(checkout, "again").stderr
+    assert _release(checkout, "patch").returncode == 0

@@ -20,12 +20,10 @@ from pathlib import Path
 import pytest
 
 import fake_apis
-from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, kill_tree,
+from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOPIC, WAITING_LINE, ClaudeHome, kill_tree,
                                  tool_results)
 from fake_server import FakeServer
 
-TOPIC = "CRISPR off-target effects"
-ASK = {"FAKE_TOOL": r"mcp__.*__paper_search$", "FAKE_TOOL_INPUT": json.dumps({"topic": TOPIC, "limit": 5})}
 
 
 @pytest.mark.slow
@@ -59,8 +57,7 @@ def test_slash_command_first_after_a_killed_build_then_an_mcp_tool_share_one_env
         claude.wait_until_built()
         [folder] = claude.environment_folders()  # what the killed run left is gone
 
-        with claude.scripted_model("tool-run", **ASK) as (model, log):
-            tool = claude.run("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
+        tool, log, _ = claude.ask_for_the_tool("tool-run", f"Find papers on {TOPIC}", apis)
         assert tool.returncode == 0, tool.stdout + tool.stderr
         [answer] = tool_results(log)
         assert TABLE_HEADER in answer and "DNA targeting specificity of RNA-guided Cas9 nucleases" in answer

@@ -19,13 +19,11 @@ import time
 import pytest
 
 import fake_apis
-from claude_code_support import (SETUP_LINE, TABLE_HEADER, TOOL, WAITING_LINE, ClaudeHome, kill_tree,
-                                 offered_tools, requests, tool_results)
+from claude_code_support import (ASK, SETUP_LINE, TABLE_HEADER, TOOL, TOPIC, WAITING_LINE, ClaudeHome,
+                                 kill_tree, offered_tools, requests, tool_results)
 from fake_server import FakeServer
 
-TOPIC = "CRISPR off-target effects"
 INSTALLING = "lit-search is installing its environment, once, about a minute; call again"
-ASK = {"FAKE_TOOL": r"mcp__.*__paper_search$", "FAKE_TOOL_INPUT": json.dumps({"topic": TOPIC, "limit": 5})}
 
 
 @pytest.mark.slow
@@ -46,8 +44,7 @@ def test_an_mcp_tool_first_is_offered_at_once_then_answers_and_the_skill_shares_
             run.wait(timeout=60)
         assert any(".building-" in name for name in claude.environment_folders())  # what the kill left
 
-        with claude.scripted_model("first-run", **ASK) as (model, log):
-            first = claude.run("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
+        first, log, _ = claude.ask_for_the_tool("first-run", f"Find papers on {TOPIC}", apis)
         assert first.returncode == 0, first.stdout + first.stderr
         assert TOOL in offered_tools(requests(log)[0]), "the tool must be there from the first request"
         [answer] = tool_results(log)
@@ -55,8 +52,7 @@ def test_an_mcp_tool_first_is_offered_at_once_then_answers_and_the_skill_shares_
         assert not claude.needs_auth_cache().exists()  # the server never looked failed to Claude Code
 
         claude.wait_until_built()  # the build outlived the run that started it; the kill's leftovers are gone
-        with claude.scripted_model("second-run", **ASK) as (model, log):
-            second = claude.run("-p", f"Find papers on {TOPIC}", "--allowedTools", TOOL, extra={**apis, **model})
+        second, log, _ = claude.ask_for_the_tool("second-run", f"Find papers on {TOPIC}", apis)
         assert second.returncode == 0, second.stdout + second.stderr
         [answer] = tool_results(log)
         assert TABLE_HEADER in answer and "DNA targeting specificity of RNA-guided Cas9 nucleases" in answer
