@@ -58,12 +58,14 @@ def world(tmp_path):
     """``start(routes)`` mounts the fake APIs with ``routes`` overridden and returns ``run``."""
     servers = []
 
-    def start(routes: dict | None = None, **env_extra: str):
+    def start(routes: dict | None = None, in_process: bool = True, **env_extra: str):
         server = FakeServer().__enter__()
         servers.append(server)
         env = command_env(fake_apis.install(server, routes or {}), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
                           **env_extra)
-        run = command_runner(env, tmp_path, timeout=90)
+        # In this process (tests/command.py): these values are about what the outputs hold, not
+        # the process door; a process start costs a second or more on a loaded machine.
+        run = command_runner(env, tmp_path, timeout=90, in_process=in_process)
         run.server = server
         return run
 
@@ -159,7 +161,7 @@ def test_12_a_batch_answer_of_the_wrong_shape_costs_only_the_links(world):
 
 
 def test_13_bytes_that_are_not_utf8_in_the_arguments_are_replaced(world, tmp_path):
-    run = world()
+    run = world(in_process=False)  # argv bytes reach Python only through a process's own start
     proc = run([b"CRISPR off-target \xff\xfe effects", *BOTH, "--format", "json"])
     assert json.loads(proc.stdout)["query"] == "CRISPR off-target \ufffd\ufffd effects"
     run([b"CRISPR \xff", *BOTH, "-o", "out.bib"])

@@ -26,7 +26,7 @@ def run(server, tmp_path):
     env = command_env(fake_fulltext.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "cache"),
                       LITSEARCH_EMAIL="reader@example.org", LITSEARCH_BACKOFF="0.05",
                       LITSEARCH_READ_TIMEOUT="2", LITSEARCH_PROVIDER_BUDGET="10")
-    return command_runner(env, tmp_path, prefix=["read"])
+    return command_runner(env, tmp_path, prefix=["read"], in_process=True)  # tests/command.py: no process start
 
 
 def test_pmcid_markdown(run, shared):
@@ -207,7 +207,8 @@ def test_openalex_locations_are_tried_in_order_past_a_dead_link(server, tmp_path
     # Without LITSEARCH_EMAIL: Unpaywall is not asked, the providers' copies are enough.
     env = command_env(fake_fulltext.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "cache"),
                       LITSEARCH_READ_TIMEOUT="2", LITSEARCH_PROVIDER_BUDGET="10")
-    proc = command_runner(env, tmp_path, prefix=["read"])(["10.7717/fake.oalocations", "--section", "methods"])
+    proc = command_runner(env, tmp_path, prefix=["read"], in_process=True)(["10.7717/fake.oalocations", "--section",
+                                                                         "methods"])
     assert "We made a PDF with two pages and known words." in proc.stdout
     assert "**Version:** acceptedVersion" in proc.stdout and "**License:** cc-by" in proc.stdout
     assert "note: open-access copy (publisher, from OpenAlex): the PDF link answered HTTP 404" in proc.stderr

@@ -38,7 +38,7 @@ GRAPH = [
 def run(tmp_path):
     with FakeServer() as server:
         env = command_env(CitationGraphAPI(GRAPH).install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"))
-        yield command_runner(env, tmp_path, prefix=["snowball"])
+        yield command_runner(env, tmp_path, prefix=["snowball"], in_process=True)  # tests/command.py
 
 
 def results(proc) -> list[dict]:

@@ -26,7 +26,9 @@ def world(tmp_path):
     with FakeServer() as server:
         env = command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
                           LITSEARCH_EMAIL="lib@example.org")
-        yield server, command_runner(env, tmp_path, timeout=90), tmp_path
+        run = command_runner(env, tmp_path, timeout=90, in_process=True)  # tests/command.py: no process start
+        run.processes = command_runner(env, tmp_path, timeout=90)  # for the test of several processes at once
+        yield server, run, tmp_path
 
 
 def search_requests(server: FakeServer) -> int:
@@ -144,7 +146,7 @@ def test_concurrent_processes_share_one_library(world):
     server, run, tmp_path = world
     topics = [TOPIC, "CRISPR specificity", "off-target detection", "Cas9 guide design"]
     with ThreadPoolExecutor(max_workers=4) as pool:
-        results = list(pool.map(lambda t: run([t, "--providers", FOUR, "--save", "--no-verify"], code=None),
+        results = list(pool.map(lambda t: run.processes([t, "--providers", FOUR, "--save", "--no-verify"], code=None),
                                 topics * 2))
     assert [r.returncode for r in results] == [0] * 8, [r.stderr for r in results]
     papers = json.loads(run(["library", "list", "--format", "json"]).stdout)

@@ -32,7 +32,7 @@ def world(tmp_path):
         env = command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
                           LITSEARCH_EMAIL="budget@example.org", LITSEARCH_BACKOFF="0.05")
         env.pop("OPENALEX_API_KEY", None)
-        yield command_runner(env, tmp_path), server, env
+        yield command_runner(env, tmp_path, in_process=True), server, env  # tests/command.py
 
 
 def _without_time(text: str) -> str:
@@ -68,7 +68,7 @@ def test_a_spent_allowance_is_remembered_and_later_runs_skip_openalex_at_once(wo
     assert "is spent until midnight UTC" in run(["doctor"]).stdout
 
     # Another account (a key set now) has its own allowance: OpenAlex is asked again.
-    keyed = command_runner({**env, "OPENALEX_API_KEY": "oa-test-key-123"}, tmp_path)
+    keyed = command_runner({**env, "OPENALEX_API_KEY": "oa-test-key-123"}, tmp_path, in_process=True)
     server.route(WORKS, fake_apis._with_headers(fake_apis.openalex_works, fake_apis.OPENALEX_LIMIT_HEADERS))
     assert _error(json.loads(keyed(search).stdout)) == ""
     assert len(server.requests_to(WORKS)) == 2

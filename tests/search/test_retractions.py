@@ -28,7 +28,8 @@ MARK = "⚠ RETRACTED — "
 def run(tmp_path):
     with FakeServer() as server:
         command = command_runner(command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
-                                             LITSEARCH_EMAIL="notices@example.org"), tmp_path, timeout=90)
+                                             LITSEARCH_EMAIL="notices@example.org"), tmp_path, timeout=90,
+                                 in_process=True)  # tests/command.py: no process start
 
         def run(args: list[str], code: int = 0) -> str:
             return command(args, code).stdout
@@ -133,7 +134,7 @@ def test_a_notice_among_the_checked_dois_marks_the_paper_it_retracts(tmp_path):
         return Answer(200, json.dumps(payload))
     with FakeServer() as server:
         run = command_runner(command_env(fake_apis.install(server, {"/crossref/works": works}),
-                                         LITSEARCH_CACHE_DIR=str(tmp_path)), tmp_path)
+                                         LITSEARCH_CACHE_DIR=str(tmp_path)), tmp_path, in_process=True)
         proc = run(["CRISPR off-target effects", "--providers", "semantic_scholar", "--format", "json"])
     result = by_title(json.loads(proc.stdout))["DNA targeting specificity of RNA-guided Cas9 nucleases"]
     assert result["retracted"] is True

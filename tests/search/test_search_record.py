@@ -28,7 +28,8 @@ NEW_PAPER = {
 def world(tmp_path, monkeypatch):
     with FakeServer() as server:
         command = command_runner(command_env(fake_apis.install(server), LITSEARCH_CACHE_DIR=str(tmp_path / "data"),
-                                             LITSEARCH_EMAIL="review@example.org", OPENALEX_API_KEY=KEY), tmp_path)
+                                             LITSEARCH_EMAIL="review@example.org", OPENALEX_API_KEY=KEY), tmp_path,
+                                 in_process=True)  # tests/command.py: no process start
 
         def run(args: list[str], code: int = 0) -> str:
             proc = command(args, code)
@@ -117,7 +118,7 @@ def test_a_paper_found_below_the_limit_that_rises_later_is_not_new(world):
 def test_snowball_record_report_and_rerun(tmp_path):
     with FakeServer() as server:
         command = command_runner(command_env(CitationGraphAPI(GRAPH).install(server),
-                                             LITSEARCH_CACHE_DIR=str(tmp_path / "data")), tmp_path)
+                                             LITSEARCH_CACHE_DIR=str(tmp_path / "data")), tmp_path, in_process=True)
 
         def run(args):
             return command(args).stdout

@@ -30,7 +30,8 @@ def zotero():
 @pytest.fixture
 def run(zotero, tmp_path):
     env = command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"), LITSEARCH_PROVIDER_BUDGET="8")
-    return command_runner(env, tmp_path, prefix=["zotero", "push", "--collection", "Inputs"], timeout=30)
+    return command_runner(env, tmp_path, prefix=["zotero", "push", "--collection", "Inputs"], timeout=30,
+                          in_process=True)  # tests/command.py: no process start
 
 
 def make(tmp_path, kind: str) -> str:
@@ -114,7 +115,8 @@ def test_a_search_record_is_pushed_by_looking_its_papers_up(run, zotero, tmp_pat
 
 def test_a_library_export_and_the_library(run, zotero, tmp_path):
     zotero.items.clear()
-    saved = command_runner(command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path)
+    saved = command_runner(command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path,
+                           in_process=True)
     saved(["CRISPR off-target effects", "--providers", "semantic_scholar,openalex", "--save", "--no-verify", "-q"])
     exported = saved(["library", "export", "--format", "json"]).stdout
     path = tmp_path / "library.json"

@@ -51,7 +51,7 @@ def zotero():
 def run(zotero, tmp_path):
     env = command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"), LITSEARCH_BACKOFF="0.05",
                       LITSEARCH_READ_TIMEOUT="2", LITSEARCH_PROVIDER_BUDGET="8")
-    return command_runner(env, tmp_path, prefix=["zotero", "push"])
+    return command_runner(env, tmp_path, prefix=["zotero", "push"], in_process=True)  # tests/command.py
 
 
 def test_twenty_papers_into_a_new_collection_then_twenty_duplicates(run, zotero, tmp_path, shared):
@@ -204,7 +204,7 @@ def test_configuration_errors(zotero, tmp_path, variables, args, words):
 def desktop(zotero, tmp_path):
     env = command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"), ZOTERO_API_KEY="",
                       ZOTERO_LIBRARY_ID="")
-    return command_runner(env, tmp_path, prefix=["zotero", "push"])
+    return command_runner(env, tmp_path, prefix=["zotero", "push"], in_process=True)  # tests/command.py
 
 
 def test_connector_imports_ris_into_the_named_collection(desktop, zotero, tmp_path):
@@ -283,7 +283,8 @@ def test_notes_about_the_papers_are_shown_even_with_quiet(desktop, tmp_path):
 def test_a_search_json_gives_zotero_what_the_bibtex_of_the_same_search_has(run, zotero, tmp_path, topic):
     import bibtexparser
 
-    search = command_runner(command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path)
+    search = command_runner(command_env(zotero.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path,
+                            in_process=True)
     for target in ("results.json", "results.bib"):
         search([topic, "--providers", "semantic_scholar,openalex", "--no-verify", "-q", "-o", target])
     entries = [{name: field.value for name, field in entry.fields_dict.items()}
