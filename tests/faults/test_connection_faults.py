@@ -6,7 +6,7 @@ import pytest
 
 import fake_apis
 from fake_server import Answer, FakeServer
-from fault_support import FIRST_ROUTE, PROVIDERS, check_contract, run_fault
+from fault_support import FIRST_ROUTE, HANG, PROVIDERS, check_contract, run_fault
 
 BASE_URL_VARIABLE = {
     "semantic_scholar": "LITSEARCH_SEMANTIC_SCHOLAR_URL", "openalex": "LITSEARCH_OPENALEX_URL",
@@ -40,7 +40,8 @@ def test_connection_refused(provider, server, monkeypatch, capsys, closed_port):
 
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_hang_past_the_read_timeout(provider, server, monkeypatch, capsys):
-    md, js, payload = run_fault(monkeypatch, capsys, server, {FIRST_ROUTE[provider]: [Answer(hang=True)]})
+    md, js, payload = run_fault(monkeypatch, capsys, server, {FIRST_ROUTE[provider]: [Answer(hang=True)]},
+                                extra_env=HANG)
     message = {e["provider"]: e["message"] for e in payload["errors"]}[provider]
     check_contract(md, js, payload, failed=provider)
     assert "read timeout" in message or "budget" in message

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from fake_server import Answer, FakeServer
-from fault_support import FIRST_ROUTE, PROVIDERS, check_contract, run_fault
+from fault_support import BUDGET_SECONDS, FIRST_ROUTE, PROVIDERS, check_contract, run_fault
 
 NCBI_429_BODY = json.dumps({"error": "API rate limit exceeded", "api-key": "203.0.113.7",
                             "count": "4", "limit": "3"})
@@ -39,7 +39,9 @@ def test_retry_after_beyond_the_budget_gives_up_at_once(provider, server, monkey
     # OpenAlex's 429 that asks for a day is its daily allowance (issue 20, item 5): said so, with the key to set.
     reason = "allowance (daily allowance) is spent" if provider == "openalex" else "asked to wait 86400 s"
     check_contract(md, js, payload, failed=provider, reason=reason)
-    assert md.seconds < 2.5  # no waiting at all for the hopeless provider
+    # No waiting at all for the hopeless provider: it gave up before its budget would have cut it
+    # (a bound against what waiting would cost, not against the machine's speed).
+    assert md.seconds < BUDGET_SECONDS
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

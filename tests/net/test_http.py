@@ -75,11 +75,9 @@ def test_retry_after_beyond_budget_gives_up_at_once():
     sleep = RecordingSleep()
     with FakeServer() as server:
         server.script("/works", Answer(429, '{"message":"Too Many Requests"}', headers={"Retry-After": "3600"}))
-        started = time.monotonic()
         with pytest.raises(ProviderError) as info:
             asyncio.run(fetch(server.url, sleep=sleep, budget=20))
-    assert time.monotonic() - started < 2
-    assert sleep.waits == [] and len(server.requests) == 1
+    assert sleep.waits == [] and len(server.requests) == 1  # the injected sleep: no wait at all, on any machine
     assert "3600 s" in str(info.value) and "budget" in str(info.value)
 
 
@@ -123,7 +121,9 @@ def test_hang_past_read_timeout_is_retried_then_reported():
         elapsed = time.monotonic() - started
     assert "read timeout after 0.3 s" in str(info.value)
     assert len(server.requests) == 3
-    assert elapsed < 3
+    # Bounded against the broken case (the 30 s default read timeout, three times), not against
+    # the machine's speed: 0.9 s of timeouts may take several seconds on a loaded machine.
+    assert elapsed < 20
 
 
 def test_hang_is_cut_by_the_provider_budget():
@@ -135,7 +135,7 @@ def test_hang_is_cut_by_the_provider_budget():
             asyncio.run(fetch(server.url, cfg=cfg))
         elapsed = time.monotonic() - started
     assert "budget" in str(info.value)
-    assert elapsed < 1.5
+    assert elapsed < 20  # the 30 s read timeout would have run out first without the 0.5 s budget
 
 
 def test_connection_refused_is_a_clear_failure():

@@ -100,6 +100,7 @@ def test_a_request_that_leaves_late_still_keeps_the_next_one_a_full_interval_awa
     assert prompt_began - late_left >= INTERVAL
 
 
+@pytest.mark.realtime  # an upper bound on a gap between arrivals: run apart, as the other wall-clock checks
 def test_the_turn_is_held_only_until_the_headers_leave(tmp_path):
     """A slow answer does not hold the next request back beyond the pace: the turn passes on
     when the headers have left, not when the answer is in."""
