@@ -12,9 +12,15 @@ at sentence ends), and the returned DOIs are mapped back to the collection's doc
 Beside it, the anchor: BM25 over title + abstract over the whole collection (Lucene's variant:
 k1 1.2, b 0.75, Lucene's English stop words, Snowball stemming), computed here.
 
-Printed per collection: nDCG@10, nDCG@20 (linear gain from the grade, log2 discount, ideal
-from all judged documents of the query), recall@20 and MRR (first relevant in the top 100),
-over the queries with at least one relevant document; and lit-search / anchor for nDCG@10.
+Every query runs twice, `--rerank none` (today's lexical order) and `--rerank semantic` (the
+optional re-ranker, with the test extra's model unless --model or LITSEARCH_RERANK_MODEL names
+another; one embedding thread per command), and a pass in which the re-ranker fell back stops
+the run. Printed per collection, both orders side by side with the anchor: nDCG@10, nDCG@20
+(linear gain from the grade, log2 discount, ideal from all judged documents of the query),
+recall@20 and MRR (first relevant in the top 100), over the queries with at least one relevant
+document; the last order's nDCG@10 over the anchor's; the CPU seconds (user + system) of one
+command and the largest resident memory of one command, each order apart; and what the
+`semantic` extra adds to the environment.
 
     .venv/bin/python bench/relevance_benchmark.py                  # every collection, both orders
     .venv/bin/python bench/relevance_benchmark.py adi cran --sort impact --queries 50 --rerank none
