@@ -82,6 +82,8 @@ def snowball_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     console = Console(settings, args.quiet)
     rerank = rerank_mode(args.rerank, console) if args.topic else args.rerank
+    if args.rerank == "semantic" and not args.topic:
+        console.warn("--rerank semantic re-ranks by meaning against --topic, which is not given; order kept")
     started = time.monotonic()
 
     async def work(http, store):
