@@ -120,7 +120,7 @@ def test_doctor_installs_and_reports_readiness_and_cost(host, tmp_path, monkeypa
     out = capsys.readouterr()
     assert "fetching the semantic re-ranker's model" in out.err and "Semantic re-ranker (optional)" in out.out
     assert "- ready: `--rerank semantic` is the default" in out.out
-    assert "CPU s per search" in out.out
+    assert "CPU s more per search" in out.out
 
 
 def test_doctor_install_failure_exits_3_in_one_line(tmp_path, monkeypatch, capsys):

@@ -76,7 +76,7 @@ def semantic_lines(state: dict[str, Any]) -> list[str]:
                      f"{model['download_bytes'] / 1e6:.0f} MB, once), or point {model['variable']} at a folder "
                      "holding an ONNX sentence encoder and its tokenizer.json")
     lines.append(f"- cost: the top {cost['candidates']} papers of each search embedded ({cost['max_tokens']} tokens "
-                 f"each), about {cost['cpu_seconds_per_search']:g} CPU s per search and "
+                 f"each), about {cost['cpu_seconds_per_search']:g} CPU s more per search and "
                  f"{cost['peak_memory_mb']} MB at peak (measured); the extra adds about "
                  f"{cost['extra_install_mb']} MB; time budget {cost['budget_variable']}, threads "
                  f"{cost['threads_variable']}")
