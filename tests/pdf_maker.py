@@ -61,18 +61,24 @@ def blank_pages(count: int = 3) -> bytes:
     return make_pdf([[] for _ in range(count)])
 
 
-def busy_pdf(megabytes: float = 40.0) -> bytes:
-    """A PDF of a few kilobytes built to keep pypdf busy: one page whose compressed content
-    stream unpacks to ``megabytes`` of tiny text operators, each of which pypdf reads in Python
-    (about 2 s of CPU a megabyte here, so 40 MB is over a minute)."""
+def busy_pdf(megabytes: float = 40.0, per_page: float = 4.0) -> bytes:
+    """A PDF of a few kilobytes built to keep pypdf busy: pages whose compressed content streams
+    unpack to ``megabytes`` in all of tiny text operators, each of which pypdf reads in Python
+    (about 2 s of CPU a megabyte here, so 40 MB is over a minute). Each page's stream stays under
+    pypdf's own cap on the work one stream may take (2 million tokens since pypdf 7.1: about
+    7 MB of these operators), so the time is bounded only by the reader's own budget."""
     unit = b"BT /F1 11 Tf 72 700 Td (aaaa) Tj ET\n"
-    stream = zlib.compress(unit * int(megabytes * 1024 * 1024 / len(unit)), 9)
-    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
-               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
-               b"/Contents 5 0 R >>",
-               b"<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\nstream\n" + stream
-               + b"\nendstream"]
+    stream = zlib.compress(unit * int(per_page * 1024 * 1024 / len(unit)), 9)
+    pages = max(1, round(megabytes / per_page))
+    first_page = 4
+    kids = " ".join(f"{first_page + 2 * n} 0 R" for n in range(pages)).encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [" + kids + b"] /Count "
+               + str(pages).encode() + b" >>", b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    for n in range(pages):
+        objects.append(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+                       b"/Contents " + str(first_page + 2 * n + 1).encode() + b" 0 R >>")
+        objects.append(b"<< /Length " + str(len(stream)).encode() + b" /Filter /FlateDecode >>\nstream\n" + stream
+                       + b"\nendstream")
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

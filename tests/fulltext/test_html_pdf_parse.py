@@ -150,3 +150,26 @@ def test_a_longer_pdf_names_the_pages_not_read():
     document = parse_pdf_pages(pages)
     assert document.sections[-1].heading == "Pages not read"
     assert f"pages 4–{MAX_PAGES + 7} were not read" in document.sections[-1].text
+
+
+def test_pages_pypdf_refused_are_said_as_such_not_called_a_scan():
+    """pypdf 7.1 caps the work one content stream may take (LimitReachedError): a PDF whose pages
+    it refused is not "probably a scan", and the reason names pypdf's error."""
+    refused = PdfPages(["", ""], page_count=2, title=None, authors=[],
+                       unreadable=["LimitReachedError: Reached maximum number of tokens per stream."])
+    with pytest.raises(NoFullText, match=r"pypdf could not read 1 of the PDF's 2 pages \(LimitReachedError"):
+        parse_pdf_pages(refused)
+    with pytest.raises(NoFullText, match="probably a scan"):
+        parse_pdf_pages(PdfPages(["", ""], page_count=2, title=None, authors=[]))
+
+
+def test_a_page_pypdf_cannot_read_is_recorded_with_its_error(monkeypatch):
+    from pypdf import PageObject
+    from pypdf.errors import LimitReachedError
+
+    def refuse(self, *args, **kwargs):
+        raise LimitReachedError("Reached maximum number of tokens per stream.")
+    monkeypatch.setattr(PageObject, "extract_text", refuse)
+    from litsearch.fulltext.pdf import extract_pdf_text
+    pages = extract_pdf_text(make_pdf([["Some words on a page"]]))
+    assert pages.texts == [""] and pages.unreadable == ["LimitReachedError: Reached maximum number of tokens per stream."]

@@ -15,7 +15,7 @@ import logging
 import re
 import statistics
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .document import FullText, NoFullText, Section, clean_text, finish_sections, heading_kind
 
@@ -54,6 +54,8 @@ class PdfPages:
     page_count: int
     title: str | None
     authors: list[str]
+    # Pages pypdf refused (its error, one line each), so a PDF it could not read is not called a scan.
+    unreadable: list[str] = field(default_factory=list)
 
 
 def extract_pdf_text(data: bytes) -> PdfPages:
@@ -71,24 +73,29 @@ def extract_pdf_text(data: bytes) -> PdfPages:
             raise NoFullText("the PDF is encrypted with a password")
         pages = reader.pages
         page_count = len(pages)
-        texts = []
+        texts, unreadable = [], []
         for index in range(min(page_count, MAX_PAGES)):
             try:
                 texts.append(pages[index].extract_text() or "")
-            except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError):
+            except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError) as exc:
                 texts.append("")  # one unreadable page costs that page only (named by its empty marker)
+                unreadable.append(f"{type(exc).__name__}: {' '.join(str(exc).split())[:100]}")
         info = reader.metadata or {}
     except NoFullText:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, RecursionError, OSError) as exc:
         raise ValueError(f"not a readable PDF ({type(exc).__name__}: {' '.join(str(exc).split())[:100]})") from None
-    return PdfPages(texts, page_count, _pdf_title(info.get("/Title")), _pdf_authors(info.get("/Author")))
+    return PdfPages(texts, page_count, _pdf_title(info.get("/Title")), _pdf_authors(info.get("/Author")),
+                    unreadable)
 
 
 def parse_pdf_pages(pages: PdfPages) -> FullText:
     """Sections with page markers from the extracted pages (pure)."""
     texts = [repair_text(text) for text in pages.texts]
     letters = sum(sum(ch.isalnum() for ch in text) for text in texts)
+    if letters < max(50, MIN_CHARS_PER_PAGE * len(texts)) and pages.unreadable:
+        raise NoFullText(f"pypdf could not read {len(pages.unreadable)} of the PDF's {len(texts)} pages "
+                         f"({pages.unreadable[0]}), and the rest hold too little text to read")
     if letters < max(50, MIN_CHARS_PER_PAGE * len(texts)):
         raise NoFullText(f"the PDF has no text layer ({letters} letters on {len(texts)} pages): probably a scan; "
                          "lit-search does not read images (OCR)")
