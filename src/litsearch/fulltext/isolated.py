@@ -32,6 +32,9 @@ from .document import FullText, NoFullText
 KINDS = {"jats": "the JATS XML", "latexml": "the LaTeXML page", "html": "the web page", "pdf": "the PDF's text"}
 MIN_SECONDS = 2.0  # a parse is given at least this, whatever is left of the fetch's budget
 MEMORY_BYTES = 2 * 1024 ** 3  # the child's address space: a decompression bomb inside a PDF stops here
+# What the forkserver imports once, so that each child starts with the parsers loaded.
+PRELOADED = [__name__, "litsearch.fulltext.jats", "litsearch.fulltext.latexml", "litsearch.fulltext.htmlpage",
+             "litsearch.fulltext.pdf", "defusedxml.ElementTree", "pypdf"]
 _WAITERS = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="lit-search-parse")
 
 
@@ -54,7 +57,7 @@ async def parse_isolated(kind: str, data: bytes, seconds: float, *, content_type
     budget = max(seconds, MIN_SECONDS)
     context = _context()
     receiving, sending = context.Pipe(duplex=False)
-    child = context.Process(target=child_main, args=(sending, kind, data, content_type, url, budget),
+    child = context.Process(target=child_main, args=(sending, kind, data, content_type, url, budget, MEMORY_BYTES),
                             name=f"lit-search-parse-{kind}", daemon=True)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + budget
@@ -81,7 +84,7 @@ async def parse_isolated(kind: str, data: bytes, seconds: float, *, content_type
 def _context() -> Any:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__, "pypdf"])
+        context.set_forkserver_preload(PRELOADED)
         return context
     return multiprocessing.get_context("spawn")
 
@@ -110,10 +113,13 @@ def _receive(connection: Any) -> Any:
 
 
 def _stop(child: Any, reading: concurrent.futures.Future | None) -> None:
-    """The child killed if it still runs, and reaped; a thread still reading its pipe is let
-    finish (it does at once once the child is gone) before the pipe is closed."""
+    """The child killed if it still runs (one that has answered is given a moment to end on its
+    own), and reaped; a thread still reading its pipe is let finish (it does at once once the
+    child is gone) before the pipe is closed."""
     if child.pid is None:
         return
+    if reading is not None and reading.done():
+        child.join(2)
     if child.exitcode is None:
         child.kill()
     child.join(5)
@@ -144,10 +150,11 @@ def _outcome(kind: str, answer: Any, exitcode: int | None) -> Parsed:
 
 # ---------------------------------------------------------------- the child's side
 
-def child_main(sending: Any, kind: str, data: bytes, content_type: str, url: str, seconds: float) -> None:
+def child_main(sending: Any, kind: str, data: bytes, content_type: str, url: str, seconds: float,
+               memory: int) -> None:
     """Runs in the child: its own limits first, then the parse; one answer on the pipe,
     (status, value, extra: a dict of Parsed's other fields) with plain data only."""
-    _limit_self(seconds)
+    _limit_self(seconds, memory)
     try:
         answer = _parse(kind, data, content_type, url)
     except MemoryError:
@@ -187,7 +194,7 @@ def _parse(kind: str, data: bytes, content_type: str, url: str) -> tuple[str, An
         return "invalid", str(invalid), {}
 
 
-def _limit_self(seconds: float) -> None:
+def _limit_self(seconds: float, memory: int) -> None:
     """CPU seconds a little past the budget (the parent kills the child at the budget; this
     stops it even when the parent is gone), and the address space."""
     try:
@@ -195,7 +202,7 @@ def _limit_self(seconds: float) -> None:
     except ImportError:  # Windows: the parent's kill is the bound
         return
     cpu = math.ceil(seconds) + 2
-    for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, MEMORY_BYTES)):
+    for limit, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, memory)):
         try:
             soft, hard = resource.getrlimit(limit)
             wanted = value if hard == resource.RLIM_INFINITY else min(value, hard)

@@ -29,6 +29,7 @@ _SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([,.;:])(?=\s|$)")
 # The body's sections listed one by one at most (room left for the back matter, captions and
 # references within document.py's MAX_SECTIONS).
 BODY_SECTIONS = MAX_SECTIONS - 20
+_EXPAT_NO_MEMORY = 1  # xml.parsers.expat.errors.codes[XML_ERROR_NO_MEMORY]
 _CC_URL = re.compile(r"creativecommons\.org/(?:licenses/([a-z-]+)/(\d\.\d)|publicdomain/(zero)/(\d\.\d))", re.I)
 
 
@@ -398,7 +399,11 @@ def _parse_xml(raw: bytes) -> Element:
 
     try:
         return defused.fromstring(raw.lstrip())
+    except MemoryError:
+        raise
     except Exception as exc:  # ParseError, and defusedxml's refusals of entity declarations
+        if getattr(exc, "code", None) == _EXPAT_NO_MEMORY:  # out of memory is no property of the XML
+            raise MemoryError from None
         reason = " ".join(str(exc).split())[:120] or type(exc).__name__
         raise ValueError(f"not well-formed XML ({reason})") from None
 
