@@ -31,8 +31,11 @@ FULL_TEXT = "full_text"  # an article's full text
 PREPRINTS = "preprints"  # can ask for preprints only, or none (--preprints / --no-preprints)
 RETRACTIONS = "retractions"  # its records say when a paper is retracted (--exclude-retracted)
 ZOTERO = "zotero"  # files papers in a Zotero library
+LINKS = "links"  # deep search: a known record's references and citing papers, with their texts
+RECOMMEND = "recommend"  # deep search: papers like a set of positive (and unlike negative) examples
+SEMANTIC_SEARCH = "semantic_search"  # deep search: papers whose meaning is near a text
 CAPABILITIES = (SEARCH, WEB, OR_QUERIES, FILTERS, LOOKUP, CITES, CITED_BY, REFERENCE_IDS, NOTICES, DOI_CHECK,
-                OPEN_ACCESS, FULL_TEXT, PREPRINTS, RETRACTIONS, ZOTERO)
+                OPEN_ACCESS, FULL_TEXT, PREPRINTS, RETRACTIONS, ZOTERO, LINKS, RECOMMEND, SEMANTIC_SEARCH)
 
 # When ``--providers auto`` searches a service (search/plan.py names the topic words).
 ALWAYS = "always"

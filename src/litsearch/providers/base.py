@@ -178,6 +178,39 @@ class Provider:
         corrections (a Paper with ``retracted`` and ``updates``); None when it has none."""
         raise NotImplementedError(f"{self.name} has no notices")
 
+    # ----- deep search (deep/expand.py asks for these by capability, never by name)
+
+    fetches_listed_ids: bool = False  # records_by_id: the ids its reference lists name can be fetched
+
+    def can_link(self, paper: Any) -> bool:
+        """``links``: whether this API can list ``paper``'s references and citing papers from
+        the ids its record holds (no look-up first)."""
+        return False
+
+    # ``cited``, where a method takes it, gains the reference list (OpenAlex W-ids) of every work
+    # an answer carried one for: deep search scores co-citation and coupling from them.
+
+    async def linked_many(self, session: Any, papers: list[Any], direction: str, limit: int,
+                          cited: dict[str, list[str]] | None = None) -> list[list[Any] | None]:
+        """``links``: for each paper (same order), up to ``limit`` of the papers it cites
+        (``direction`` "references") or that cite it ("citing"), with abstracts where the API
+        gives them; None for a paper this API does not know."""
+        raise NotImplementedError(f"{self.name} lists no links")
+
+    async def records_by_id(self, session: Any, ids: list[str],
+                            cited: dict[str, list[str]] | None = None) -> list[Any]:
+        """``links``: the records (with texts) of works its own reference lists named, by its ids."""
+        raise NotImplementedError(f"{self.name} cannot fetch records by the ids of its lists")
+
+    async def recommend(self, session: Any, positives: list[Any], negatives: list[Any], limit: int) -> list[Any]:
+        """``recommend``: up to ``limit`` papers like ``positives`` and unlike ``negatives``."""
+        raise NotImplementedError(f"{self.name} recommends nothing")
+
+    async def similar_to_text(self, session: Any, text: str, limit: int,
+                              cited: dict[str, list[str]] | None = None) -> list[Any]:
+        """``semantic_search``: up to ``limit`` papers whose meaning is nearest ``text``."""
+        raise NotImplementedError(f"{self.name} has no semantic search")
+
     async def probe(self, session: Any) -> Any:
         """One cheap request sent as a search would send it (key, email), for `lit-search
         doctor --check`: the FetchedResponse whatever its status, or None when this API has

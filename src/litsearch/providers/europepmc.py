@@ -19,6 +19,7 @@ from ._boolean import balanced, join_tokens, without_dangling
 from ._common import Parsed, any_of, skipped_notes
 from .base import PROBE_DOI, PROBE_STATUSES, Provider, ProviderAnswer, SearchRequest
 from .europepmc_declaration import SERVICE
+from .europepmc_links import fetch_linked, link_id
 from .europepmc_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     EUROPEPMC_ID,
     NAME,
@@ -240,6 +241,15 @@ class EuropePMC(Provider):
 
     async def search(self, session: ProviderSession, request: SearchRequest) -> ProviderAnswer:
         return await search(session, request.query, request.limit, request.filters)
+
+    # ----- deep search: its citation lists for MED, PMC and PPR records
+
+    def can_link(self, paper: Any) -> bool:
+        return link_id(paper) is not None
+
+    async def linked_many(self, session: ProviderSession, papers: list[Any], direction: str, limit: int,
+                          cited: dict[str, list[str]] | None = None) -> list[list[Any] | None]:
+        return [await fetch_linked(session, paper, direction, limit) for paper in papers]
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         params: dict[str, Any] = search_params(f'DOI:"{PROBE_DOI}"', 1, FIRST_CURSOR, session.identity_params())

@@ -4,6 +4,7 @@ from ..core.services import (
     BIOMEDICAL,
     FILTERS,
     FULL_TEXT,
+    LINKS,
     OR_QUERIES,
     PREPRINTS,
     RETRACTIONS,
@@ -25,7 +26,7 @@ SERVICE = Service(
     pace=PacePolicy(min_interval=0.2, max_in_flight=2),
     # Searched for PubMed's records plus preprints (SRC:PPR), PMC, Agricola and patents; open
     # full texts by /{PMCID}/fullTextXML (lit-search read).
-    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, FULL_TEXT}),
+    capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, FULL_TEXT, LINKS}),
     auto_choice=BIOMEDICAL,
     limits="no key and no published limit; lit-search keeps to 5 requests/s, 2 at a time",
     search_summary="Search Europe PMC (/search, core records, cursorMark pages; preprints included).",

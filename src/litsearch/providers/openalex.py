@@ -4,6 +4,7 @@ works citing one, and author/source name resolution."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from typing import Any
@@ -30,6 +31,7 @@ from .openalex_parse import (  # noqa: F401 (the parsers are part of this provid
     parse_work,
     parse_work_with_references,
     parse_works,
+    parse_works_with_references,
     rebuild_abstract,
     referenced_work_ids,
 )
@@ -315,6 +317,95 @@ async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> 
     return found
 
 
+# ---------------------------------------------------------------- deep search: lists with texts, semantic search
+
+# Deep search shows the judge each candidate's abstract, and scores co-citation and coupling
+# from the works each one cites: its lists select both.
+TEXT_SELECT = ",".join([name for name in SELECT_FIELDS.split(",") if name != "relevance_score"] + ["referenced_works"])
+SEMANTIC_MAX = 50  # search.semantic answers at most 50 works per call
+SEMANTIC_MAX_CHARS = 1000  # the text sent: a URL stays well under OpenAlex's ~4 KB
+# search= reads these as wildcards or proximity, and since June 2026 refuses ? and * (HTTP 400).
+_SEARCH_WILDCARDS = re.compile(r"[?*~]")
+References = dict[str, list[str]]  # W-id -> the W-ids it cites
+
+
+def can_link(paper: Paper) -> bool:
+    return bool(paper.openalex_id)
+
+
+async def fetch_linked_many(session: ProviderSession, papers: list[Paper], direction: str, limit: int,
+                            cited: References | None = None) -> list[list[Paper] | None]:
+    """For each paper (same order): up to ``limit`` works it references (from its
+    ``referenced_works``, fetched 100 papers a call, their records 100 a call) or the ``limit``
+    most cited works citing it (one call each); None for a paper without an OpenAlex id.
+    ``cited``, when given, gains the reference list of every work an answer carried."""
+    ids = [paper.openalex_id for paper in papers]
+    cited = {} if cited is None else cited
+    if direction == "references":
+        referenced = await fetch_reference_ids(session, [i for i in ids if i])
+        cited.update(referenced)
+        wanted = {i: referenced.get(i, [])[:limit] for i in ids if i}
+        records = {paper.openalex_id: paper for paper in
+                   await fetch_works_with_text(session, list(dict.fromkeys(w for ws in wanted.values() for w in ws)),
+                                               cited)}
+        return [[records[w] for w in wanted[i] if w in records] if i and i in referenced else None for i in ids]
+
+    async def citing(paper: Paper) -> list[Paper] | None:
+        if not paper.openalex_id:
+            return None
+        if paper.citation_count == 0:
+            return []
+        params = {"filter": f"cites:{paper.openalex_id}", "sort": "cited_by_count:desc",
+                  "per_page": max(1, min(limit, MAX_PER_PAGE)), "select": TEXT_SELECT,
+                  **_identity_params(session.settings)}
+        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+        return _kept(parse_works_with_references(response.content)[:limit], cited)
+
+    return list(await asyncio.gather(*(citing(paper) for paper in papers)))
+
+
+def _kept(works: list[Work], cited: References) -> list[Paper]:
+    for work in works:
+        if work.paper.openalex_id and work.referenced_ids:
+            cited[work.paper.openalex_id] = work.referenced_ids
+    return [work.paper for work in works]
+
+
+async def fetch_works_with_text(session: ProviderSession, work_ids: list[str],
+                                cited: References | None = None) -> list[Paper]:
+    """The records of the given W-ids with their abstracts, 100 a call; ``cited`` gains their
+    reference lists."""
+    papers: list[Paper] = []
+    for batch in id_batches(work_ids):
+        params = {"filter": "openalex_id:" + "|".join(batch), "per_page": len(batch), "select": TEXT_SELECT,
+                  **_identity_params(session.settings)}
+        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+        papers.extend(_kept(parse_works_with_references(response.content), {} if cited is None else cited))
+    return papers
+
+
+def semantic_text(text: str) -> str:
+    """The text as search.semantic is sent it: one line, no wildcard characters, at most
+    ``SEMANTIC_MAX_CHARS`` (cut at a word)."""
+    plain = " ".join(_SEARCH_WILDCARDS.sub(" ", text).split())
+    if len(plain) <= SEMANTIC_MAX_CHARS:
+        return plain
+    return plain[:SEMANTIC_MAX_CHARS].rsplit(" ", 1)[0]
+
+
+async def fetch_semantic(session: ProviderSession, text: str, limit: int,
+                         cited: References | None = None) -> list[Paper]:
+    """Up to ``limit`` (≤ 50) works nearest ``text`` by OpenAlex's semantic search (10 credits
+    of the daily budget, as a search)."""
+    query = semantic_text(text)
+    if not query:
+        return []
+    params = {"search.semantic": query, "per_page": max(1, min(limit, SEMANTIC_MAX)), "select": TEXT_SELECT,
+              **_identity_params(session.settings)}
+    response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
+    return _kept(parse_works_with_references(response.content)[:limit], {} if cited is None else cited)
+
+
 # ---------------------------------------------------------------- the provider
 
 KEY_VARIABLE = SERVICE.key.variable
@@ -397,6 +488,25 @@ class OpenAlex(Provider):
                                      accept_status=PROBE_STATUSES, retries=0)
         await observed(session, response)
         return response
+
+    # ----- deep search
+
+    fetches_listed_ids = True
+
+    def can_link(self, paper: Paper) -> bool:
+        return can_link(paper)
+
+    async def linked_many(self, session: ProviderSession, papers: list[Paper], direction: str, limit: int,
+                          cited: References | None = None) -> list[list[Paper] | None]:
+        return await fetch_linked_many(session, papers, direction, limit, cited)
+
+    async def similar_to_text(self, session: ProviderSession, text: str, limit: int,
+                              cited: References | None = None) -> list[Paper]:
+        return await fetch_semantic(session, text, limit, cited)
+
+    async def records_by_id(self, session: ProviderSession, ids: list[str],
+                            cited: References | None = None) -> list[Paper]:
+        return await fetch_works_with_text(session, ids, cited)
 
     def budget_today(self, settings: Settings) -> dict[str, Any] | None:
         return doctor_budget(settings)

@@ -218,3 +218,15 @@ def referenced_work_ids(work: Any) -> list[str]:
     values = work.get("referenced_works") if isinstance(work, dict) else None
     ids = (normalize_openalex_id(value) for value in values or [] if isinstance(value, str))
     return list(dict.fromkeys(work_id for work_id in ids if work_id))
+
+
+def parse_works_with_references(body: bytes | str) -> list[Work]:
+    """The works of a list answer with the W-ids each cites (when ``referenced_works`` was selected)."""
+    papers = parse_works(body)
+    results = load_json_object(body).get("results")
+    by_id = {}
+    for work in results if isinstance(results, list) else []:
+        work_id = normalize_openalex_id(work.get("id")) if isinstance(work, dict) else None
+        if work_id:
+            by_id[work_id] = referenced_work_ids(work)
+    return [Work(paper, by_id.get(paper.openalex_id or "", [])) for paper in papers]

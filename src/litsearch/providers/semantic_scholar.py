@@ -24,6 +24,7 @@ from .semantic_scholar_parse import (  # noqa: F401 (the parsers are part of thi
     parse_citations,
     parse_paper,
     parse_record,
+    parse_recommendations,
     parse_references,
     parse_search,
 )
@@ -287,6 +288,48 @@ async def _list_page(session: ProviderSession, paper_api_id: str, direction: str
     return None if response.status == 404 else response.content
 
 
+# ---------------------------------------------------------------- deep search: lists with texts, recommendations
+
+# The list fields for deep search, with the abstract (the judge reads it) and what the merge uses.
+LINK_FIELDS = "title,abstract,year,authors,externalIds,citationCount,venue,journal,publicationDate"
+LINK_LIST_MAX = 1000
+RECOMMENDATIONS_PATH = "/recommendations/v1/papers"
+MAX_EXAMPLES = 100  # positive (and negative) ids sent to one recommendation request
+
+
+async def fetch_linked(session: ProviderSession, paper: Paper, direction: str, limit: int) -> list[Paper] | None:
+    """Up to ``limit`` references (``direction`` "references") or citing papers ("citing");
+    None when S2 does not know the paper."""
+    ids = api_ids(paper)
+    if not ids:
+        return None
+    listing = "references" if direction == "references" else "citations"
+    params = {"fields": LINK_FIELDS, "limit": max(1, min(limit, LINK_LIST_MAX)), "offset": 0}
+    response = await session.get(_paper_url(session, ids[0], "/" + listing), params=params,
+                                 headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
+    if response.status == 404:
+        return None
+    parse = parse_references if listing == "references" else parse_citations
+    return parse(response.content)[:limit]
+
+
+async def fetch_recommendations(session: ProviderSession, positives: list[Paper], negatives: list[Paper],
+                                limit: int) -> list[Paper]:
+    """Up to ``limit`` papers like ``positives`` and unlike ``negatives`` (S2's Recommendations
+    API, which answers from its own embeddings of the papers)."""
+    wanted = [ids[0] for paper in positives[:MAX_EXAMPLES] if (ids := api_ids(paper))]
+    unwanted = [ids[0] for paper in negatives[:MAX_EXAMPLES] if (ids := api_ids(paper))]
+    if not wanted:
+        return []
+    response = await session.post(session.url(RECOMMENDATIONS_PATH),
+                                  params={"fields": LINK_FIELDS, "limit": max(1, min(limit, 500))},
+                                  json={"positivePaperIds": wanted, "negativePaperIds": unwanted},
+                                  headers=_auth_headers(session.settings), accept_status=NOT_FOUND)
+    if response.status == 404:  # none of the positive ids is known to it
+        return []
+    return parse_recommendations(response.content)[:limit]
+
+
 # ---------------------------------------------------------------- the provider
 
 class SemanticScholar(Provider):
@@ -352,6 +395,19 @@ class SemanticScholar(Provider):
         answers = await fetch_reference_ids(session, paper_api_ids)
         return [[_reference_identity(reference) for reference in references] for references in answers], \
             list(answers.notes)
+
+    # ----- deep search
+
+    def can_link(self, paper: Paper) -> bool:
+        return bool(api_ids(paper))
+
+    async def linked_many(self, session: ProviderSession, papers: list[Paper], direction: str, limit: int,
+                          cited: dict[str, list[str]] | None = None) -> list[list[Paper] | None]:
+        return [await fetch_linked(session, paper, direction, limit) for paper in papers]
+
+    async def recommend(self, session: ProviderSession, positives: list[Paper], negatives: list[Paper],
+                        limit: int) -> list[Paper]:
+        return await fetch_recommendations(session, positives, negatives, limit)
 
     async def probe(self, session: ProviderSession) -> FetchedResponse:
         return await session.get(_paper_url(session, f"DOI:{PROBE_DOI}"), params={"fields": "title"},

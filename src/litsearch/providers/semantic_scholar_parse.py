@@ -139,3 +139,14 @@ def parse_record(body: bytes | str) -> tuple[Paper, int | None]:
     if paper is None:
         raise ProviderError("unexpected response (a paper without a title)")
     return paper, as_count(payload.get("referenceCount"))
+
+
+def parse_recommendations(body: bytes | str) -> list[Paper]:
+    """The papers of a POST /recommendations/v1/papers answer (``recommendedPapers``), ranked by position."""
+    payload = load_json_object(body)
+    entries = payload.get("recommendedPapers")
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        raise ProviderError("unexpected response ('recommendedPapers' is not a list)")
+    return parse_each(entries, lambda entry, position: parse_paper(entry, rank=position))

@@ -57,7 +57,7 @@ def _requests_by_provider(sent: list[dict[str, Any]]) -> dict[str, list[dict[str
     return grouped
 
 
-def _filters_dict(filters: Filters) -> dict[str, Any]:
+def filters_as_dict(filters: Filters) -> dict[str, Any]:
     values = asdict(filters)
     # The OpenAlex entity each entity filter was resolved to: a re-run filters by the same ids.
     values["resolved"] = {name: list(found) for name, found in filters.resolved.items() if name in ENTITY_FILTERS}
@@ -66,7 +66,7 @@ def _filters_dict(filters: Filters) -> dict[str, Any]:
 
 
 def filters_from_dict(values: Mapping[str, Any]) -> Filters:
-    """The Filters a record holds (as ``_filters_dict`` wrote them)."""
+    """The Filters a record holds (as ``filters_as_dict`` wrote them)."""
     def day(value: Any) -> date | None:
         try:
             return date.fromisoformat(value) if isinstance(value, str) and value else None
@@ -116,7 +116,7 @@ def search_record(options, result) -> dict[str, Any]:
         "topic": options.topic,
         "variants": result.variants,
         "options": {"providers": [outcome.provider for outcome in result.outcomes], "limit": options.limit,
-                    "sort": options.sort, "filters": _filters_dict(result.filters or options.filters),
+                    "sort": options.sort, "filters": filters_as_dict(result.filters or options.filters),
                     "verify": options.verify, "exclude_retracted": options.exclude_retracted,
                     # Only when the order was re-ranked by meaning: other records stay as they were.
                     **({"rerank": "semantic"} if getattr(result, "reranked", False) else {})},

@@ -1,0 +1,207 @@
+"""Deep search against one-shot search, on judged collections with a simulated judge.
+
+Each collection of ../shared/benchmarks/ranking (CACM with its real citation links; the eleven
+systematic reviews under ``reviews/``, each served with the other reviews' records as
+distractors, with synthetic in-review citation links) is served by the project's fake
+providers (tests/fake_collection.py: search in each API's format, each provider holding its own
+80 % share; tests/fake_collection_graph.py: references and citing papers, Semantic Scholar's
+recommendations and OpenAlex's semantic search, answering by a tf-idf similarity of their own,
+and Europe PMC's citation lists). A simulated judge stands in for the model (tests/deep_world.py):
+"relevant" with probability 0.8 for a document judged relevant for the query, 0.03 otherwise.
+
+Per collection it prints, averaged over its queries: recall (relevant documents the judge
+confirmed, over all relevant documents) after 50, 100 and 200 judged and at the stop; the
+one-shot search read by the same judge (its first 50 and 100 rows); BM25 over the whole
+collection, first 100 read by the judge (the ceiling of any one-shot ranking); a naive loop of
+today's commands (search, then ``snowball`` from each batch's confirmed papers) at 100 judged;
+the most the judge can confirm in 100; rounds, requests per provider, stop reasons and how often
+"saturated" was right (the judge had confirmed ≥ 0.9 of the relevant documents it could
+confirm among those some provider holds).
+
+The session runs in-process through the same functions as ``lit-search deep`` (deep/rounds.py),
+with pacing off (the figures are recall and requests, not time; bench/search_benchmark.py
+measures pacing). Budget: ``max(300, 3 × relevant)`` judged per query, as the issue states.
+
+    .venv/bin/python bench/deep_benchmark.py                       # CACM and every review (~20 min)
+    .venv/bin/python bench/deep_benchmark.py cacm --queries 16
+    .venv/bin/python bench/deep_benchmark.py reviews/cohen_NSAIDS --hit 0.9 --false-alarm 0.01
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "src"), str(REPO / "tests"), str(REPO / "bench")]
+
+from deep_world import Judge, World, load_world  # noqa: E402
+
+RANKING = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared")) / "benchmarks" / "ranking"
+REVIEWS = sorted(f"reviews/{p.name}" for p in (RANKING / "reviews").iterdir() if p.is_dir()) \
+    if (RANKING / "reviews").is_dir() else []
+COLLECTIONS = ["cacm", *REVIEWS]
+CHECKPOINTS = (50, 100, 200)
+
+
+def unpaced_client(settings):
+    from litsearch.core.services import PacePolicy
+    from litsearch.net.http import HttpClient
+    from litsearch.providers import registry
+
+    policies = {name: PacePolicy(0.0, 8, retries=0) for name in registry.providers()}
+    return HttpClient(settings, policies=policies)
+
+
+async def deep_session(world: World, query_id: str, text: str, judge: Judge, max_judged: int,
+                       batch: int = 20) -> dict:
+    """One session to its stop: the order papers were judged, the stop, rounds and requests."""
+    from litsearch.core.config import Settings
+    from litsearch.core.filters import Filters
+    from litsearch.deep.rounds import Timing, advance, start
+    from litsearch.deep.session import Options
+    from litsearch.deep.verdicts import Verdicts
+
+    settings = Settings.from_env(world.env)
+    order: list[str | None] = []
+    search_order: list[str | None] = []
+    own = []
+    async with unpaced_client(settings) as http:
+        session = await start(http, text, [], Filters(), Options(batch=batch, max_judged=max_judged))
+        search_order = [world.doc_id(c.paper) for c in session.candidates.values()
+                        if any(e.get("via") == "search" for e in c.evidence)]
+        while not session.done:
+            given = {}
+            for key in session.batch:
+                doc = world.doc_id(session.candidates[key].paper)
+                order.append(doc)
+                given[key] = "relevant" if judge.says_relevant(doc) else "not"
+            timing = Timing()
+            await advance(http, session, Verdicts(given, []), [], timing)
+            own.append(timing.own_seconds)
+        requests = dict(http.request_counts)
+    return {"order": order, "search_order": search_order, "stop": session.stop_reason, "rounds": len(session.rounds),
+            "requests": requests, "own_seconds": max(own or [0.0]), "candidates": len(session.candidates)}
+
+
+async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: int = 20) -> list[str | None]:
+    """Today's commands by hand: search; then snowball from each batch's confirmed papers; the
+    next batch is the newest snowball's best unjudged rows, then the search's next rows."""
+    from litsearch.core.config import Settings
+    from litsearch.core.identifiers import PaperRef
+    from litsearch.graph.snowball import snowball
+    from litsearch.search.options import SearchOptions
+    from litsearch.search.pipeline import run_search
+
+    settings = Settings.from_env(world.env)
+    order: list[str | None] = []
+    seen: set[str] = set()
+    async with unpaced_client(settings) as http:
+        result = await run_search(SearchOptions(topic=text, limit=100, verify=False, find_open_access=False),
+                                  settings, http=http)
+        search_rows = [item.paper for item in result.results]
+        queue: list = []
+        while len(order) < budget:
+            chosen = []
+            for paper in queue + search_rows:
+                key = (paper.doi or paper.title).lower()
+                if key not in seen and len(chosen) < batch:
+                    seen.add(key)
+                    chosen.append(paper)
+            if not chosen:
+                break
+            confirmed = []
+            for paper in chosen:
+                doc = world.doc_id(paper)
+                order.append(doc)
+                if judge.says_relevant(doc) and paper.doi:
+                    confirmed.append(paper)
+            if confirmed:
+                refs = [(p.doi, PaperRef("doi", p.doi)) for p in confirmed]
+                found = await snowball(http, refs, "both", text)
+                queue = [item.paper for item in found.results]
+    return order[:budget]
+
+
+def recall_at(order: list[str | None], judge: Judge, k: int) -> float:
+    confirmed = {doc for doc in order[:k] if doc in judge.relevant and judge.says_relevant(doc)}
+    return len(confirmed) / len(judge.relevant)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("collections", nargs="*", default=COLLECTIONS, help="which (default: CACM and every review)")
+    parser.add_argument("--queries", type=int, default=0, help="only the first N judged queries of each")
+    parser.add_argument("--hit", type=float, default=0.8, help="the judge's chance to confirm a relevant paper")
+    parser.add_argument("--false-alarm", type=float, default=0.03, help="its chance to call another relevant")
+    parser.add_argument("--seed", type=int, default=2026, help="the judge's seed")
+    parser.add_argument("--no-naive", action="store_true", help="skip the naive loop (the slowest part)")
+    args = parser.parse_args()
+    if not RANKING.is_dir():
+        print(f"needs the judged collections in {RANKING}")
+        return 1
+    from relevance_benchmark import Bm25
+
+    print(f"deep search vs one-shot; judge: hit {args.hit}, false alarm {args.false_alarm}, seed {args.seed}")
+    header = (f"{'collection':<30}{'q':>3} | {'deep@50':>7} {'@100':>5} {'@200':>5} {'@stop':>6} {'judged':>6} | "
+              f"{'1shot@50':>8} {'@100':>5} | {'BM25@100':>8} | {'naive@100':>9} | {'max@100':>7} | "
+              f"{'stops (right)':<24} {'rounds':>6} {'own s':>5}")
+    print(header)
+    for name in args.collections:
+        collection = load_world(RANKING, name)
+        queries = dict(list(collection.queries.items())[: args.queries or None])
+        bm25 = Bm25([f"{doc['title']} {doc.get('abstract') or ''}" for doc in collection.docs])
+        ids = [str(doc["id"]) for doc in collection.docs]
+        rows: dict[str, list[float]] = {}
+        stops: Counter = Counter()
+        right = Counter()
+        requests: Counter = Counter()
+        started = time.monotonic()
+        with World(collection) as world:
+            for qid, text in queries.items():
+                relevant = set(collection.qrels[qid])
+                judge = Judge(relevant, qid, seed=args.seed, hit=args.hit, false_alarm=args.false_alarm)
+                budget = max(300, 3 * len(relevant))
+                run = asyncio.run(deep_session(world, qid, text, judge, budget))
+                order = run["order"]
+                findable = world.findable(judge.confirmable())
+                confirmed = {d for d in order if d in findable}
+                stops[run["stop"]] += 1
+                if run["stop"] == "saturated" and findable and len(confirmed) / len(findable) >= 0.9:
+                    right["saturated"] += 1
+                requests.update(run["requests"])
+                anchor = [ids[p] for p in bm25.rank(text, depth=100)]
+                values = {f"deep@{k}": recall_at(order, judge, k) for k in CHECKPOINTS}
+                values["deep@stop"] = recall_at(order, judge, len(order))
+                values["judged"] = len(order)
+                values["1shot@50"] = recall_at(run["search_order"], judge, 50)
+                values["1shot@100"] = recall_at(run["search_order"], judge, 100)
+                values["bm25@100"] = recall_at(anchor, judge, 100)
+                values["max@100"] = min(len(judge.confirmable()), 100) / len(relevant)
+                values["rounds"] = run["rounds"]
+                values["own"] = run["own_seconds"]
+                if not args.no_naive:
+                    values["naive@100"] = recall_at(asyncio.run(naive_loop(world, text, judge, 100)), judge, 100)
+                for key, value in values.items():
+                    rows.setdefault(key, []).append(value)
+        mean = {key: statistics.mean(values) for key, values in rows.items()}
+        stop_text = ", ".join(f"{reason} {count}" + (f" ({right[reason]})" if reason == "saturated" else "")
+                              for reason, count in sorted(stops.items()))
+        naive = f"{mean['naive@100']:>9.3f}" if "naive@100" in mean else f"{'-':>9}"
+        print(f"{name:<30}{len(queries):>3} | {mean['deep@50']:>7.3f} {mean['deep@100']:>5.3f} "
+              f"{mean['deep@200']:>5.3f} {mean['deep@stop']:>6.3f} {mean['judged']:>6.0f} | "
+              f"{mean['1shot@50']:>8.3f} {mean['1shot@100']:>5.3f} | {mean['bm25@100']:>8.3f} | {naive} | "
+              f"{mean['max@100']:>7.3f} | {stop_text:<24} {mean['rounds']:>6.1f} {max(rows['own']):>5.2f}"
+              f"   [{time.monotonic() - started:.0f} s; requests/query: "
+              + ", ".join(f"{p} {n / len(queries):.0f}" for p, n in requests.most_common()) + "]", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

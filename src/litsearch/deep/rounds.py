@@ -1,0 +1,124 @@
+"""A deep-search session, round by round: ``start`` runs the first search and shows the first
+batch; ``advance`` records the verdicts on a batch, decides whether the search is complete,
+chases what was judged relevant, scores every candidate and shows the next batch.
+
+The first batch is the search's own top rows (its ranking is the best evidence before any
+verdict); every later batch is the unjudged candidates with the highest score
+(deep/score.py). Both functions change the session in memory; the caller saves it.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from ..core.errors import UsageError
+from ..core.filters import Filters
+from ..net.http import HttpClient
+from .expand import keeps, plan_round, provider_caps, run_actions
+from .pool import Pool
+from .score import score_candidates
+from .session import Options, Round, Session, now_utc
+from .stop import budget_spent, saturation
+from .verdicts import Verdicts, apply
+
+
+@dataclass
+class Timing:
+    """Seconds of lit-search's own work in the last step (scoring, choosing, merging)."""
+
+    own_seconds: float = 0.0
+    weights: dict[str, float] = field(default_factory=dict)
+
+
+async def start(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options) -> Session:
+    from ..search.options import MAX_FETCH, SearchOptions
+    from ..search.pipeline import run_search
+
+    session = Session(topic=topic, variants=list(variants), filters=filters, options=options, created_at=now_utc())
+    entry = Round(1)
+    session.rounds.append(entry)
+    before = dict(http.request_counts)
+    search = SearchOptions(topic=topic, variants=list(variants), providers=options.providers, limit=MAX_FETCH,
+                           filters=filters, verify=False, find_open_access=False)
+    result = await run_search(search, http.settings, http=http)
+    session.filters = result.filters or filters  # entity filters resolved once, kept for every round
+    session.queries = [topic, *variants]
+    session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
+    arrivals = [(item.paper, {"round": 1, "via": "search", "provider": item.best_provider or "search",
+                              "query": topic, "rank": rank}) for rank, item in enumerate(result.results, start=1)]
+    pool = Pool(session)
+    new = pool.add(arrivals)
+    failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
+    entry.actions.append(f"search of {', '.join(session.search_providers) or 'no provider'}: "
+                         f"{len(result.results)} papers after merging {result.record_count} records")
+    entry.notes += [f"failed: {item}" for item in failed]
+    entry.new_candidates = len(new)
+    entry.requests = _spent(before, http.request_counts)
+    score_candidates(session)
+    # The first batch is the search's own order.
+    session.batch = [key for key in new][: options.batch]
+    for key in session.batch:
+        session.candidates[key].shown_round = 1
+    if not session.batch:
+        session.done, session.stop_reason = True, "exhausted"
+        entry.stop_check = "the search found nothing to judge"
+    return session
+
+
+async def advance(http: HttpClient, session: Session, verdicts: Verdicts, judge_queries: list[str],
+                  timing: Timing | None = None) -> Session:
+    """Record ``verdicts`` on the current batch, then stop or run the next round."""
+    if session.done:
+        raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
+                         f"`lit-search deep results FILE`")
+    timing = timing or Timing()
+    apply(session, verdicts)
+    spent = budget_spent(session)
+    if spent:
+        return _stopped(session, "budget", spent)
+    saturated, said = saturation(session)
+    if saturated and not judge_queries:
+        return _stopped(session, "saturated", said)
+    entry = Round(len(session.rounds) + 1)
+    session.rounds.append(entry)
+    before = dict(http.request_counts)
+    caps = provider_caps(http, session.options.round_requests)
+    actions, waiting = plan_round(session, judge_queries, session.search_providers, caps)
+    entry.notes += waiting
+    found = await run_actions(http, session, actions, entry, session.search_providers)
+    entry.requests = _spent(before, http.request_counts)
+    started = time.process_time()
+    kept = [(paper, evidence) for paper, evidence in found.arrivals if keeps(paper, session.filters)]
+    if len(kept) < len(found.arrivals):
+        entry.notes.append(f"{len(found.arrivals) - len(kept)} records left out by the filters")
+    pool = Pool(session)
+    entry.new_candidates = len(pool.add(kept))
+    pool.add_references(found.cited)
+    timing.weights = score_candidates(session)
+    set_aside = pool.set_aside()
+    if set_aside:
+        entry.notes.append(f"{set_aside} candidates with the least evidence set aside (the pool keeps "
+                           f"{len(session.candidates):,})")
+    room = session.options.max_judged - len(session.judged())
+    unjudged = sorted(session.unjudged(), key=lambda c: (-c.score, int(c.key[1:])))
+    session.batch = [c.key for c in unjudged[: min(session.options.batch, room)]]
+    for key in session.batch:
+        session.candidates[key].shown_round = entry.number
+    entry.stop_check = said
+    timing.own_seconds = time.process_time() - started
+    if not session.batch:
+        entry.judged = 0
+        return _stopped(session, "exhausted", "no unjudged candidate is left after chasing every lead")
+    return session
+
+
+def _stopped(session: Session, reason: str, said: str) -> Session:
+    session.done, session.stop_reason, session.batch = True, reason, []
+    if session.rounds:
+        session.rounds[-1].stop_check = said
+    return session
+
+
+def _spent(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    return {name: count - before.get(name, 0) for name, count in after.items() if count - before.get(name, 0)}

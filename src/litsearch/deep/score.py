@@ -1,0 +1,267 @@
+"""How likely each unjudged candidate is to be relevant, from its evidence; and why.
+
+Eight features, each a number per candidate:
+
+- ``text``: how much it reads like the papers judged relevant rather than the rejected ones
+  (Rocchio: cosine to the relevant papers' centroid, a maybe counted half, minus half the
+  cosine to the rejected papers' centroid), in the session's tf-idf space;
+- ``topic``: cosine to the topic and every query searched (the user's words, and the judge's);
+- ``links``: how many papers judged relevant cite it or are cited by it (a maybe counts half);
+- ``cocited``: how many papers of the pool cite both it and a relevant paper (co-citation);
+- ``coupling``: how many references it shares with the relevant papers (bibliographic coupling);
+- ``recommended``: Semantic Scholar's "more like these" placed it (the higher, the more);
+- ``semantic``: OpenAlex's semantic search placed it, for the text of a relevant paper;
+- ``searched``: a search placed it (the best rank any provider gave, for any query).
+
+The score is a logistic model of those features, standardized over the pool, whose weights
+start at a stated prior (``PRIOR``) and are fitted on the session's own verdicts at every round
+(L2-penalized towards the prior, so a handful of verdicts moves them little and hundreds move
+them much): a field where citations carry the topic learns to trust links, one where they do
+not learns to trust the text. Nothing here names a collection, a field or a query. Judged
+papers are scored leave-one-out (a paper's own text is not in the centroid it is compared with),
+so the fit sees what an unjudged paper would look like.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from .session import Candidate, Session
+from .textmodel import Space, cosine, query_counts
+
+FEATURES = ("text", "topic", "links", "cocited", "coupling", "recommended", "semantic", "searched")
+# Prior weights on standardized features, and the intercept: text and citation links are the
+# strongest evidence in screening and citation-chasing studies; a provider's placement is weaker.
+PRIOR = {"text": 1.0, "topic": 0.6, "links": 0.8, "cocited": 0.5, "coupling": 0.4, "recommended": 0.4,
+         "semantic": 0.3, "searched": 0.3}
+PRIOR_BIAS = -2.0
+PENALTY = 4.0  # L2 pull towards the prior: worth this many verdicts' evidence
+PRESUMED_NEGATIVES = 100  # unjudged candidates drawn at random and fitted as not relevant (CAL's remedy
+# for the bias of fitting only the papers shown, which were shown because they scored high)
+TEXT_MODEL = "rocchio"
+STEPS = 150
+LEARNING_RATE = 0.5
+VERDICT_LABEL = {"relevant": 1.0, "maybe": 0.5, "not": 0.0}
+VERDICT_WEIGHT = {"relevant": 1.0, "maybe": 0.5}
+
+
+def placement(rank: int | None, depth: float) -> float:
+    """1 for the first place, falling with the rank (half at ``depth``)."""
+    return 1.0 / (1.0 + (max(1, rank or depth) - 1) / depth)
+
+
+def feature_table(session: Session) -> dict[str, dict[str, float]]:
+    """Every candidate's features (judged ones leave-one-out)."""
+    candidates = list(session.candidates.values())
+    space = Space(candidate.terms for candidate in candidates)
+    vectors = {c.key: space.vector(c.terms) for c in candidates}
+    positive: dict[str, float] = {}
+    negative: dict[str, float] = {}
+    for candidate in candidates:
+        weight = VERDICT_WEIGHT.get(candidate.verdict or "", 0.0)
+        target = positive if weight else negative if candidate.verdict == "not" else None
+        if target is None:
+            continue
+        for term, value in vectors[candidate.key].items():
+            target[term] = target.get(term, 0.0) + (weight or 1.0) * value
+    topic = space.vector(_query_terms(session))
+    verdict_of = {c.key: c.verdict for c in candidates}
+    cocited, coupling = citation_features(candidates)
+    table = {}
+    for candidate in candidates:
+        vector = vectors[candidate.key]
+        own = VERDICT_WEIGHT.get(candidate.verdict or "", 0.0)
+        text = _leave_one_out(vector, positive, own) - 0.5 * _leave_one_out(
+            vector, negative, 1.0 if candidate.verdict == "not" else 0.0)
+        table[candidate.key] = {"text": text, "topic": cosine(vector, topic),
+                                "cocited": math.log1p(cocited.get(candidate.key, 0.0)),
+                                "coupling": math.log1p(coupling.get(candidate.key, 0.0)),
+                                **_evidence_features(candidate, verdict_of)}
+    return table
+
+
+def citation_features(candidates: Sequence[Candidate]) -> tuple[dict[str, float], dict[str, float]]:
+    """Per candidate key: co-citations with the relevant papers (papers of the pool citing both it
+    and a relevant one, a maybe counted half) and references shared with them (coupling). Only
+    reference lists an answer gave are known (OpenAlex's), so both are lower bounds."""
+    weight_of_work = {c.paper.openalex_id: VERDICT_WEIGHT[c.verdict] for c in candidates
+                      if c.paper.openalex_id and c.verdict in VERDICT_WEIGHT}
+    key_of_work = {c.paper.openalex_id: c.key for c in candidates if c.paper.openalex_id}
+    cocited: dict[str, float] = {}
+    shared: dict[str, float] = {}  # W-id cited by a relevant paper -> weight
+    for candidate in candidates:
+        if not candidate.refs:
+            continue
+        own = weight_of_work.get(candidate.paper.openalex_id or "", 0.0)
+        if own:
+            for work in candidate.refs:
+                shared[work] = shared.get(work, 0.0) + own
+        relevant_cited = [work for work in candidate.refs if work in weight_of_work]
+        if not relevant_cited:
+            continue
+        for work in candidate.refs:
+            key = key_of_work.get(work)
+            if key is None:
+                continue
+            # Co-cited with a relevant paper other than itself.
+            weight = max((weight_of_work[other] for other in relevant_cited if other != work), default=0.0)
+            if weight:
+                cocited[key] = cocited.get(key, 0.0) + weight
+    coupling = {}
+    for candidate in candidates:
+        if candidate.refs and shared:
+            own = weight_of_work.get(candidate.paper.openalex_id or "", 0.0)
+            total = sum(shared.get(work, 0.0) for work in candidate.refs)
+            if own:  # leave its own references out of what it shares
+                total -= own * len(candidate.refs)
+            if total > 0:
+                coupling[candidate.key] = total
+    return cocited, coupling
+
+
+def _query_terms(session: Session) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for text in [session.topic, *session.variants, *session.queries]:
+        for term, count in query_counts(text).items():
+            counts[term] = counts.get(term, 0) + count
+    return counts
+
+
+def _leave_one_out(vector: dict[str, float], total: dict[str, float], own_weight: float) -> float:
+    """Cosine of ``vector`` with the (unnormalized) sum ``total`` less ``own_weight`` times itself."""
+    if not total:
+        return 0.0
+    dot = sum(value * total.get(term, 0.0) for term, value in vector.items())
+    norm_squared = sum(value * value for value in total.values())
+    if own_weight:
+        dot -= own_weight  # vector · vector = 1 (unit vectors)
+        norm_squared += -2 * own_weight * (dot + own_weight) + own_weight * own_weight
+    return dot / math.sqrt(norm_squared) if norm_squared > 1e-12 else 0.0
+
+
+def _evidence_features(candidate: Candidate, verdict_of: dict[str, str | None]) -> dict[str, float]:
+    seeds: dict[str, float] = {}
+    recommended = semantic = searched = 0.0
+    for entry in candidate.evidence:
+        via = entry.get("via")
+        if via in ("references", "citing"):
+            seed = entry.get("seed")
+            weight = VERDICT_WEIGHT.get(verdict_of.get(seed) or "", 0.0)
+            if weight and seed != candidate.key:
+                seeds[seed] = max(seeds.get(seed, 0.0), weight)
+        elif via == "recommended":
+            recommended = max(recommended, placement(entry.get("rank"), 20.0))
+        elif via == "semantic":
+            semantic = max(semantic, placement(entry.get("rank"), 10.0))
+        elif via in ("search", "query"):
+            searched = max(searched, placement(entry.get("rank"), 20.0))
+        # "cocited" evidence: the feature counts co-citations itself, from the reference lists
+    return {"links": math.log1p(sum(seeds.values())), "recommended": recommended, "semantic": semantic,
+            "searched": searched}
+
+
+def standardized(table: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """Each feature minus its pool mean, over its pool standard deviation (0 when constant)."""
+    count = max(1, len(table))
+    means = {f: sum(row[f] for row in table.values()) / count for f in FEATURES}
+    spreads = {}
+    for f in FEATURES:
+        variance = sum((row[f] - means[f]) ** 2 for row in table.values()) / count
+        spreads[f] = math.sqrt(variance) if variance > 1e-12 else 0.0
+    return {key: {f: (row[f] - means[f]) / spreads[f] if spreads[f] else 0.0 for f in FEATURES}
+            for key, row in table.items()}
+
+
+def fit(rows: Sequence[dict[str, float]], labels: Sequence[float]) -> tuple[dict[str, float], float]:
+    """Weights and intercept of a logistic model, penalized towards PRIOR (gradient descent)."""
+    weights, bias = dict(PRIOR), PRIOR_BIAS
+    if not rows:
+        return weights, bias
+    count = len(rows)
+    for _ in range(STEPS):
+        gradient = {f: PENALTY * (weights[f] - PRIOR[f]) for f in FEATURES}
+        gradient_bias = PENALTY * (bias - PRIOR_BIAS) * 0.1
+        for row, label in zip(rows, labels):
+            error = _sigmoid(bias + sum(weights[f] * row[f] for f in FEATURES)) - label
+            for f in FEATURES:
+                gradient[f] += error * row[f]
+            gradient_bias += error
+        scale = LEARNING_RATE / (count + PENALTY)
+        for f in FEATURES:
+            weights[f] -= scale * gradient[f]
+        bias -= scale * gradient_bias
+    return weights, bias
+
+
+def _sigmoid(value: float) -> float:
+    if value < -35:
+        return 0.0
+    return 1.0 / (1.0 + math.exp(-value))
+
+
+def score_candidates(session: Session) -> dict[str, float]:
+    """Set every candidate's ``score`` (its estimated chance of being relevant) and ``why``;
+    returns the fitted weights (for the round's record)."""
+    raw = feature_table(session)
+    table = standardized(raw)
+    judged = [c for c in session.candidates.values() if c.verdict]
+    rows = [table[c.key] for c in judged]
+    labels = [VERDICT_LABEL[c.verdict] for c in judged]
+    if PRESUMED_NEGATIVES and judged:
+        import random
+        unjudged = sorted(c.key for c in session.candidates.values() if not c.verdict)
+        sample = random.Random(f"{session.topic}|{len(judged)}").sample(unjudged, min(PRESUMED_NEGATIVES, len(unjudged)))
+        rows += [table[key] for key in sample]
+        labels += [0.0] * len(sample)
+    weights, bias = fit(rows, labels)
+    for candidate in session.candidates.values():
+        row = table[candidate.key]
+        candidate.score = _sigmoid(bias + sum(weights[f] * row[f] for f in FEATURES))
+        candidate.why = why(candidate, raw[candidate.key], session)
+    return {**{f: round(w, 3) for f, w in weights.items()}, "bias": round(bias, 3)}
+
+
+def why(candidate: Candidate, features: dict[str, float], session: Session) -> str:
+    """Where the candidate came from, in a few words."""
+    from ..providers import registry
+
+    label = lambda name: registry.service(name).label if name in registry.providers() else name  # noqa: E731
+    parts: list[str] = []
+    cites = sorted({e["seed"] for e in candidate.evidence if e.get("via") == "references" and e.get("seed")})
+    cited = sorted({e["seed"] for e in candidate.evidence if e.get("via") == "citing" and e.get("seed")})
+    judged = lambda keys: [k for k in keys if session.candidates.get(k) and session.candidates[k].verdict  # noqa: E731
+                           in ("relevant", "maybe")]
+    if judged(cites):
+        parts.append(f"cited by {_rows(judged(cites), session)}")
+    if judged(cited):
+        parts.append(f"cites {_rows(judged(cited), session)}")
+    best: dict[str, tuple[int, str]] = {}
+    for entry in candidate.evidence:
+        via = entry.get("via")
+        if via in ("recommended", "semantic", "search", "query"):
+            rank = entry.get("rank") or 999
+            if via not in best or rank < best[via][0]:
+                best[via] = (rank, entry.get("provider") or "")
+    for via, words in (("recommended", "more like the relevant ones"), ("semantic", "semantic search"),
+                       ("query", "new query"), ("search", "search")):
+        if via in best:
+            rank, provider = best[via]
+            parts.append(f"{words} ({label(provider)} #{rank})" if rank != 999 else f"{words} ({label(provider)})")
+    if features.get("cocited", 0.0) > 0:
+        parts.append(f"cited together with relevant papers ({math.expm1(features['cocited']):.0f}×)")
+    if features.get("coupling", 0.0) > 0:
+        parts.append(f"shares {math.expm1(features['coupling']):.0f} references with relevant papers")
+    if features.get("text", 0.0) > 0.15 and session.judged("relevant"):
+        parts.append(f"reads like the relevant papers ({features['text']:.2f})")
+    return "; ".join(parts) or "found while chasing"
+
+
+def _rows(keys: list[str], session: Session) -> str:
+    """Up to three judged papers named by a short title."""
+    named = []
+    for key in keys[:3]:
+        title = session.candidates[key].paper.title or key
+        named.append(f"“{title[:40]}{'…' if len(title) > 40 else ''}”")
+    more = f" and {len(keys) - 3} more" if len(keys) > 3 else ""
+    return ", ".join(named) + more

@@ -1,0 +1,252 @@
+"""A deep-search session: what was asked, every candidate with the evidence that brought it and
+its verdict, the rounds, and the current batch. The session file is the user's data.
+
+It is one JSON document, replaced atomically after every step (a kill leaves the last complete
+step), and read back as the command line's own input is: a regular file within a size bound,
+every field checked for its type and every list for its cap, so a damaged or hand-edited file
+is one clear line (exit 2), never a traceback or a run of a thousand requests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any
+
+from .. import __version__
+from ..core.errors import InputError
+from ..core.files import MB, read_input
+from ..core.filters import Filters
+from ..core.records import Paper
+from ..providers import registry
+from ..search.record import filters_as_dict, filters_from_dict
+from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
+
+KIND = "deep-search session"
+VERSION = 1
+VERDICTS = ("relevant", "maybe", "not")
+MAX_FILE_BYTES = 200 * MB
+MAX_CANDIDATES = 20_000  # read back; a session keeps far fewer (deep/pool.py MAX_POOL)
+MAX_ROUNDS = 1_000
+MAX_REFS = 2_000  # W-ids kept of one candidate's reference list
+
+
+@dataclass
+class Options:
+    """How the session runs; set at start, kept in the file."""
+
+    batch: int = 20
+    max_judged: int = 300
+    round_requests: int = 60  # requests one round may send, every provider together
+    max_requests: int = 2_000  # requests the whole session may send
+    stop_window: int = 60  # the stop rule looks at the last this many judged papers …
+    stop_yield: int = 2  # … and calls the search saturated when at most this many were relevant
+    providers: list[str] | None = None  # None: chosen from the topic, as a search does
+    verify: bool = False  # DOI checks are for the results, not for every round
+
+
+@dataclass
+class Candidate:
+    key: str  # "c1", "c2", … in the order they arrived
+    paper: Paper  # the merged record
+    terms: dict[str, int]  # its text's kept terms (deep/textmodel.py)
+    evidence: list[dict[str, Any]] = field(default_factory=list)  # how it was reached, one entry per way
+    verdict: str | None = None
+    judged_round: int | None = None
+    shown_round: int | None = None
+    score: float = 0.0
+    why: str = ""
+    chased: list[str] = field(default_factory=list)  # expansions done from it ("links:openalex", …)
+    refs: list[str] = field(default_factory=list)  # the OpenAlex W-ids it cites, when an answer said
+
+
+@dataclass
+class Round:
+    number: int
+    new_candidates: int = 0
+    requests: dict[str, int] = field(default_factory=dict)
+    judged: int = 0  # verdicts given on this round's batch
+    relevant: int = 0
+    maybe: int = 0
+    actions: list[str] = field(default_factory=list)  # what was asked, in words
+    queries: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    stop_check: str = ""
+
+
+@dataclass
+class Session:
+    topic: str
+    variants: list[str]
+    filters: Filters
+    options: Options
+    created_at: str = ""
+    candidates: dict[str, Candidate] = field(default_factory=dict)
+    batch: list[str] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+    done: bool = False
+    stop_reason: str | None = None
+    queries: list[str] = field(default_factory=list)  # every query searched, in order
+    search_providers: list[str] = field(default_factory=list)  # the providers a search of this session asks
+    asked_ids: list[str] = field(default_factory=list)  # W-ids fetched as co-cited papers (never asked twice)
+    next_number: int = 1
+
+    # ----- what the rest of the package reads
+
+    @property
+    def round(self) -> int:
+        return len(self.rounds)
+
+    def judged(self, verdict: str | None = None) -> list[Candidate]:
+        return [c for c in self.candidates.values() if c.verdict and (verdict is None or c.verdict == verdict)]
+
+    def unjudged(self) -> list[Candidate]:
+        return [c for c in self.candidates.values() if c.verdict is None]
+
+    @property
+    def requests(self) -> dict[str, int]:
+        total: dict[str, int] = {}
+        for entry in self.rounds:
+            for provider, count in entry.requests.items():
+                total[provider] = total.get(provider, 0) + count
+        return total
+
+    def new_key(self) -> str:
+        key = f"c{self.next_number}"
+        self.next_number += 1
+        return key
+
+
+def now_utc() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- to and from the file
+
+PAPER_FIELDS = tuple(f.name for f in fields(Paper))
+
+
+def paper_as_dict(paper: Paper) -> dict[str, Any]:
+    """The record without its empty fields (a session holds thousands)."""
+    return {name: value for name, value in paper.to_dict().items() if value not in (None, [], {}, "")}
+
+
+def as_document(session: Session) -> dict[str, Any]:
+    return {
+        "kind": KIND, "version": VERSION, "tool": {"name": "lit-search", "version": __version__},
+        "created_at": session.created_at, "saved_at": now_utc(),
+        "topic": session.topic, "variants": session.variants, "filters": filters_as_dict(session.filters),
+        "options": session.options.__dict__,
+        "done": session.done, "stop_reason": session.stop_reason, "queries": session.queries,
+        "search_providers": session.search_providers, "asked_ids": session.asked_ids,
+        "next_number": session.next_number, "batch": session.batch,
+        "rounds": [entry.__dict__ for entry in session.rounds],
+        "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, "evidence": c.evidence,
+                        "verdict": c.verdict, "judged_round": c.judged_round, "shown_round": c.shown_round,
+                        "score": round(c.score, 6), "why": c.why, "chased": c.chased,
+                        **({"refs": c.refs} if c.refs else {})}
+                       for c in session.candidates.values()],
+    }
+
+
+SCALAR = (str, int, float, bool, type(None))
+PAPER_SHAPE = Fields({"title": str, "authors": ListOf(str, 10_000), "year": INT_OR_NONE, "doi": TEXT_OR_NONE,
+                      "pmid": TEXT_OR_NONE, "arxiv_id": TEXT_OR_NONE, "openalex_id": TEXT_OR_NONE,
+                      "abstract": TEXT_OR_NONE, "citation_count": INT_OR_NONE, "publication_types": ListOf(str, 100),
+                      "external_ids": MapOf(str), "updates": ListOf(MapOf((*SCALAR, ListOf(SCALAR, 100))), 100)},
+                     required=("title",))
+CANDIDATE_SHAPE = Fields({"key": str, "paper": PAPER_SHAPE, "terms": MapOf(int),
+                          "evidence": ListOf(MapOf(SCALAR), 1_000), "verdict": TEXT_OR_NONE,
+                          "judged_round": INT_OR_NONE, "shown_round": INT_OR_NONE, "score": (int, float),
+                          "why": str, "chased": ListOf(str, 100), "refs": ListOf(str, MAX_REFS)},
+                         required=("key", "paper"))
+ROUND_SHAPE = Fields({"number": int, "new_candidates": int, "requests": MapOf(int), "judged": int, "relevant": int,
+                      "maybe": int, "actions": ListOf(str, 1_000), "queries": ListOf(str, 100),
+                      "notes": ListOf(str, 1_000), "stop_check": str}, required=("number",))
+SESSION_SHAPE = Fields({
+    "kind": str, "version": int, "topic": str, "variants": ListOf(str, 100), "filters": MapOf(
+        (*SCALAR, ListOf(str, 100), MapOf(ListOf(str, 2)))),
+    "options": Fields({"batch": int, "max_judged": int, "round_requests": int, "max_requests": int,
+                       "stop_window": int,
+                       "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool}),
+    "done": bool, "stop_reason": TEXT_OR_NONE, "queries": ListOf(str, 10_000), "next_number": int,
+    "search_providers": ListOf(str, 100), "asked_ids": ListOf(str, 100_000),
+    "batch": ListOf(str, 1_000), "rounds": ListOf(ROUND_SHAPE, MAX_ROUNDS),
+    "candidates": ListOf(CANDIDATE_SHAPE, MAX_CANDIDATES),
+}, required=("kind", "version", "topic", "options", "candidates", "rounds"))
+
+
+def from_document(document: Any, shown: str) -> Session:
+    """The session a document holds, or InputError naming what is wrong (one line)."""
+    if not isinstance(document, dict) or document.get("kind") != KIND:
+        raise InputError(f"{shown}: not a lit-search deep-search session (start one with `lit-search deep start`)")
+    if document.get("version") != VERSION:
+        raise InputError(f"{shown}: a session of version {document.get('version')!r}; this lit-search reads "
+                         f"version {VERSION}")
+    problem = shape_problem(document, SESSION_SHAPE)
+    if problem:
+        raise InputError(f"{shown}: damaged session: {problem}")
+    options = Options(**{k: v for k, v in document["options"].items() if k in Options.__dataclass_fields__})
+    _check_options(options, shown)
+    session = Session(topic=document["topic"], variants=list(document.get("variants") or []),
+                      filters=filters_from_dict(document.get("filters") or {}), options=options,
+                      created_at=str(document.get("created_at") or ""), done=bool(document.get("done")),
+                      stop_reason=document.get("stop_reason"), queries=list(document.get("queries") or []),
+                      search_providers=list(document.get("search_providers") or []),
+                      asked_ids=list(document.get("asked_ids") or []),
+                      next_number=int(document.get("next_number") or 1))
+    for entry in document["candidates"]:
+        candidate = _candidate(entry, shown)
+        if candidate.key in session.candidates:
+            raise InputError(f"{shown}: damaged session: candidate {candidate.key!r} appears twice")
+        session.candidates[candidate.key] = candidate
+    session.rounds = [Round(**{k: v for k, v in entry.items() if k in Round.__dataclass_fields__})
+                      for entry in document["rounds"]]
+    session.batch = list(document.get("batch") or [])
+    unknown = [name for name in session.search_providers + (options.providers or [])
+               if name not in registry.searchable()]
+    if unknown:
+        raise InputError(f"{shown}: damaged session: unknown provider {unknown[0]!r}")
+    missing = [key for key in session.batch if key not in session.candidates]
+    if missing:
+        raise InputError(f"{shown}: damaged session: the batch names unknown candidate {missing[0]!r}")
+    if session.stop_reason not in (None, "saturated", "budget", "exhausted"):
+        raise InputError(f"{shown}: damaged session: unknown stop_reason {session.stop_reason!r}")
+    return session
+
+
+def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
+    if entry.get("verdict") not in (None, *VERDICTS):
+        raise InputError(f"{shown}: damaged session: candidate {entry['key']!r} has verdict {entry['verdict']!r}")
+    paper = Paper(provider="merged", **{k: v for k, v in entry["paper"].items()
+                                        if k in PAPER_FIELDS and k != "provider"})
+    return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),
+                     evidence=list(entry.get("evidence") or []), verdict=entry.get("verdict"),
+                     judged_round=entry.get("judged_round"), shown_round=entry.get("shown_round"),
+                     score=float(entry.get("score") or 0.0), why=str(entry.get("why") or ""),
+                     chased=list(entry.get("chased") or []), refs=list(entry.get("refs") or []))
+
+
+def _check_options(options: Options, shown: str) -> None:
+    from .limits import check_options
+
+    problem = check_options(options)
+    if problem:
+        raise InputError(f"{shown}: damaged session: {problem}")
+
+
+def load(path: str | os.PathLike) -> Session:
+    shown = str(path)
+    body = read_input(path, MAX_FILE_BYTES, what="a session")
+    try:
+        document = json.loads(body.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+        raise InputError(f"{shown}: not a readable session (JSON: {str(error)[:120]})") from None
+    return from_document(document, shown)
+
+
+def as_text(session: Session) -> str:
+    """The session file's text (the doors write it with the atomic writer: runtime/files.py)."""
+    return json.dumps(as_document(session), ensure_ascii=False, separators=(",", ":"))

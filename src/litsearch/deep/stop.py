@@ -1,0 +1,70 @@
+"""When a deep search is complete, and the yield curve that shows it.
+
+Three ways to stop, checked after every set of verdicts:
+
+- ``budget``: the judge has read ``--max-judged`` papers, or the session has sent
+  ``--max-requests`` requests;
+- ``saturated``: the last ``--stop-window`` papers judged (whole batches, the newest first)
+  held at most ``--stop-yield`` relevant ones, and every paper judged relevant has been chased
+  (its references, its citing papers, the "more like these" and semantic searches, the new
+  queries its words suggested). The yield allowed is not zero because a judge errs both ways:
+  an occasional stray "relevant" among papers that are not must not keep a finished search
+  going forever;
+- ``exhausted``: once the round's chasing is done, no unjudged candidate is left.
+"""
+
+from __future__ import annotations
+
+from .session import Session
+
+
+def recent_yield(session: Session, window: int) -> tuple[int, int]:
+    """(papers judged, relevant among them) over the newest whole rounds covering ``window``."""
+    judged = relevant = 0
+    for entry in reversed(session.rounds):
+        if not entry.judged:
+            continue
+        judged += entry.judged
+        relevant += entry.relevant
+        if judged >= window:
+            break
+    return judged, relevant
+
+
+def pending_chases(session: Session) -> int:
+    """Papers judged relevant whose chasing is not finished."""
+    from .expand import chase_done
+
+    return sum(1 for candidate in session.judged("relevant") if not chase_done(session, candidate))
+
+
+def budget_spent(session: Session) -> str | None:
+    options = session.options
+    judged = len(session.judged())
+    if judged >= options.max_judged:
+        return f"{judged:,} papers judged: the limit set by --max-judged ({options.max_judged:,}) is reached"
+    requests = sum(session.requests.values())
+    if requests >= options.max_requests:
+        return f"{requests:,} requests sent: the limit set by --max-requests ({options.max_requests:,}) is reached"
+    return None
+
+
+def saturation(session: Session) -> tuple[bool, str]:
+    """(saturated, the check in words)."""
+    window, allowed = session.options.stop_window, session.options.stop_yield
+    judged, relevant = recent_yield(session, window)
+    pending = pending_chases(session)
+    said = (f"last {judged} judged: {relevant} relevant (saturated at ≤ {allowed} of the last {window}, "
+            f"every relevant paper chased)")
+    if judged < window:
+        return False, said + f"; not yet {window} judged"
+    if pending:
+        return False, said + f"; {pending} relevant paper{'s' if pending != 1 else ''} still to chase"
+    return relevant <= allowed, said
+
+
+def yield_curve(session: Session) -> list[dict[str, int]]:
+    """Per round: papers judged, relevant, new candidates, requests (the JSON's ``yield``)."""
+    return [{"round": entry.number, "judged": entry.judged, "relevant": entry.relevant,
+             "new_candidates": entry.new_candidates, "requests": sum(entry.requests.values())}
+            for entry in session.rounds]

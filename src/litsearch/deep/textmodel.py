@@ -1,0 +1,119 @@
+"""Texts as term vectors, for telling which candidates read like the papers judged relevant.
+
+A candidate's text is its title (counted twice: the title is what a paper is about) and its
+abstract, folded, stop words dropped and stemmed exactly as the search's ranking does
+(search/relevance.py). Only its ``MAX_TERMS`` most frequent terms are kept: enough for cosine
+similarity (the rest of a long abstract changes the cosine by a few hundredths) and small
+enough to store in the session with the candidate, so a round never re-reads every abstract.
+
+Weights are tf-idf with the idf taken from the session's own candidate pool (the only
+collection a deep search has), sublinear in the count (1 + ln tf), vectors of unit length.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
+
+from ..core.records import Paper
+from ..core.text import fold_plain
+from ..search.relevance import Analyzer, paper_text
+
+MAX_TERMS = 48
+TITLE_WEIGHT = 2
+_ANALYZER: list[Analyzer] = []
+
+
+def analyzer() -> Analyzer:
+    """One analyzer per process: its stem cache is shared by every text it reads."""
+    if not _ANALYZER:
+        _ANALYZER.append(Analyzer())
+    return _ANALYZER[0]
+
+
+def term_counts(papers: Sequence[Paper]) -> list[dict[str, int]]:
+    """Each paper's kept terms and their counts (title terms counted ``TITLE_WEIGHT`` times)."""
+    texts = [paper_text(paper) for paper in papers]
+    titles = analyzer().terms_of_many([fold_plain(title) for title, _ in texts])
+    bodies = analyzer().terms_of_many([fold_plain(body) for _, body in texts])
+    counted = []
+    for title, body in zip(titles, bodies):
+        counts = Counter(body)
+        for term in title:
+            counts[term] += TITLE_WEIGHT
+        counted.append(dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_TERMS]))
+    return counted
+
+
+def query_counts(text: str) -> dict[str, int]:
+    return dict(Counter(analyzer().terms(fold_plain(text))))
+
+
+class Space:
+    """The pool's idf, and unit tf-idf vectors built with it."""
+
+    def __init__(self, documents: Iterable[Mapping[str, int]]):
+        frequency: Counter = Counter()
+        size = 0
+        for terms in documents:
+            frequency.update(terms.keys())
+            size += 1
+        self.size = max(1, size)
+        self.idf = {term: math.log(1.0 + self.size / df) for term, df in frequency.items()}
+        self.default_idf = math.log(1.0 + self.size)  # a term no candidate has
+
+    def vector(self, counts: Mapping[str, int | float]) -> dict[str, float]:
+        weights = {term: (1.0 + math.log(count)) * self.idf.get(term, self.default_idf)
+                   for term, count in counts.items() if count > 0}
+        norm = math.sqrt(sum(value * value for value in weights.values()))
+        return {term: value / norm for term, value in weights.items()} if norm else {}
+
+    def centroid(self, vectors: Sequence[Mapping[str, float]]) -> dict[str, float]:
+        """The mean of unit vectors, made unit again (Rocchio's prototype of a set)."""
+        total: dict[str, float] = {}
+        for vector in vectors:
+            for term, value in vector.items():
+                total[term] = total.get(term, 0.0) + value
+        norm = math.sqrt(sum(value * value for value in total.values()))
+        return {term: value / norm for term, value in total.items()} if norm else {}
+
+
+def cosine(vector: Mapping[str, float], prototype: Mapping[str, float]) -> float:
+    if len(vector) > len(prototype):
+        vector, prototype = prototype, vector
+    return sum(value * prototype.get(term, 0.0) for term, value in vector.items())
+
+
+def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Mapping[str, int]],
+                      known: set[str], minimum_share: float = 0.2, limit: int = 6) -> list[str]:
+    """Terms the relevant papers share and the rest of the pool does not: in at least
+    ``minimum_share`` of the relevant papers (and two of them), ranked by the smoothed log
+    ratio of their rate among the relevant to their rate among the others, leaving out
+    ``known`` terms (the topic's own). Their stems; ``surface`` gives words to search."""
+    if len(relevant) < 2:
+        return []
+    in_relevant: Counter = Counter(term for terms in relevant for term in terms)
+    in_others: Counter = Counter(term for terms in others for term in terms)
+    scored = []
+    for term, count in in_relevant.items():
+        if term in known or count < 2 or count / len(relevant) < minimum_share or term.isdigit():
+            continue
+        rate_relevant = (count + 0.5) / (len(relevant) + 1)
+        rate_others = (in_others.get(term, 0) + 0.5) / (len(others) + 1)
+        scored.append((math.log(rate_relevant / rate_others) * math.sqrt(count), term))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [term for score, term in scored[:limit] if score > 0]
+
+
+def surface_forms(papers: Sequence[Paper], stems: Iterable[str]) -> dict[str, str]:
+    """For each stem, the word the papers most often wrote it as (what a search should send)."""
+    wanted = set(stems)
+    seen: dict[str, Counter] = {stem: Counter() for stem in wanted}
+    for paper in papers:
+        title, body = paper_text(paper)
+        words = sorted({w for w in fold_plain(f"{title} {body}").split() if len(w) > 1})
+        for word, terms in zip(words, analyzer().terms_of_many(words)):
+            if terms and terms[0] in wanted:
+                seen[terms[0]][word] += 1
+    return {stem: counts.most_common(1)[0][0] for stem, counts in seen.items() if counts}

@@ -1,0 +1,107 @@
+"""The judge's verdicts on a batch: ``--relevant``, ``--maybe`` and ``--not`` lists, the rest.
+
+A LIST is comma-separated batch row numbers (1-based, as the batch was printed) or paper ids
+(a DOI, ``PMID:…``, an arXiv id, an OpenAlex W-id, a Semantic Scholar id: a bare number is
+always a row). An id may name any candidate of the session, in the batch or not: naming a
+paper judged earlier changes its verdict (the change is noted in the round). Every problem
+(row 0, a row not in the batch, an id no candidate has, a paper named in two lists) is a
+UsageError, raised before anything is changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..core.errors import UnknownIdError, UsageError
+from ..core.identifiers import parse_paper_ref
+from .pool import Pool
+from .session import VERDICTS, Session
+
+MAX_LIST_ITEMS = 1_000
+
+
+@dataclass
+class Verdicts:
+    """Candidate key -> verdict, and the notes to keep (changed verdicts)."""
+
+    given: dict[str, str]
+    notes: list[str]
+
+
+def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdicts:
+    """The verdicts the lists give, every row of the batch not named taking ``rest``."""
+    if rest not in ("not", "maybe"):
+        raise UsageError(f"--rest must be not or maybe, not {rest!r}")
+    pool = Pool(session)
+    given: dict[str, str] = {}
+    named_in: dict[str, str] = {}
+    for verdict in VERDICTS:
+        for item in _items(lists.get(verdict), verdict):
+            key = _candidate_key(session, pool, item, verdict)
+            if key in named_in and named_in[key] != verdict:
+                raise UsageError(f"{_shown(item)} is named in both --{named_in[key]} and --{verdict}")
+            named_in[key] = verdict
+            given[key] = verdict
+    for key in session.batch:
+        given.setdefault(key, rest)
+    notes = []
+    for key, verdict in given.items():
+        earlier = session.candidates[key].verdict
+        if earlier and earlier != verdict:
+            notes.append(f"{key} ({_title(session, key)}): verdict changed from {earlier} to {verdict}")
+    return Verdicts(given, notes)
+
+
+def _items(text: str | None, verdict: str) -> list[str]:
+    if text is None:
+        return []
+    items = [item.strip() for item in str(text).split(",")]
+    items = [item for item in items if item]
+    if len(items) > MAX_LIST_ITEMS:
+        raise UsageError(f"--{verdict} names {len(items):,} papers; at most {MAX_LIST_ITEMS:,} at once")
+    return items
+
+
+def _candidate_key(session: Session, pool: Pool, item: str, verdict: str) -> str:
+    if item.isdigit():
+        row = int(item)
+        if not 1 <= row <= len(session.batch):
+            rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"
+            raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}); a PMID is written PMID:{row}")
+        return session.batch[row - 1]
+    try:
+        ref = parse_paper_ref(item)
+    except UnknownIdError as error:
+        raise UsageError(f"--{verdict}: {error}") from None
+    found = pool.by_key.get(f"{ref.field}:{ref.value.lower()}")
+    if found is None:
+        raise UsageError(f"--{verdict}: {_shown(item)} is not a paper of this session (use the batch's row "
+                         f"numbers or the ids it shows)")
+    return found
+
+
+def _shown(item: str) -> str:
+    text = " ".join(item.split())
+    return repr(text if len(text) <= 60 else text[:59] + "…")
+
+
+def _title(session: Session, key: str) -> str:
+    title = session.candidates[key].paper.title or ""
+    return title if len(title) <= 50 else title[:49] + "…"
+
+
+def apply(session: Session, verdicts: Verdicts) -> None:
+    """Record the verdicts in the round whose batch they judge."""
+    number = session.round
+    current = session.rounds[-1] if session.rounds else None
+    for key, verdict in verdicts.given.items():
+        candidate = session.candidates[key]
+        candidate.verdict = verdict
+        candidate.judged_round = number
+    if current is not None:
+        judged_now = [session.candidates[k] for k in verdicts.given]
+        current.judged = len(judged_now)
+        current.relevant = sum(1 for c in judged_now if c.verdict == "relevant")
+        current.maybe = sum(1 for c in judged_now if c.verdict == "maybe")
+        current.notes += verdicts.notes
+    session.batch = []
