@@ -152,11 +152,15 @@ def as_document(session: Session) -> dict[str, Any]:
 
 
 SCALAR = (str, int, float, bool, type(None))
-PAPER_SHAPE = Fields({"title": str, "authors": ListOf(str, 10_000), "year": INT_OR_NONE, "doi": TEXT_OR_NONE,
-                      "pmid": TEXT_OR_NONE, "arxiv_id": TEXT_OR_NONE, "openalex_id": TEXT_OR_NONE,
-                      "abstract": TEXT_OR_NONE, "citation_count": INT_OR_NONE, "publication_types": ListOf(str, 100),
-                      "external_ids": MapOf(str), "updates": ListOf(MapOf((*SCALAR, ListOf(SCALAR, 100))), 100)},
-                     required=("title",))
+_TEXTS = ("publication_date", "journal", "doi", "pmid", "paper_id", "arxiv_id", "openalex_id", "abstract", "tldr",
+          "oa_url", "volume", "issue", "pages", "url")
+PAPER_SHAPE = Fields({
+    "provider": str, "title": str, "authors": ListOf(str, 10_000), "year": INT_OR_NONE,
+    **{name: TEXT_OR_NONE for name in _TEXTS},
+    "citation_count": INT_OR_NONE, "influential_citation_count": INT_OR_NONE, "rank": INT_OR_NONE,
+    "score": (int, float, type(None)), "retracted": (bool, type(None)), "publication_types": ListOf(str, 100),
+    "external_ids": MapOf(str), "updates": ListOf(MapOf((*SCALAR, ListOf(SCALAR, 100))), 100),
+}, required=("title",))
 CANDIDATE_SHAPE = Fields({"key": str, "paper": PAPER_SHAPE, "terms": MapOf(int),
                           "evidence": ListOf(MapOf(SCALAR), 1_000), "verdict": TEXT_OR_NONE,
                           "judged_round": INT_OR_NONE, "shown_round": INT_OR_NONE, "score": (int, float),
@@ -220,8 +224,9 @@ def from_document(document: Any, shown: str) -> Session:
 def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
     if entry.get("verdict") not in (None, *VERDICTS):
         raise InputError(f"{shown}: damaged session: candidate {entry['key']!r} has verdict {entry['verdict']!r}")
-    paper = Paper(provider="merged", **{k: v for k, v in entry["paper"].items()
-                                        if k in PAPER_FIELDS and k != "provider"})
+    fields_read = {k: v for k, v in entry["paper"].items() if k in PAPER_FIELDS}
+    fields_read.setdefault("provider", "merged")
+    paper = Paper(**fields_read)
     return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),
                      evidence=list(entry.get("evidence") or []), verdict=entry.get("verdict"),
                      judged_round=entry.get("judged_round"), shown_round=entry.get("shown_round"),

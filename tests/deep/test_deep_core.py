@@ -1,0 +1,318 @@
+"""Deep search's pure parts, in-process: the session file read back as untrusted input, the
+verdict lists, the candidate pool's identity rules, the stop rule, the scoring features and the
+plan of a round within its budgets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from litsearch.core.errors import InputError, UsageError
+from litsearch.core.filters import Filters
+from litsearch.core.records import Paper
+from litsearch.deep import score
+from litsearch.deep.expand import Action, _within_budget, cocited_ids, derived_query
+from litsearch.deep.pool import Pool
+from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document, load
+from litsearch.deep.stop import recent_yield, saturation, yield_curve
+from litsearch.deep.textmodel import distinctive_terms, term_counts
+from litsearch.deep.verdicts import apply, resolve
+
+
+def paper(title: str, **ids) -> Paper:
+    return Paper(provider="openalex", title=title, **ids)
+
+
+def session_with(papers: list[Paper], batch: int = 3) -> Session:
+    session = Session(topic="graph colouring heuristics", variants=[], filters=Filters(), options=Options(batch=batch))
+    session.rounds.append(Round(1))
+    pool = Pool(session)
+    pool.add([(p, {"round": 1, "via": "search", "provider": "openalex", "rank": i + 1}) for i, p in enumerate(papers)])
+    session.batch = list(session.candidates)[:batch]
+    return session
+
+
+PAPERS = [paper("Greedy colouring of sparse graphs revisited", doi="10.1000/a1", openalex_id="W1",
+                abstract="We colour sparse graphs greedily and bound the colours used."),
+          paper("Tabu search for the graph colouring problem", doi="10.1000/b2", pmid="123",
+                abstract="A tabu search heuristic colours benchmark graphs with few colours."),
+          paper("Register allocation by graph colouring", openalex_id="W3",
+                abstract="Compilers allocate registers by colouring the interference graph."),
+          paper("Protein folding kinetics", doi="10.1000/d4", abstract="Folding rates of small proteins.")]
+
+
+# ---------------------------------------------------------------- verdict lists
+
+def test_rows_ids_and_the_rest():
+    session = session_with(PAPERS)
+    verdicts = resolve(session, {"relevant": "1, doi:10.1000/b2", "maybe": None, "not": None}, rest="maybe")
+    keys = list(session.candidates)
+    assert verdicts.given == {keys[0]: "relevant", keys[1]: "relevant", keys[2]: "maybe"}
+    apply(session, verdicts)
+    assert [c.verdict for c in session.candidates.values()] == ["relevant", "relevant", "maybe", None]
+    assert session.batch == [] and session.rounds[-1].relevant == 2 and session.rounds[-1].judged == 3
+
+
+@pytest.mark.parametrize("lists,message", [
+    ({"relevant": "0"}, r"row 0 is not in the batch \(rows 1–3\)"),
+    ({"relevant": "4"}, "row 4 is not in the batch"),
+    ({"not": "PMID:999"}, "is not a paper of this session"),
+    ({"maybe": "10.9999/unknown"}, "is not a paper of this session"),
+    ({"relevant": "1", "not": "1"}, "named in both --relevant and --not"),
+    ({"relevant": "nonsense id"}, "unrecognised paper id"),
+])
+def test_a_bad_list_is_one_usage_error_and_changes_nothing(lists, message):
+    session = session_with(PAPERS)
+    before = as_document(session)
+    with pytest.raises(UsageError, match=message):
+        resolve(session, {"relevant": None, "maybe": None, "not": None, **lists}, rest="not")
+    after = as_document(session)
+    assert {k: v for k, v in before.items() if k != "saved_at"} == {k: v for k, v in after.items() if k != "saved_at"}
+
+
+def test_an_id_outside_the_batch_changes_an_earlier_verdict_and_says_so():
+    session = session_with(PAPERS, batch=2)
+    apply(session, resolve(session, {"relevant": "1"}, rest="not"))
+    session.rounds.append(Round(2))
+    session.batch = [list(session.candidates)[2]]
+    verdicts = resolve(session, {"relevant": "doi:10.1000/b2"}, rest="not")
+    assert any("verdict changed from not to relevant" in note for note in verdicts.notes)
+
+
+def test_rest_must_be_not_or_maybe():
+    with pytest.raises(UsageError, match="--rest must be not or maybe"):
+        resolve(session_with(PAPERS), {}, rest="relevant")
+
+
+# ---------------------------------------------------------------- the pool
+
+def test_a_record_joins_the_candidate_it_shares_an_id_or_a_long_title_with():
+    session = session_with(PAPERS)
+    pool = Pool(session)
+    new = pool.add([(Paper(provider="semantic_scholar", title="Tabu search for the graph colouring problem.",
+                           pmid="123", abstract=None, citation_count=40), {"round": 2, "via": "citing",
+                                                                          "provider": "semantic_scholar", "seed": "c1"}),
+                    (Paper(provider="pubmed", title="Greedy colouring of sparse graphs revisited", year=2001),
+                     {"round": 2, "via": "query", "provider": "pubmed"}),
+                    (Paper(provider="pubmed", title="Editorial"), {"round": 2, "via": "query", "provider": "pubmed"}),
+                    (Paper(provider="pubmed", title="Editorial"), {"round": 2, "via": "query", "provider": "pubmed"})])
+    assert len(new) == 2  # the two short "Editorial" titles never join anything, not even each other
+    tabu = session.candidates["c2"]
+    assert tabu.paper.citation_count == 40 and len(tabu.evidence) == 2
+    assert len(session.candidates["c1"].evidence) == 2
+
+
+def test_a_judged_paper_keeps_its_verdict_whatever_arrives():
+    session = session_with(PAPERS)
+    apply(session, resolve(session, {"relevant": "1"}, rest="not"))
+    Pool(session).add([(paper("Greedy colouring of sparse graphs revisited", doi="10.1000/A1"), {"via": "citing"})])
+    assert session.candidates["c1"].verdict == "relevant"
+    assert session.unjudged() == [session.candidates["c4"]]
+
+
+def test_the_pool_cap_sets_aside_the_weakest_unjudged_never_the_judged_or_the_batch():
+    session = session_with(PAPERS, batch=1)
+    apply(session, resolve(session, {"relevant": "1"}, rest="not"))
+    session.batch = ["c2"]
+    for key, value in zip(("c2", "c3", "c4"), (0.1, 0.9, 0.5)):
+        session.candidates[key].score = value
+    assert Pool(session).set_aside(keep=3) == 1
+    assert sorted(session.candidates) == ["c1", "c2", "c3"]
+
+
+# ---------------------------------------------------------------- the session file
+
+def test_the_session_round_trips(tmp_path):
+    session = session_with(PAPERS)
+    apply(session, resolve(session, {"relevant": "1", "maybe": "2"}, rest="not"))
+    path = tmp_path / "s.json"
+    path.write_text(as_text(session))
+    again = load(path)
+    assert as_document(again)["candidates"] == as_document(session)["candidates"]
+    assert again.options == session.options and again.topic == session.topic
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda d: d.update(kind="search"), "not a lit-search deep-search session"),
+    (lambda d: d.update(version=99), "a session of version 99"),
+    (lambda d: d["candidates"][0].update(verdict="yes"), "has verdict 'yes'"),
+    (lambda d: d["candidates"][0].update(score="high"), r"'candidates\[0\]\.score' should be"),
+    (lambda d: d["options"].update(batch=0), "batch must be between 1 and 100"),
+    (lambda d: d["options"].update(max_judged=10**9), "max-judged must be between"),
+    (lambda d: d.update(batch=["c99"]), "the batch names unknown candidate 'c99'"),
+    (lambda d: d.update(candidates=d["candidates"] * 2), "appears twice"),
+    (lambda d: d.update(search_providers=["nosuch"]), "unknown provider 'nosuch'"),
+    (lambda d: d.update(stop_reason="bored"), "unknown stop_reason"),
+    (lambda d: d["candidates"][0]["paper"].update(title="x" * 200_000), "at most 100,000 are read"),
+    (lambda d: d.update(rounds=[{"number": 1}] * 2_000), "at most 1,000 are read"),
+])
+def test_a_damaged_session_is_one_line_naming_the_problem(tmp_path, edit, message):
+    document = as_document(session_with(PAPERS))
+    edit(document)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=message) as caught:
+        load(path)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize("body", [b"", b"{", b"\xff\xfe", b"[1, 2]", b"null", b"[" * 100_000])
+def test_garbage_is_not_a_session(tmp_path, body):
+    path = tmp_path / "s.json"
+    path.write_bytes(body)
+    with pytest.raises(InputError):
+        load(path)
+
+
+def test_a_folder_or_fifo_is_not_a_session(tmp_path):
+    import os
+
+    with pytest.raises(InputError, match="directory"):
+        load(tmp_path)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="FIFO"):
+        load(fifo)
+
+
+# ---------------------------------------------------------------- the stop rule
+
+def rounds_with(yields: list[tuple[int, int]]) -> Session:
+    session = Session(topic="t", variants=[], filters=Filters(), options=Options(stop_window=40, stop_yield=1))
+    for number, (judged, relevant) in enumerate(yields, start=1):
+        session.rounds.append(Round(number, judged=judged, relevant=relevant, new_candidates=5,
+                                    requests={"openalex": 2}))
+    return session
+
+
+def test_the_recent_yield_counts_whole_rounds_newest_first():
+    assert recent_yield(rounds_with([(20, 9), (20, 1), (20, 0)]), 40) == (40, 1)
+    assert recent_yield(rounds_with([(20, 9), (20, 1), (15, 0)]), 40) == (55, 10)
+    assert yield_curve(rounds_with([(20, 3)])) == [{"round": 1, "judged": 20, "relevant": 3, "new_candidates": 5,
+                                                    "requests": 2}]
+
+
+@pytest.mark.parametrize("yields,saturated", [
+    ([(20, 9), (20, 1), (20, 0)], True),   # 1 of the last 40: at the allowed yield
+    ([(20, 9), (20, 1), (20, 1)], False),  # 2 of the last 40
+    ([(20, 0)], False),                    # not yet 40 judged
+])
+def test_saturation_at_the_stated_yield(yields, saturated):
+    assert saturation(rounds_with(yields))[0] is saturated
+
+
+def test_saturation_waits_for_every_relevant_paper_to_be_chased():
+    session = rounds_with([(20, 9), (20, 0), (20, 0)])
+    session.candidates["c1"] = Candidate("c1", paper("A relevant paper", openalex_id="W9"), {}, verdict="relevant")
+    done, said = saturation(session)
+    assert not done and "1 relevant paper still to chase" in said
+    session.candidates["c1"].chased = ["links:openalex:references", "links:openalex:citing",
+                                       "links:semantic_scholar:references", "links:semantic_scholar:citing"]
+    assert saturation(session)[0]
+
+
+# ---------------------------------------------------------------- scoring
+
+def judged_world() -> Session:
+    papers = PAPERS + [paper("Exact graph colouring by branch and bound", openalex_id="W5",
+                             abstract="Branch and bound colours graphs exactly with few colours."),
+                       paper("Protein structure prediction", openalex_id="W6", abstract="Predicting protein folds.")]
+    session = session_with(papers, batch=2)
+    apply(session, resolve(session, {"relevant": "1", "not": "2"}, rest="not"))
+    return session
+
+
+def test_text_reads_like_the_relevant_papers_leave_one_out():
+    session = judged_world()
+    table = score.feature_table(session)
+    assert table["c5"]["text"] > table["c6"]["text"]  # colouring vs protein
+    # A relevant paper is not compared with itself: alone in the centroid, its text is 0 minus its
+    # likeness to the rejected one.
+    assert table["c1"]["text"] <= 0.0
+
+
+def test_links_count_relevant_seeds_and_maybe_counts_half():
+    session = judged_world()
+    session.candidates["c5"].evidence.append({"round": 2, "via": "citing", "provider": "openalex", "seed": "c1"})
+    session.candidates["c6"].evidence.append({"round": 2, "via": "citing", "provider": "openalex", "seed": "c2"})
+    table = score.feature_table(session)
+    assert table["c5"]["links"] > 0 and table["c6"]["links"] == 0  # c2 was rejected
+
+
+def test_cocitation_and_coupling_from_reference_lists():
+    session = judged_world()
+    session.candidates["c1"].paper.openalex_id = "W1"
+    session.candidates["c1"].refs = ["W70", "W71"]
+    session.candidates["c3"].refs = ["W1", "W5", "W70"]  # cites the relevant W1 and W5: W5 is co-cited
+    cocited, coupling = score.citation_features(list(session.candidates.values()))
+    assert cocited.get("c5") == 1.0 and "c6" not in cocited
+    assert coupling.get("c3") == 1.0  # shares W70 with the relevant paper
+
+
+def test_scores_are_probabilities_and_why_names_the_evidence():
+    session = judged_world()
+    session.candidates["c5"].evidence.append({"round": 2, "via": "references", "provider": "openalex", "seed": "c1"})
+    weights = score.score_candidates(session)
+    assert set(weights) == set(score.FEATURES) | {"bias"}
+    assert all(0.0 <= c.score <= 1.0 for c in session.candidates.values())
+    assert session.candidates["c5"].score > session.candidates["c6"].score
+    assert session.candidates["c5"].why.startswith("cited by “Greedy colouring")
+
+
+def test_the_fit_moves_towards_what_the_verdicts_say():
+    rows = [{f: (1.0 if f == "topic" else 0.0) for f in score.FEATURES} for _ in range(40)] + \
+           [{f: 0.0 for f in score.FEATURES} for _ in range(40)]
+    weights, _ = score.fit(rows, [0.0] * 40 + [0.0] * 40)
+    assert weights["topic"] < score.PRIOR["topic"]
+    weights, _ = score.fit(rows, [1.0] * 40 + [0.0] * 40)
+    assert weights["topic"] > score.PRIOR["topic"]
+
+
+# ---------------------------------------------------------------- a round's plan
+
+def test_the_round_keeps_its_budgets_and_the_judges_queries_never_wait():
+    actions = [Action("search", queries=["q"], cost=3, origin="judge")] + \
+              [Action("links", "semantic_scholar", "citing", seeds=[f"c{i}"], cost=1) for i in range(10)] + \
+              [Action("links", "openalex", "citing", seeds=[f"c{i}"], cost=1) for i in range(10)]
+    chosen, notes = _within_budget(actions, total=10, caps={"semantic_scholar": 4, "openalex": 50},
+                                   search_providers=["semantic_scholar", "openalex", "pubmed"])
+    kinds = [(a.kind, a.provider) for a in chosen]
+    assert kinds[0] == ("search", None)
+    assert kinds.count(("links", "semantic_scholar")) == 3  # 1 of its 4 went to the judge's query
+    assert sum(a.cost for a in chosen) == 10
+    assert notes and "left for the next round" in notes[0]
+
+
+def test_cocited_ids_need_two_citing_papers_that_cite_a_relevant_one():
+    session = judged_world()
+    session.candidates["c1"].paper.openalex_id = "W1"
+    session.candidates["c3"].refs = ["W1", "W90", "W91"]
+    session.candidates["c5"].refs = ["W1", "W90"]
+    session.candidates["c6"].refs = ["W91", "W92"]  # cites no relevant paper
+    assert cocited_ids(session) == ["W90"]
+    session.asked_ids.append("W90")
+    assert cocited_ids(session) == []
+
+
+def test_a_derived_query_is_the_words_the_relevant_papers_share():
+    relevant = [paper(f"Enalapril in hypertension trial {i}", abstract="enalapril lowered blood pressure")
+                for i in range(3)]
+    others = [paper(f"Diet study {i}", abstract="a diet lowered weight") for i in range(5)]
+    session = session_with(relevant + others, batch=3)
+    for key in list(session.candidates)[:3]:
+        session.candidates[key].verdict = "relevant"
+    for candidate, terms in zip(session.candidates.values(), term_counts([c.paper for c in session.candidates.values()])):
+        candidate.terms = terms
+    query = derived_query(session)
+    assert query and "enalapril" in query.split()
+    assert distinctive_terms([{"a": 1}], [], set()) == []  # one relevant paper says nothing shared
+
+
+def test_the_session_checks_every_field_of_a_paper():
+    """A field added to (or renamed in) the record must get its type check in the session file."""
+    from dataclasses import fields
+
+    from litsearch.deep.session import PAPER_SHAPE
+
+    assert set(PAPER_SHAPE.fields) == {f.name for f in fields(Paper)}
