@@ -123,7 +123,7 @@ def _imports(module: Path) -> list[tuple[int, str]]:
 # policies, never providers; the library store knows nothing of HTTP; no door walks through
 # another. A new folder is one line here (test_every_folder_has_a_row fails until it has it).
 BELOW_THE_DOORS = ("core", "net", "dedupe", "biblio", "library", "providers", "semantic", "search", "graph",
-                   "render", "fulltext", "zotero", "runtime")
+                   "deep", "render", "fulltext", "zotero", "runtime")
 LAYERS = {
     "core": (),
     "net": ("core",),
@@ -134,7 +134,9 @@ LAYERS = {
     "semantic": ("core",),
     "search": ("core", "net", "dedupe", "providers", "semantic"),
     "graph": ("core", "net", "dedupe", "providers", "search", "library", "semantic"),
-    "render": ("core", "dedupe", "providers", "search", "graph", "library"),
+    # Deep search: sessions of rounds over the search, the citation lists and the merge engine.
+    "deep": ("core", "net", "dedupe", "providers", "search", "graph", "library", "semantic"),
+    "render": ("core", "dedupe", "providers", "search", "graph", "library", "deep"),
     "fulltext": ("core", "net", "providers", "graph"),
     "zotero": ("core", "net", "providers", "biblio", "graph", "library"),
     "runtime": ("core", "net", "providers", "library", "biblio", "render"),
@@ -298,7 +300,8 @@ def test_the_facts_check_catches_a_repeated_base_url_and_key_variable(monkeypatc
 
 # What the commands share lives in cli/common.py and cli/results.py; dispatch picks the command
 # from the table in cli/commands.py, and cli/first_word.py tells a mistyped command from a topic.
-SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress", "commands", "first_word", "interrupt"}
+SHARED_CLI = {"__init__", "common", "results", "dispatch", "progress", "commands", "first_word", "interrupt",
+              "search_flags"}
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if m.parent.name == "cli" and m.stem not in SHARED_CLI],

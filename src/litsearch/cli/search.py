@@ -11,8 +11,7 @@ from typing import Sequence
 from .. import __version__
 from ..biblio.formats import extensions_for
 from ..core.errors import EXIT_CODES_HELP, ExitCode
-from ..core.filters import CONTINENTS, ENTITY_FILTERS
-from ..core.services import PREPRINTS, RETRACTIONS
+from ..core.services import RETRACTIONS
 from ..providers import registry
 from ..runtime.console import Console
 from ..runtime.logs import redact_logs
@@ -40,6 +39,7 @@ from .common import (
 )
 from .progress import LiveStatus
 from .results import abstracts_wanted, add_rerank_option, add_result_options, rerank_mode, result_format, write_result
+from .search_flags import add_filter_options, filter_arguments
 
 PROG = "lit-search"
 
@@ -120,39 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--save", action="store_true",
                         help="save the shown papers to the local library and link their citations")
     add_cache_options(parser)
-    filters = parser.add_argument_group("filters (sent to each provider that supports them, applied after fetching elsewhere)")
-    filters.add_argument("--year", metavar="RANGE", help="publication years: 2019-2024, 2019-, -2015 or 2020")
-    filters.add_argument("--since", metavar="YYYY-MM-DD", help="published on or after this day")
-    filters.add_argument("--until", metavar="YYYY-MM-DD", help="published on or before this day")
-    filters.add_argument("--venue", metavar="NAME", help="journal or conference (OpenAlex resolves it to a source id)")
-    filters.add_argument("--author", metavar="NAME", help="an author (OpenAlex resolves it to an author id)")
-    filters.add_argument("--open-access", action="store_true", help="only papers with a free full text")
-    filters.add_argument("--type", action="append", metavar="TYPE", dest="types",
-                         help="article, review, preprint or conference (repeatable or comma list)")
-    preprints = filters.add_mutually_exclusive_group()
-    preprints.add_argument("--preprints", action="store_true", default=None,
-                           help="only preprints (bioRxiv, medRxiv, arXiv, Research Square …): asked of "
-                                f"{registry.in_words(registry.searchable_with(PREPRINTS))}, checked on the merged list")
-    preprints.add_argument("--no-preprints", action="store_false", dest="preprints",
-                           help="no preprints; a published paper stays even when its preprint was merged in")
-    filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
-    filters.add_argument("--citations", metavar="RANGE",
-                         help="citations: 100 (at least), >100, <50, 100-500, -50 (the seed design's alias)")
-    filters.add_argument("--open", action="store_true", help="the same as --open-access (the seed design's alias)")
-    entities = parser.add_argument_group(
-        "OpenAlex filters (an OpenAlex id, or a name resolved to the best match, shown in the footer; only "
-        "OpenAlex applies them, so papers other providers find are kept only where OpenAlex found them too)")
-    entities.add_argument("--source", metavar="ID|NAME", help="a journal or conference as an OpenAlex source (S…)")
-    entities.add_argument("--institution", metavar="ID|NAME",
-                          help="an author's institution or any part of it (I…, a ROR id, or a name)")
-    entities.add_argument("--topic", metavar="ID|NAME", dest="topic_filter", help="the work's primary OpenAlex topic (T…) (a filter: "
-                                                              "the search text is the positional TOPIC)")
-    entities.add_argument("--publisher", metavar="ID|NAME", help="the publisher or its parent (P…)")
-    entities.add_argument("--funder", metavar="ID|NAME", help="a funder of the work (F…)")
-    entities.add_argument("--country", action="append", metavar="CODE",
-                          help="an author institution's country, ISO code (DE, US; repeatable or comma list)")
-    entities.add_argument("--continent", action="append", metavar="NAME",
-                          help="an author institution's continent: " + ", ".join(CONTINENTS))
+    filters = add_filter_options(parser)
     filters.add_argument("--exclude-retracted", action="store_true",
                          help=f"leave out papers {registry.in_words(registry.searchable_with(RETRACTIONS), 'or')} "
                               "mark retracted (default: shown, "
@@ -168,13 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from_args(args: argparse.Namespace) -> SearchOptions:
-    filters = {"year": args.year, "since": args.since, "until": args.until, "venue": args.venue, "author": args.author,
-               "open_access": args.open_access or None, "open": args.open or None, "types": args.types,
-               "preprints": args.preprints, "min_citations": args.min_citations, "citations": args.citations,
-               "country": args.country, "continent": args.continent,
-               **{name: getattr(args, "topic_filter" if name == "topic" else name) for name in ENTITY_FILTERS}}
     return checked_options(" ".join(args.topic), variants=args.variant, providers=args.providers, limit=args.limit,
-                           sort=args.sort, filters=filters, verify=not args.no_verify,
+                           sort=args.sort, filters=filter_arguments(args), verify=not args.no_verify,
                            exclude_retracted=args.exclude_retracted, rerank=args.rerank, names=COMMAND_LINE)
 
 

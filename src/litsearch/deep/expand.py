@@ -344,8 +344,8 @@ async def _search(http: HttpClient, session: Session, action: Action, entry: Rou
     failed = [o.provider for o in result.outcomes if o.error]
     entry.actions.append(f"{'the judge' if action.origin == 'judge' else 'new'} query “{query}”: "
                          f"{len(result.results)} papers" + (f" ({', '.join(failed)} failed)" if failed else ""))
-    return [(item.paper, {"round": entry.number, "via": "query", "provider": item.best_provider or "search",
-                          "query": query, "rank": rank}) for rank, item in enumerate(result.results, start=1)]
+    return [(item.paper, {"round": entry.number, "via": "query", "query": query, "rank": rank})
+            for rank, item in enumerate(result.results, start=1)]
 
 
 def _one_line(error: Exception) -> str:

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from ..core.errors import UsageError
 from ..core.filters import Filters
 from ..net.http import HttpClient
+from ..search.options import MAX_VARIANTS
+from ..providers.base import provider_label
 from .expand import keeps, plan_round, provider_caps, run_actions
 from .pool import Pool
 from .score import score_candidates
@@ -45,12 +47,12 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     session.filters = result.filters or filters  # entity filters resolved once, kept for every round
     session.queries = [topic, *variants]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
-    arrivals = [(item.paper, {"round": 1, "via": "search", "provider": item.best_provider or "search",
-                              "query": topic, "rank": rank}) for rank, item in enumerate(result.results, start=1)]
+    arrivals = [(item.paper, {"round": 1, "via": "search", "query": topic, "rank": rank})
+                for rank, item in enumerate(result.results, start=1)]
     pool = Pool(session)
     new = pool.add(arrivals)
     failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
-    entry.actions.append(f"search of {', '.join(session.search_providers) or 'no provider'}: "
+    entry.actions.append(f"search of {', '.join(provider_label(p) for p in session.search_providers) or 'nothing'}: "
                          f"{len(result.results)} papers after merging {result.record_count} records")
     entry.notes += [f"failed: {item}" for item in failed]
     entry.new_candidates = len(new)
@@ -66,25 +68,39 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     return session
 
 
-async def advance(http: HttpClient, session: Session, verdicts: Verdicts, judge_queries: list[str],
-                  timing: Timing | None = None) -> Session:
-    """Record ``verdicts`` on the current batch, then stop or run the next round."""
+def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Session:
+    """Record ``verdicts`` (and the judge's new queries, searched in the next round), then stop
+    when a budget is spent or the search is saturated. No request is sent: the caller saves the
+    session here, so a step killed later never loses a verdict."""
     if session.done:
         raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
                          f"`lit-search deep results FILE`")
-    timing = timing or Timing()
+    waiting = list(dict.fromkeys([*session.pending_queries, *judge_queries]))
+    if len(waiting) > MAX_VARIANTS:
+        raise UsageError(f"{len(waiting)} queries would wait for the next round; at most {MAX_VARIANTS}")
     apply(session, verdicts)
+    session.pending_queries = waiting
     spent = budget_spent(session)
     if spent:
         return _stopped(session, "budget", spent)
     saturated, said = saturation(session)
-    if saturated and not judge_queries:
+    if saturated and not session.pending_queries:
         return _stopped(session, "saturated", said)
+    if session.rounds:
+        session.rounds[-1].stop_check = said
+    return session
+
+
+async def expand(http: HttpClient, session: Session, timing: Timing | None = None) -> Session:
+    """The next round: chase, score, choose the next batch (or stop, exhausted)."""
+    timing = timing or Timing()
+    said = session.rounds[-1].stop_check if session.rounds else ""
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
     before = dict(http.request_counts)
     caps = provider_caps(http, session.options.round_requests)
-    actions, waiting = plan_round(session, judge_queries, session.search_providers, caps)
+    queries, session.pending_queries = session.pending_queries, []
+    actions, waiting = plan_round(session, queries, session.search_providers, caps)
     entry.notes += waiting
     found = await run_actions(http, session, actions, entry, session.search_providers)
     entry.requests = _spent(before, http.request_counts)
@@ -108,9 +124,20 @@ async def advance(http: HttpClient, session: Session, verdicts: Verdicts, judge_
     entry.stop_check = said
     timing.own_seconds = time.process_time() - started
     if not session.batch:
-        entry.judged = 0
         return _stopped(session, "exhausted", "no unjudged candidate is left after chasing every lead")
     return session
+
+
+async def advance(http: HttpClient, session: Session, verdicts: Verdicts, judge_queries: list[str],
+                  timing: Timing | None = None) -> Session:
+    """``judge`` then, unless the session stopped, ``expand`` (in one go: the benchmark's way)."""
+    judge(session, verdicts, judge_queries)
+    return session if session.done else await expand(http, session, timing)
+
+
+def awaiting_round(session: Session) -> bool:
+    """Verdicts recorded, the next round not yet run (a step was stopped between the two)."""
+    return not session.done and not session.batch and bool(session.rounds)
 
 
 def _stopped(session: Session, reason: str, said: str) -> Session:

@@ -236,18 +236,22 @@ def why(candidate: Candidate, features: dict[str, float], session: Session) -> s
         parts.append(f"cited by {_rows(judged(cites), session)}")
     if judged(cited):
         parts.append(f"cites {_rows(judged(cited), session)}")
-    best: dict[str, tuple[int, str]] = {}
+    best: dict[str, dict] = {}
     for entry in candidate.evidence:
         via = entry.get("via")
         if via in ("recommended", "semantic", "search", "query"):
-            rank = entry.get("rank") or 999
-            if via not in best or rank < best[via][0]:
-                best[via] = (rank, entry.get("provider") or "")
+            if via not in best or (entry.get("rank") or 10**6) < (best[via].get("rank") or 10**6):
+                best[via] = entry
     for via, words in (("recommended", "more like the relevant ones"), ("semantic", "semantic search"),
-                       ("query", "new query"), ("search", "search")):
+                       ("query", "query"), ("search", "the search")):
         if via in best:
-            rank, provider = best[via]
-            parts.append(f"{words} ({label(provider)} #{rank})" if rank != 999 else f"{words} ({label(provider)})")
+            entry = best[via]
+            where = label(entry["provider"]) if entry.get("provider") else ""
+            if via == "query" and entry.get("query"):
+                words = f"query “{str(entry['query'])[:40]}”"
+            rank = f"#{entry['rank']}" if entry.get("rank") else ""
+            detail = " ".join(part for part in (where, rank) if part)
+            parts.append(f"{words} ({detail})" if detail else words)
     if features.get("cocited", 0.0) > 0:
         parts.append(f"cited together with relevant papers ({math.expm1(features['cocited']):.0f}×)")
     if features.get("coupling", 0.0) > 0:

@@ -30,6 +30,7 @@ VERDICTS = ("relevant", "maybe", "not")
 MAX_FILE_BYTES = 200 * MB
 MAX_CANDIDATES = 20_000  # read back; a session keeps far fewer (deep/pool.py MAX_POOL)
 MAX_ROUNDS = 1_000
+MAX_PENDING = 8  # the judge's queries waiting for a round (search/options.py MAX_VARIANTS)
 MAX_REFS = 2_000  # W-ids kept of one candidate's reference list
 
 
@@ -91,6 +92,7 @@ class Session:
     queries: list[str] = field(default_factory=list)  # every query searched, in order
     search_providers: list[str] = field(default_factory=list)  # the providers a search of this session asks
     asked_ids: list[str] = field(default_factory=list)  # W-ids fetched as co-cited papers (never asked twice)
+    pending_queries: list[str] = field(default_factory=list)  # the judge's queries, searched next round
     next_number: int = 1
 
     # ----- what the rest of the package reads
@@ -141,6 +143,7 @@ def as_document(session: Session) -> dict[str, Any]:
         "options": session.options.__dict__,
         "done": session.done, "stop_reason": session.stop_reason, "queries": session.queries,
         "search_providers": session.search_providers, "asked_ids": session.asked_ids,
+        "pending_queries": session.pending_queries,
         "next_number": session.next_number, "batch": session.batch,
         "rounds": [entry.__dict__ for entry in session.rounds],
         "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, "evidence": c.evidence,
@@ -176,7 +179,7 @@ SESSION_SHAPE = Fields({
                        "stop_window": int,
                        "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool}),
     "done": bool, "stop_reason": TEXT_OR_NONE, "queries": ListOf(str, 10_000), "next_number": int,
-    "search_providers": ListOf(str, 100), "asked_ids": ListOf(str, 100_000),
+    "search_providers": ListOf(str, 100), "asked_ids": ListOf(str, 100_000), "pending_queries": ListOf(str, MAX_PENDING),
     "batch": ListOf(str, 1_000), "rounds": ListOf(ROUND_SHAPE, MAX_ROUNDS),
     "candidates": ListOf(CANDIDATE_SHAPE, MAX_CANDIDATES),
 }, required=("kind", "version", "topic", "options", "candidates", "rounds"))
@@ -200,6 +203,7 @@ def from_document(document: Any, shown: str) -> Session:
                       stop_reason=document.get("stop_reason"), queries=list(document.get("queries") or []),
                       search_providers=list(document.get("search_providers") or []),
                       asked_ids=list(document.get("asked_ids") or []),
+                      pending_queries=list(document.get("pending_queries") or []),
                       next_number=int(document.get("next_number") or 1))
     for entry in document["candidates"]:
         candidate = _candidate(entry, shown)

@@ -67,7 +67,8 @@ def _candidate_key(session: Session, pool: Pool, item: str, verdict: str) -> str
         row = int(item)
         if not 1 <= row <= len(session.batch):
             rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"
-            raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}); a PMID is written PMID:{row}")
+            hint = f"; a PMID is written PMID:{row}" if row > len(session.batch) else ""
+            raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}){hint}")
         return session.batch[row - 1]
     try:
         ref = parse_paper_ref(item)

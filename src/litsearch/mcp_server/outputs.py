@@ -188,3 +188,62 @@ class SaveResult(ToolOutput):
 
 class ReportResult(ToolOutput):
     report: dict[str, Any] = Field(description="the methods paragraph and the PRISMA identification rows")
+
+
+# ---------------------------------------------------------------- deep search
+
+class DeepBatchRow(_Shape):
+    row: int
+    doi: str | None
+    pmid: str | None
+    arxiv_id: str | None
+    openalex_id: str | None
+    paper_id: str | None = Field(description="Semantic Scholar's id")
+    title: str | None
+    abstract: str | None = Field(description="cut so the whole batch stays within about 12,000 characters")
+    year: int | None
+    venue: str | None
+    why: str = Field(description="where the candidate came from")
+    key: str = Field(description="its key in the session file")
+
+
+class DeepYield(_Shape):
+    round: int
+    judged: int
+    relevant: int
+    new_candidates: int
+    requests: int
+
+
+class DeepStep(ToolOutput):
+    """deep_search_start and deep_search_next: the batch to judge, or the stop."""
+
+    session: str = Field(description="the session file, as given")
+    round: int
+    done: bool
+    stop_reason: str | None = Field(description="saturated, budget or exhausted once done")
+    judged: int
+    relevant: int
+    batch: list[DeepBatchRow]
+    yield_: list[DeepYield] = Field(alias="yield", description="per round: judged, relevant, new candidates, "
+                                                               "requests")
+    requests: dict[str, int] = Field(description="requests per provider over the session")
+    maybe: int
+    candidates: int = Field(description="candidates not yet judged")
+    stop_check: str
+    next: str = Field(description="the command-line equivalent of the next step")
+
+
+class DeepResults(ToolOutput):
+    """deep_search_results: the judged papers (relevant, then maybe), a page at a time."""
+
+    session: str
+    done: bool
+    stop_reason: str | None
+    judged: int
+    relevant: int
+    maybe: int
+    papers: list[dict[str, Any]] = Field(description="each paper's record with its verdict and where it came from")
+    rows: str
+    next_offset: int | None
+    written: str | None = Field(description="the file written, when output was given")

@@ -17,7 +17,8 @@ from ..core.text import plain_text
 from ..deep.session import Candidate, Session
 from ..deep.stop import yield_curve
 from ..providers import registry
-from .markup import markdown_text, plural
+from ..core.text import plural
+from .markup import markdown_text
 
 BATCH_CHARS = 12_000
 MIN_ABSTRACT_CHARS = 200
@@ -205,3 +206,19 @@ def methods_text(session: Session) -> str:
 
 def candidate_line(candidate: Candidate) -> str:
     return f"{candidate.key}: {candidate.paper.title}"
+
+
+def results_json(result, session: Session, shown_path: str) -> dict[str, Any]:
+    """``deep results --format json``: the search JSON's fields for every paper (whole
+    abstracts), each with its verdict, the round it was judged in and where it came from."""
+    from .search_json import result_payload
+
+    payload = result_payload(result, len(result.results))
+    for entry, candidate in zip(payload["results"], result.candidates):
+        entry.update({"verdict": candidate.verdict, "judged_round": candidate.judged_round, "why": candidate.why,
+                      "session_key": candidate.key})
+    relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
+    payload.update({"session": shown_path, "done": session.done, "stop_reason": session.stop_reason,
+                    "judged": len(session.judged()), "relevant": relevant, "maybe": maybe,
+                    "yield": yield_curve(session), "requests": session.requests})
+    return payload

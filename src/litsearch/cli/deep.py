@@ -1,0 +1,206 @@
+"""``lit-search deep start|next|results``: a deep-search session. A judge (the model in Claude
+Code, or a person) reads batches of candidates; lit-search chases what was judged relevant
+(references, citing papers, "more like these", semantic search, new queries) and says when the
+search is saturated. The session file holds every verdict and is replaced atomically after each
+step (deep/steps.py)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Sequence
+
+from ..core.errors import EXIT_CODES_HELP, UsageError
+from ..core.sanitize import json_text
+from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
+from ..deep.session import Options, as_text
+from ..runtime.console import Console
+from ..runtime.files import write_file_atomically
+from ..runtime.results import TERMINAL_VIEW
+from ..runtime.settings import load_settings
+from ..search.options import MAX_VARIANTS, clean_query
+from ..search.plan import parse_provider_list
+from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
+    write_output
+from .results import add_result_options, result_format, write_result
+from .search_flags import add_filter_options, filters_from_args
+
+PROG = "lit-search deep"
+STEP_FORMATS = ("markdown", TERMINAL_VIEW, "json")
+
+DESCRIPTION = """\
+A deep search: the judge (you, or the model in Claude Code) reads a batch of candidates at a
+time and says which are relevant; lit-search chases what was judged relevant (its references,
+the papers citing it, papers recommended as similar, a semantic search with its text, new
+queries from the words the relevant papers share), ranks every candidate by that evidence,
+shows the best unjudged ones next, and stops when the search is saturated or a budget is spent.
+
+  lit-search deep start "TOPIC" --session review.json        # search; the first batch
+  lit-search deep next review.json --relevant 1,4,9 --maybe 7  # verdicts; the next batch
+  lit-search deep results review.json -o included.bib        # relevant, then maybe"""
+
+EPILOG = f"""\
+verdicts: LIST is comma-separated row numbers of the current batch (1-based) or paper ids
+  (doi:…, PMID:…, arXiv:…, an OpenAlex W-id, a Semantic Scholar id; a bare number is a row).
+  Rows not named take --rest (default: not relevant). Naming an earlier paper by id changes
+  its verdict. A bad LIST (row 0, a row not in the batch, an unknown id) changes nothing.
+stop: saturated when the last --stop-window papers judged held at most --stop-yield relevant
+  and every relevant paper was chased; budget at --max-judged papers or --max-requests
+  requests; exhausted when no candidate is left. --format json prints the step's fields.
+the session file is replaced atomically after the verdicts and again after the round: a
+  step stopped at any moment keeps every verdict; `deep next FILE` then runs the round owed.
+{EXIT_CODES_HELP}
+  Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next)."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = new_parser(PROG, DESCRIPTION, EPILOG)
+    steps = parser.add_subparsers(dest="step", metavar="start|next|results", parser_class=type(parser))
+    steps.required = True
+    start = steps.add_parser("start", help="search the topic and print the first batch to judge",
+                             description="Create the session file, run the first search and print the first batch.")
+    start.add_argument("topic", nargs="+", help="the research question or topic")
+    start.add_argument("--variant", action="append", default=[], metavar="Q", help="another phrasing (repeatable)")
+    start.add_argument("--session", required=True, metavar="FILE", help="the session file to create (.json)")
+    _range_option(start, "--batch", 20, BATCH_RANGE, "papers in a batch")
+    _range_option(start, "--max-judged", 300, MAX_JUDGED_RANGE, "papers judged at most (a budget stop)")
+    _range_option(start, "--max-requests", 2_000, MAX_REQUESTS_RANGE, "requests over the session at most")
+    _range_option(start, "--round-requests", 60, ROUND_REQUESTS_RANGE, "requests one round may send")
+    _range_option(start, "--stop-window", 60, STOP_WINDOW_RANGE, "the saturation rule looks at the last N judged")
+    start.add_argument("--stop-yield", type=int, default=2, metavar="N",
+                       help="saturated when those held at most N relevant (default 2: a judge's stray 'relevant')")
+    start.add_argument("--providers", default="auto", metavar="LIST", help="auto (from the topic) or a comma list")
+    start.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
+    add_filter_options(start)
+    _common(start)
+
+    step = steps.add_parser("next", help="record verdicts on the batch; print the next batch or the stop",
+                            description="Record the verdicts on the current batch, chase, and print the next batch.")
+    step.add_argument("file", metavar="FILE", help="the session file")
+    for verdict in ("relevant", "maybe", "not"):
+        step.add_argument(f"--{verdict}", metavar="LIST", help=f"rows or ids judged {verdict}")
+    step.add_argument("--rest", choices=("not", "maybe"), default="not",
+                      help="the verdict of the batch's rows not named (default not)")
+    step.add_argument("--variant", action="append", default=[], metavar="Q",
+                      help="a query to search in the next round (repeatable)")
+    step.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
+    _common(step)
+
+    results = steps.add_parser("results", help="the papers judged relevant, then maybe",
+                               description="The papers judged relevant, then maybe, each group by its score.")
+    results.add_argument("file", metavar="FILE", help="the session file")
+    results.add_argument("--all", action="store_true", help="add the candidates not judged, best first")
+    add_result_options(results, "table (a terminal view), markdown, json, or an export (bibtex, ris, csl-json, csv)")
+    return parser
+
+
+def _range_option(parser: argparse.ArgumentParser, flag: str, default: int, bounds: tuple[int, int], words: str) -> None:
+    parser.add_argument(flag, type=int, default=default, metavar="N",
+                        help=f"{words} ({bounds[0]}–{bounds[1]:,}; default {default:,})")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    add_quiet_option(parser)
+    add_cache_options(parser)
+
+
+def main(argv: Sequence[str]) -> int:
+    return run_command(PROG, lambda: deep_command(argv))
+
+
+def deep_command(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    if args.step == "results":
+        return _results(args)
+    fmt = view_format(args.format)
+    settings = load_settings()
+    console = Console(settings, args.quiet)
+    from ..deep import steps
+    from ..render.deep import step_markdown, step_payload, step_text
+
+    if args.step == "start":
+        topic, variants = _queries(args)
+        options = _options(args)
+        filters = filters_from_args(args)
+        _check_providers(filters, options.providers)
+        steps.check_new_session_path(args.session)
+        shown = args.session
+        save = _saver(shown)
+        session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
+            http, topic, variants, filters, options, save))
+    else:
+        shown = args.file
+        session = steps.open_session(shown)
+        lists = {"relevant": args.relevant, "maybe": args.maybe, "not": args.__dict__["not"]}
+        queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
+        from ..deep.verdicts import resolve
+
+        if not (session.done and not any(lists.values()) and not queries):
+            resolve(session, lists, args.rest)  # a bad LIST stops here, before any request or write
+        save = _saver(shown)
+        session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
+            http, session, lists, args.rest, queries, save))
+    if fmt == "json":
+        text = json_text(step_payload(session, shown))
+    elif fmt == TERMINAL_VIEW:
+        text = step_text(session, shown)
+    else:
+        text = step_markdown(session, shown)
+    write_output(text, settings)
+    return 0
+
+
+def _saver(path: str):
+    from pathlib import Path
+
+    return lambda session: write_file_atomically(Path(path), as_text(session))
+
+
+def _queries(args: argparse.Namespace) -> tuple[str, list[str]]:
+    topic = clean_query(" ".join(args.topic), "the topic")
+    variants = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
+    if len(variants) > MAX_VARIANTS:
+        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
+    return topic, variants
+
+
+def _options(args: argparse.Namespace) -> Options:
+    from ..deep.limits import check_options
+
+    providers = None
+    if args.providers.strip().lower() != "auto":
+        try:
+            providers = parse_provider_list(args.providers)
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+    options = Options(batch=args.batch, max_judged=args.max_judged, max_requests=args.max_requests,
+                      round_requests=args.round_requests, stop_window=args.stop_window, stop_yield=args.stop_yield,
+                      providers=providers)
+    problem = check_options(options)
+    if problem:
+        raise UsageError(f"--{problem}")
+    return options
+
+
+def _check_providers(filters, providers) -> None:
+    from ..search.aliases import check_providers
+
+    check_providers(filters, providers)
+
+
+def _results(args: argparse.Namespace) -> int:
+    from ..deep.results import as_search_result
+    from ..deep.steps import open_session
+
+    fmt = result_format(args)
+    session = open_session(args.file)
+    settings = load_settings()
+    result = as_search_result(session, include_unjudged=args.all)
+    if fmt == "json":
+        from ..render.deep import results_json
+
+        write_output(json_text(results_json(result, session, args.file)), settings, args.output)
+        if args.output:
+            Console(settings).say(f"wrote {len(result.results)} papers to {args.output}")
+        return 0
+    write_result(result, max(1, len(result.results)), fmt, settings, args.output)
+    return 0

@@ -1,0 +1,67 @@
+"""The steps every door runs (the command line, the MCP server, the Python API): start a
+session, judge a batch and run the next round, read the results. The door gives the checked
+arguments and a ``save`` that writes the session atomically (runtime/files.py); the session is
+saved after the verdicts are recorded and again after the round, so a step stopped at any moment
+leaves either state, never a verdict lost.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable
+
+from ..core.errors import UsageError
+from ..core.filters import Filters
+from ..net.http import HttpClient
+from . import rounds
+from .session import Options, Session, load
+from .verdicts import resolve
+
+Save = Callable[[Session], None]
+SUFFIX = ".json"
+
+
+def check_new_session_path(path: str) -> None:
+    """A session file to create: a .json name that does not exist yet (a session is never
+    started over another file, nor over an earlier session's verdicts)."""
+    if not str(path).lower().endswith(SUFFIX):
+        raise UsageError(f"--session {path}: a session file's name ends in {SUFFIX}")
+    if os.path.lexists(path):
+        raise UsageError(f"--session {path} already exists; continue it with `lit-search deep next {path}`, "
+                         f"or name a new file")
+    folder = Path(path).parent if str(Path(path).parent) else Path(".")
+    if not folder.is_dir():
+        raise UsageError(f"--session {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise UsageError(f"--session {path}: the folder {folder} is not writable")
+
+
+def open_session(path: str) -> Session:
+    if not str(path).lower().endswith(SUFFIX):
+        raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
+    return load(path)
+
+
+async def start_step(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options,
+                     save: Save) -> Session:
+    session = await rounds.start(http, topic, variants, filters, options)
+    save(session)
+    return session
+
+
+async def next_step(http: HttpClient, session: Session, lists: dict[str, str | None], rest: str,
+                    queries: list[str], save: Save) -> Session:
+    """Record the verdicts (every list checked before anything changes), save, run the next round
+    unless the session stopped, save. A complete session asked again without verdicts is shown as
+    it is; a step stopped after its verdicts runs the round it owes when asked again."""
+    asked = any(lists.values()) or bool(queries)
+    if session.done and not asked:
+        return session
+    if not (rounds.awaiting_round(session) and not asked):
+        rounds.judge(session, resolve(session, lists, rest), queries)
+        save(session)
+    if not session.done:
+        await rounds.expand(http, session)
+        save(session)
+    return session

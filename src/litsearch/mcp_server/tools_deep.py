@@ -1,0 +1,175 @@
+"""The deep-search tools: deep_search_start, deep_search_next, deep_search_results, with the
+command's arguments and JSON (``lit-search deep``). The session is a file (a .json path, relative
+to the server's working folder); each step goes through deep/steps.py as the command's does:
+every list checked before anything changes, the file replaced atomically after the verdicts and
+again after the round."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ..core.errors import UsageError
+from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE
+from ..deep.session import Options, as_text
+from ..runtime.files import write_file_atomically
+from ..runtime.results import RESULT_FORMATS
+from .conduct import Conduct, declare
+from .outputs import DeepResults, DeepStep
+from .runtime import current, tool_result
+from .tools_papers import Provider, SearchFilters
+
+# A session step writes its file (adding verdicts, never dropping one) and asks the APIs; running
+# it again with the same verdicts runs another round.
+KEEPS_A_SESSION = Conduct(read_only=False, destructive=False, idempotent=False, open_world=True)
+# Results read the session; with output they replace that file.
+WRITES_AN_EXPORT = Conduct(read_only=False, destructive=True, idempotent=True, open_world=False)
+ListArg = Annotated[str | list[int | str] | None, Field(description="batch rows (1-based) or paper ids, as a comma "
+                                                                      "list or an array")]
+SessionPath = Annotated[str, Field(min_length=1, max_length=4096, description="the session file (.json)")]
+RESULTS_PAGE = 50
+
+
+def _list(value: str | list[int | str] | None) -> str | None:
+    if value is None:
+        return None
+    return ",".join(str(item) for item in value) if isinstance(value, list) else value
+
+
+def _saver(path: str):
+    return lambda session: write_file_atomically(Path(path), as_text(session))
+
+
+def _step_result(session, path: str):
+    from ..render.deep import step_markdown, step_payload
+
+    return tool_result(step_markdown(session, path), step_payload(session, path))
+
+
+@declare(KEEPS_A_SESSION, DeepStep)
+async def deep_search_start(
+    topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research question or topic")],
+    session: SessionPath,
+    variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings")] = None,
+    batch: Annotated[int, Field(ge=BATCH_RANGE[0], le=BATCH_RANGE[1], description="papers per batch")] = 20,
+    max_judged: Annotated[int, Field(ge=MAX_JUDGED_RANGE[0], le=MAX_JUDGED_RANGE[1],
+                                     description="papers judged at most")] = 300,
+    providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic")] = None,
+    filters: Annotated[SearchFilters | None, Field(description="the search's filters")] = None,
+):
+    """Start a deep search for a thorough or systematic review: searches the topic, writes the session file, and
+    returns the first batch (about 20 papers with abstracts) for you to judge. Judge each strictly against the user's
+    request, then call deep_search_next with the verdicts; lit-search chases the relevant papers' citations and
+    similar papers and says when the search is saturated."""
+    from ..deep import steps
+    from ..search.aliases import check_providers, search_filters
+    from ..search.options import MAX_VARIANTS, clean_query
+    from ..search.plan import parse_provider_list
+
+    cleaned = clean_query(topic, "the topic")
+    others = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
+    if len(others) > MAX_VARIANTS:
+        raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
+    chosen = parse_provider_list(",".join(providers)) if providers else None
+    given = filters.model_dump(exclude_none=True) if filters else {}
+    checked = search_filters(types=given.pop("type", None), flag_prefix="filters.", **given)
+    check_providers(checked, chosen)
+    steps.check_new_session_path(session)
+    options = Options(batch=batch, max_judged=max_judged, providers=chosen)
+    found = await current().online(lambda http, _store: steps.start_step(http, cleaned, others, checked, options,
+                                                                          _saver(session)))
+    return _step_result(found, session)
+
+
+@declare(KEEPS_A_SESSION, DeepStep)
+async def deep_search_next(
+    session: SessionPath,
+    relevant: ListArg = None,
+    maybe: ListArg = None,
+    not_: Annotated[str | list[int | str] | None, Field(alias="not", description="rows or ids judged not relevant")]
+    = None,
+    rest: Annotated[Literal["not", "maybe"], Field(description="the verdict of the batch's rows not named")] = "not",
+    variants: Annotated[list[str] | None, Field(description="queries to search in the next round")] = None,
+):
+    """Record your verdicts on the current batch of a deep search (rows or ids judged relevant, maybe, not; the rows
+    not named take rest) and get the next batch, or the stop (saturated, budget or exhausted) with the yield per
+    round. Give variants for new search phrases the relevant papers suggest."""
+    from ..deep import steps
+    from ..search.options import clean_query
+
+    found = steps.open_session(session)
+    lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
+    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
+    from ..deep.verdicts import resolve
+
+    if not (found.done and not any(lists.values()) and not queries):
+        resolve(found, lists, rest)  # a bad list stops here, before any request or write
+    advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
+                                                                            _saver(session)))
+    return _step_result(advanced, session)
+
+
+@declare(WRITES_AN_EXPORT, DeepResults)
+async def deep_search_results(
+    session: SessionPath,
+    format: Annotated[Literal[RESULT_FORMATS], Field(description="the rows as markdown (default), json, or an "  # type: ignore[valid-type]
+                                                                  "export: bibtex, ris, csl-json, csv")] = "markdown",
+    all: Annotated[bool, Field(description="add the candidates not judged, best first")] = False,
+    output: Annotated[str | None, Field(max_length=4096, description="write the whole result to this file instead "
+                                                                     "(its extension names the format)")] = None,
+    offset: Annotated[int, Field(ge=0, description="the first row of this page (next_offset of the last)")] = 0,
+):
+    """The papers a deep search judged relevant, then maybe (all: then the unjudged candidates), with their records
+    and where each came from; a page at a time, or the whole list written to a file (BibTeX, RIS, CSL-JSON, CSV,
+    JSON or Markdown)."""
+    from ..deep.results import as_search_result
+    from ..deep.steps import open_session
+    from ..render.deep import results_json
+    from ..runtime.results import render_result
+
+    found = open_session(session)
+    result = as_search_result(found, include_unjudged=all)
+    written = None
+    if output is not None:
+        written = _write_export(found, result, session, output)
+    payload = results_json(result, found, session)
+    page = payload["results"][offset: offset + RESULTS_PAGE]
+    following = offset + RESULTS_PAGE if offset + RESULTS_PAGE < len(payload["results"]) else None
+    text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
+                         else format, include_abstracts=False) if page else "No papers judged relevant or maybe yet.\n"
+    if written:
+        text = f"Wrote {len(result.results)} papers to {written}.\n\n" + text
+    data: dict[str, Any] = {"session": session, "done": found.done, "stop_reason": found.stop_reason,
+                            "judged": payload["judged"], "relevant": payload["relevant"], "maybe": payload["maybe"],
+                            "papers": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",
+                            "next_offset": following, "written": written}
+    return tool_result(text, data)
+
+
+def _page_of(result, offset: int):
+    from dataclasses import replace
+
+    return replace(result, results=result.results[offset: offset + RESULTS_PAGE])
+
+
+def _write_export(session_data, result, session: str, output: str) -> str:
+    from ..biblio.formats import format_from_path
+    from ..core.sanitize import json_text
+    from ..render.deep import results_json
+    from ..runtime.results import render_result
+
+    named = format_from_path(output)
+    if named is None:
+        raise UsageError(f"output {output}: unknown extension (.bib, .ris, .csl.json, .csv, .json or .md)")
+    target = Path(output)
+    if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
+        raise UsageError(f"output {output}: name a file in an existing folder")
+    text = json_text(results_json(result, session_data, session)) if named == "json" else \
+        render_result(result, max(1, len(result.results)), named, include_abstracts=True)
+    write_file_atomically(target, current().clean(text))
+    return output
+
+
+DEEP_TOOLS = [deep_search_start, deep_search_next, deep_search_results]
