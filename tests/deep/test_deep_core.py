@@ -297,10 +297,10 @@ def test_cocited_ids_need_two_citing_papers_that_cite_a_relevant_one():
 
 def test_a_derived_query_is_the_words_the_relevant_papers_share():
     relevant = [paper(f"Enalapril in hypertension trial {i}", abstract="enalapril lowered blood pressure")
-                for i in range(3)]
+                for i in range(4)]
     others = [paper(f"Diet study {i}", abstract="a diet lowered weight") for i in range(5)]
-    session = session_with(relevant + others, batch=3)
-    for key in list(session.candidates)[:3]:
+    session = session_with(relevant + others, batch=4)
+    for key in list(session.candidates)[:4]:
         session.candidates[key].verdict = "relevant"
     for candidate, terms in zip(session.candidates.values(), term_counts([c.paper for c in session.candidates.values()])):
         candidate.terms = terms

@@ -9,6 +9,7 @@ return plain dicts.
     literature_search("CRISPR off-target effects", max_results=10, date_from="2020")
     read_paper("PMC3299399", sections=["methods"], max_chars=20000)
     push_to_zotero(["10.1038/nbt.2647"], collection="To read")
+    deep_start("statins for primary prevention", "statins.json")  # then deep_next(...), deep_results(...)
     semantic_scholar.get_paper_details("DOI:10.1038/nbt.2647")
 
 The functions are synchronous (they run their own event loop, in a worker thread when
@@ -24,12 +25,13 @@ from ..core.errors import LitSearchError
 from ..providers import registry
 from ..render.search_json import result_payload
 from . import crossref, openalex, semantic_scholar, unpaywall
+from .deep import deep_next, deep_results, deep_start
 from .fulltext import read_paper
 from .search import render, search
 from .zotero import push_to_zotero
 
 __all__ = ["LitSearchError", "search", "render", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
-           "openalex", "semantic_scholar", "crossref", "unpaywall"]
+           "deep_start", "deep_next", "deep_results", "openalex", "semantic_scholar", "crossref", "unpaywall"]
 
 
 def _date_filters(date_from: str, date_to: str) -> dict[str, str | None]:

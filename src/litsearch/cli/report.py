@@ -15,7 +15,8 @@ PROG = "lit-search report"
 
 DESCRIPTION = """\
 Turn a search record (written by `lit-search TOPIC --record FILE` or `lit-search snowball ...
---record FILE`) into a methods paragraph a systematic review can cite (sources, date searched,
+--record FILE`), or a deep-search session file (`lit-search deep`: every round, the stop rule
+and why it fired), into a methods paragraph a systematic review can cite (sources, date searched,
 the exact search string sent to each source, limits and filters, deduplication) and a PRISMA
 2020 identification table (records per source, duplicates removed, records screened), whose
 numbers add up. Then every request as it was sent."""
@@ -34,6 +35,24 @@ def build_parser():
     return parser
 
 
+def _session_or_none(path: str):
+    """The deep-search session at ``path``, or None when the file is anything else (a search
+    record is then read as one, with its own checks and messages)."""
+    import json
+
+    from ..core.errors import InputError
+    from ..core.files import read_input
+    from ..deep.session import KIND, MAX_FILE_BYTES, from_document
+
+    try:
+        document = json.loads(read_input(path, MAX_FILE_BYTES, what="a record").decode("utf-8"))
+    except (InputError, ValueError, RecursionError):
+        return None  # read_record says what is wrong with it
+    if not isinstance(document, dict) or document.get("kind") != KIND:
+        return None
+    return from_document(document, str(path))
+
+
 def main(argv: Sequence[str]) -> int:
     return run_command(PROG, lambda: report_command(argv))
 
@@ -44,6 +63,19 @@ def report_command(argv: Sequence[str]) -> int:
     from ..search.record import read_record
 
     fmt = view_format(args.format)
+    session = _session_or_none(args.record)
+    if session is not None:  # a deep-search session: its methods text, round by round
+        from ..render.deep import methods_text
+
+        text = methods_text(session)
+        if fmt == "json":
+            from ..deep.stop import yield_curve
+
+            text = json_text({"kind": "deep-search session", "methods": text, "done": session.done,
+                              "stop_reason": session.stop_reason, "yield": yield_curve(session),
+                              "requests": session.requests})
+        write_output(text, load_settings())
+        return ExitCode.OK
     record = read_record(args.record)
     if fmt == TERMINAL_VIEW:
         from ..render.terminal import terminal_width

@@ -45,7 +45,7 @@ DIRECTIONS = ("references", "citing")
 SEARCH_LIMIT = 100  # records a round's query asks of each provider, as a search does
 COCITED_PER_ROUND = 100  # co-cited works fetched in one round (one OpenAlex call per 100)
 MIN_COCITATIONS = 2
-MIN_RELEVANT_FOR_QUERY = 3  # relevant papers before their shared words make a query
+MIN_RELEVANT_FOR_QUERY = 4  # relevant papers before their shared words make a query
 
 
 @dataclass
@@ -120,8 +120,8 @@ def _recommendation(session: Session) -> list[Action]:
     relevant = [c.key for c in session.judged("relevant")]
     if not relevant:
         return []
-    fingerprint = f"recommend:{len(relevant)}:{len(session.judged('not'))}"
-    if any(fingerprint in entry.actions for entry in session.rounds):
+    fingerprint = f"{len(relevant)}:{len(session.judged('not'))}"
+    if session.recommended_with == fingerprint:
         return []
     return [Action("recommend", p.name, label=fingerprint) for p in providers_for(RECOMMEND)
             if session.options.providers is None or p.name in session.options.providers]
@@ -296,7 +296,7 @@ async def _recommend(http: HttpClient, session: Session, action: Action, entry: 
     negatives = [c.paper for c in sorted(session.judged("not"), key=lambda c: -(c.judged_round or 0))]
     papers = await provider.recommend(http.session(provider.name, budget=2 * ROUND_SECONDS), positives, negatives,
                                       RECOMMENDATIONS)
-    entry.actions.append(action.label)
+    session.recommended_with = action.label
     entry.actions.append(f"{provider.label}: more like the {len(positives)} relevant papers, unlike "
                          f"{len(negatives)} rejected: {len(papers)} found")
     return [(paper, {"round": entry.number, "via": "recommended", "provider": provider.name, "rank": rank})

@@ -93,6 +93,7 @@ class Session:
     search_providers: list[str] = field(default_factory=list)  # the providers a search of this session asks
     asked_ids: list[str] = field(default_factory=list)  # W-ids fetched as co-cited papers (never asked twice)
     pending_queries: list[str] = field(default_factory=list)  # the judge's queries, searched next round
+    recommended_with: str = ""  # the judged set the last recommendation request was made for
     next_number: int = 1
 
     # ----- what the rest of the package reads
@@ -143,7 +144,7 @@ def as_document(session: Session) -> dict[str, Any]:
         "options": session.options.__dict__,
         "done": session.done, "stop_reason": session.stop_reason, "queries": session.queries,
         "search_providers": session.search_providers, "asked_ids": session.asked_ids,
-        "pending_queries": session.pending_queries,
+        "pending_queries": session.pending_queries, "recommended_with": session.recommended_with,
         "next_number": session.next_number, "batch": session.batch,
         "rounds": [entry.__dict__ for entry in session.rounds],
         "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, "evidence": c.evidence,
@@ -180,6 +181,7 @@ SESSION_SHAPE = Fields({
                        "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool}),
     "done": bool, "stop_reason": TEXT_OR_NONE, "queries": ListOf(str, 10_000), "next_number": int,
     "search_providers": ListOf(str, 100), "asked_ids": ListOf(str, 100_000), "pending_queries": ListOf(str, MAX_PENDING),
+    "recommended_with": str,
     "batch": ListOf(str, 1_000), "rounds": ListOf(ROUND_SHAPE, MAX_ROUNDS),
     "candidates": ListOf(CANDIDATE_SHAPE, MAX_CANDIDATES),
 }, required=("kind", "version", "topic", "options", "candidates", "rounds"))
@@ -204,6 +206,7 @@ def from_document(document: Any, shown: str) -> Session:
                       search_providers=list(document.get("search_providers") or []),
                       asked_ids=list(document.get("asked_ids") or []),
                       pending_queries=list(document.get("pending_queries") or []),
+                      recommended_with=str(document.get("recommended_with") or ""),
                       next_number=int(document.get("next_number") or 1))
     for entry in document["candidates"]:
         candidate = _candidate(entry, shown)

@@ -1,0 +1,135 @@
+"""Deep search from Python: the command's steps (``lit-search deep``) on a session file, returning
+the same JSON documents as dicts.
+
+    from litsearch.api import deep_start, deep_next, deep_results
+
+    step = deep_start("statins for primary prevention", "statins.json", variants=["HMG-CoA reductase"])
+    while not step["done"]:
+        verdicts = my_judge(step["batch"])           # rows judged relevant, e.g. [1, 4, 9]
+        step = deep_next("statins.json", relevant=verdicts)
+    included = deep_results("statins.json")["results"]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..core.config import Settings
+from ..core.errors import UsageError
+from ..deep.session import Options, as_text
+from ..runtime.files import write_file_atomically
+from ._run import run_sync, settings as environment_settings
+
+
+FILTER_NAMES = {"year", "since", "until", "venue", "author", "open_access", "types", "min_citations", "preprints", "open",
+                "citations", "country", "continent", "source", "institution", "topic", "publisher", "funder"}
+
+
+def _list(value: str | Sequence[int | str] | None) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    return ",".join(str(item) for item in value)
+
+
+def _saver(path: str):
+    return lambda session: write_file_atomically(Path(path), as_text(session))
+
+
+def _checked(call):
+    """ValueError with the command's message for a bad argument (as api.search does)."""
+    try:
+        return call()
+    except UsageError as problem:
+        raise ValueError(str(problem)) from None
+
+
+def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch: int = 20, max_judged: int = 300,
+               providers: Sequence[str] | None = None, filters: Mapping[str, Any] | None = None,
+               settings: Settings | None = None) -> dict[str, Any]:
+    """Search ``topic``, create the ``session`` file (.json; it must not exist) and return the first
+    step: ``batch`` (rows to judge), ``done``, ``yield``… (``lit-search deep start --format json``).
+    ``filters``: the search's, by name (year="2019-", types=["review"], venue=…)."""
+    from ..deep import steps
+    from ..deep.limits import check_options
+    from ..render.deep import step_payload
+    from ..search.aliases import check_providers, search_filters
+    from ..search.options import MAX_VARIANTS, clean_query
+    from ..search.plan import parse_provider_list
+
+    def prepare():
+        cleaned = clean_query(topic, "the topic")
+        others = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
+        if len(others) > MAX_VARIANTS:
+            raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
+        try:
+            chosen = parse_provider_list(",".join(providers)) if providers else None
+        except ValueError as error:
+            raise UsageError(str(error)) from None
+        given = dict(filters or {})
+        unknown = sorted(set(given) - FILTER_NAMES)
+        if unknown:
+            raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
+        checked = search_filters(flag_prefix="", **given)
+        check_providers(checked, chosen)
+        options = Options(batch=batch, max_judged=max_judged, providers=chosen)
+        problem = check_options(options)
+        if problem:
+            raise UsageError(problem)
+        steps.check_new_session_path(session)
+        return cleaned, others, checked, options
+
+    cleaned, others, checked, options = _checked(prepare)
+    config = settings or environment_settings()
+    found = run_sync(_online(config, lambda http: steps.start_step(http, cleaned, others, checked, options,
+                                                                   _saver(session))))
+    return step_payload(found, session)
+
+
+def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None,
+              maybe: str | Sequence[int | str] | None = None, not_: str | Sequence[int | str] | None = None,
+              rest: str = "not", variants: Sequence[str] = (), settings: Settings | None = None) -> dict[str, Any]:
+    """Record verdicts on the current batch (rows or ids; ``not_`` is ``--not``) and run the next
+    round: the next step's dict, or the stop (``done``, ``stop_reason``)."""
+    from ..deep import steps
+    from ..deep.verdicts import resolve
+    from ..render.deep import step_payload
+    from ..search.options import clean_query
+
+    lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
+
+    def prepare():
+        found = steps.open_session(session)
+        queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
+        if not (found.done and not any(lists.values()) and not queries):
+            resolve(found, lists, rest)
+        return found, queries
+
+    found, queries = _checked(prepare)
+    config = settings or environment_settings()
+    advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
+                                                                     _saver(session))))
+    return step_payload(advanced, session)
+
+
+def deep_results(session: str, *, include_unjudged: bool = False, fmt: str = "json") -> dict[str, Any] | str:
+    """The papers judged relevant, then maybe: the JSON document as a dict (``fmt="json"``), or the
+    text of markdown, bibtex, ris, csl-json or csv."""
+    from ..deep.results import as_search_result
+    from ..deep.steps import open_session
+    from ..render.deep import results_json
+    from ..runtime.results import RESULT_FORMATS, render_result
+
+    if fmt not in RESULT_FORMATS or fmt == "table":
+        raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
+    found = _checked(lambda: open_session(session))
+    result = as_search_result(found, include_unjudged=include_unjudged)
+    if fmt == "json":
+        return results_json(result, found, session)
+    return render_result(result, max(1, len(result.results)), fmt, include_abstracts=True)
+
+
+async def _online(settings: Settings, work):
+    from ..runtime.online import online
+
+    return await online(settings, lambda http, _store: work(http))
