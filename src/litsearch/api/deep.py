@@ -92,7 +92,6 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     """Record verdicts on the current batch (rows or ids; ``not_`` is ``--not``) and run the next
     round: the next step's dict, or the stop (``done``, ``stop_reason``)."""
     from ..deep import steps
-    from ..deep.verdicts import resolve
     from ..render.deep import step_payload
     from ..search.options import clean_query
 
@@ -101,8 +100,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     def prepare():
         found = steps.open_session(session)
         queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
-        if not (found.done and not any(lists.values()) and not queries):
-            resolve(found, lists, rest)
+        steps.check_step(found, lists, rest, queries)
         return found, queries
 
     found, queries = _checked(prepare)

@@ -132,10 +132,7 @@ def deep_command(argv: Sequence[str]) -> int:
         session = steps.open_session(shown)
         lists = {"relevant": args.relevant, "maybe": args.maybe, "not": args.__dict__["not"]}
         queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
-        from ..deep.verdicts import resolve
-
-        if not (session.done and not any(lists.values()) and not queries):
-            resolve(session, lists, args.rest)  # a bad LIST stops here, before any request or write
+        steps.check_step(session, lists, args.rest, queries)  # before any request or write
         save = _saver(shown)
         session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
             http, session, lists, args.rest, queries, save))

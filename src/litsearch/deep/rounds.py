@@ -75,9 +75,7 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
     if session.done:
         raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
                          f"`lit-search deep results FILE`")
-    waiting = list(dict.fromkeys([*session.pending_queries, *judge_queries]))
-    if len(waiting) > MAX_VARIANTS:
-        raise UsageError(f"{len(waiting)} queries would wait for the next round; at most {MAX_VARIANTS}")
+    waiting = check_queries(session, judge_queries)
     apply(session, verdicts)
     session.pending_queries = waiting
     spent = budget_spent(session)
@@ -89,6 +87,14 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
     if session.rounds:
         session.rounds[-1].stop_check = said
     return session
+
+
+def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
+    """The judge's queries waiting for the next round with these, at most MAX_VARIANTS."""
+    waiting = list(dict.fromkeys([*session.pending_queries, *judge_queries]))
+    if len(waiting) > MAX_VARIANTS:
+        raise UsageError(f"{len(waiting)} queries would wait for the next round; at most {MAX_VARIANTS}")
+    return waiting
 
 
 async def expand(http: HttpClient, session: Session, timing: Timing | None = None) -> Session:

@@ -50,6 +50,19 @@ async def start_step(http: HttpClient, topic: str, variants: list[str], filters:
     return session
 
 
+def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str]) -> None:
+    """Every problem with a ``next`` step, before any request or write: verdicts for a complete
+    session, a bad list (deep/verdicts.py), too many waiting queries."""
+    asked = any(lists.values()) or bool(queries)
+    if session.done:
+        if asked:
+            raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
+                             f"`lit-search deep results FILE`")
+        return
+    resolve(session, lists, rest)
+    rounds.check_queries(session, queries)
+
+
 async def next_step(http: HttpClient, session: Session, lists: dict[str, str | None], rest: str,
                     queries: list[str], save: Save) -> Session:
     """Record the verdicts (every list checked before anything changes), save, run the next round

@@ -102,10 +102,7 @@ async def deep_search_next(
     found = steps.open_session(session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
-    from ..deep.verdicts import resolve
-
-    if not (found.done and not any(lists.values()) and not queries):
-        resolve(found, lists, rest)  # a bad list stops here, before any request or write
+    steps.check_step(found, lists, rest, queries)  # before any request or write
     advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
                                                                             _saver(session)))
     return _step_result(advanced, session)

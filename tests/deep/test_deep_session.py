@@ -1,0 +1,95 @@
+"""A deep-search session end to end against the fake providers, in-process: a seeded simulated
+judge reads every batch until the session stops. The small world hides half of the relevant
+papers from any search for the topic (tests/deep/small_world.py); only chasing finds them."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from deep_world import Judge, World  # noqa: E402
+from small_world import small_world  # noqa: E402
+
+from litsearch.core.config import Settings  # noqa: E402
+from litsearch.core.filters import Filters  # noqa: E402
+from litsearch.core.services import PacePolicy  # noqa: E402
+from litsearch.deep.rounds import Timing, advance, start  # noqa: E402
+from litsearch.deep.session import Options, as_document, from_document  # noqa: E402
+from litsearch.deep.verdicts import Verdicts  # noqa: E402
+from litsearch.net.http import HttpClient  # noqa: E402
+from litsearch.providers import registry  # noqa: E402
+
+
+def run_session(world: World, judge: Judge, options: Options) -> tuple[list, list]:
+    """(the doc ids in the order judged, the session after every step read back from its document)."""
+    settings = Settings.from_env(world.env, services=registry.services())
+    unpaced = {name: PacePolicy(0.0, 8, retries=0) for name in registry.providers()}
+    order: list = []
+    states: list = []
+
+    async def go():
+        async with HttpClient(settings, policies=unpaced) as http:
+            session = await start(http, "coral reef bleaching", [], Filters(), options)
+            states.append(from_document(as_document(session), "s"))
+            while not session.done:
+                given = {}
+                for key in session.batch:
+                    doc = world.doc_id(session.candidates[key].paper)
+                    order.append(doc)
+                    given[key] = "relevant" if judge.says_relevant(doc) else "not"
+                await advance(http, session, Verdicts(given, []), [], Timing())
+                states.append(from_document(as_document(session), "s"))  # every step survives its file
+            return session
+
+    return order, states, asyncio.run(go())
+
+
+@pytest.fixture(scope="module")
+def world():
+    with World(small_world(), share=1.0) as served:
+        yield served
+
+
+def test_chasing_finds_what_no_search_can(world):
+    collection = world.collection
+    judge = Judge(set(collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    order, states, session = run_session(world, judge, Options(batch=5, max_judged=60, stop_window=20, stop_yield=0))
+    hidden = {f"h{n}" for n in range(1, 11)}
+    searched = {world.doc_id(c.paper) for c in states[0].candidates.values()}
+    assert not hidden & searched  # the topic's own search finds none of them
+    found = {doc for doc in order if doc in judge.relevant}
+    assert hidden <= found  # chasing the visible ones brought every hidden one
+    assert len(order) == len(set(order))  # a judged paper is never shown again
+    assert session.done and session.stop_reason in ("saturated", "exhausted")
+    assert sum(1 for doc in order[:20] if doc in judge.relevant) >= 15  # relevant ones come first
+    assert {entry["via"] for c in session.candidates.values() for entry in c.evidence} >= \
+        {"search", "references", "citing", "recommended", "semantic"}
+
+
+def test_the_stop_says_saturated_once_nothing_relevant_is_left(world):
+    judge = Judge(set(world.collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    order, _, session = run_session(world, judge, Options(batch=5, max_judged=200, stop_window=15, stop_yield=0))
+    assert session.stop_reason == "saturated"
+    assert set(judge.relevant) <= set(order)
+    assert "0 relevant" in session.rounds[-1].stop_check
+    curve = [(r.judged, r.relevant) for r in session.rounds]
+    assert curve[-1] == (5, 0) and curve[-2] == (5, 0) and curve[-3] == (5, 0)
+
+
+def test_the_budget_stops_at_max_judged(world):
+    judge = Judge(set(world.collection.qrels["1"]), "1", seed=3)
+    order, _, session = run_session(world, judge, Options(batch=4, max_judged=10, stop_window=20))
+    assert session.stop_reason == "budget" and len(order) == 10  # the last batch is cut to the budget
+    assert "--max-judged (10)" in session.rounds[-1].stop_check
+
+
+def test_a_round_spends_no_more_than_its_budget(world):
+    judge = Judge(set(world.collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    _, _, session = run_session(world, judge, Options(batch=10, max_judged=30, round_requests=5, stop_window=10))
+    assert all(sum(r.requests.values()) <= 5 for r in session.rounds[1:])
+    assert any("left for the next round" in note for r in session.rounds for note in r.notes)
