@@ -62,13 +62,13 @@ def unpaced_client(settings):
 async def deep_session(world: World, query_id: str, text: str, judge: Judge, max_judged: int,
                        batch: int = 20) -> dict:
     """One session to its stop: the order papers were judged, the stop, rounds and requests."""
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.core.filters import Filters
     from litsearch.deep.rounds import Timing, advance, start
     from litsearch.deep.session import Options
     from litsearch.deep.verdicts import Verdicts
 
-    settings = Settings.from_env(world.env)
+    settings = settings_from_env(world.env)
     order: list[str | None] = []
     search_order: list[str | None] = []
     own = []
@@ -93,13 +93,13 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
 async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: int = 20) -> list[str | None]:
     """Today's commands by hand: search; then snowball from each batch's confirmed papers; the
     next batch is the newest snowball's best unjudged rows, then the search's next rows."""
-    from litsearch.core.config import Settings
+    from litsearch.runtime.settings import settings_from_env
     from litsearch.core.identifiers import PaperRef
     from litsearch.graph.snowball import snowball
     from litsearch.search.options import SearchOptions
     from litsearch.search.pipeline import run_search
 
-    settings = Settings.from_env(world.env)
+    settings = settings_from_env(world.env)
     order: list[str | None] = []
     seen: set[str] = set()
     async with unpaced_client(settings) as http:

@@ -18,7 +18,11 @@ from fake_server import FakeServer  # noqa: E402
 HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
 # The tools whose conduct is not "asks the APIs, changes nothing here": a new tool is held to
 # that unless it is listed here with what it does.
-WRITES = {"library_save": (False, False, True, True)}  # adds to the library; looks ids up first
+WRITES = {"library_save": (False, False, True, True),  # adds to the library; looks ids up first
+          # a deep-search step adds verdicts to its session file and asks the APIs; again = another round
+          "deep_search_start": (False, False, False, True), "deep_search_next": (False, False, False, True),
+          # reads the session; with output, replaces that file
+          "deep_search_results": (False, True, True, False)}
 LOCAL = {"library_list", "search_report"}  # read this machine only
 
 

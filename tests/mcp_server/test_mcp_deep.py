@@ -1,0 +1,62 @@
+"""The deep-search tools through the SDK's client: the same steps, JSON and checks as
+`lit-search deep` (tests/deep/test_deep_cli.py), against the fake providers' small world."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+sys.path.insert(0, str(Path(__file__).parent.parent / "deep"))
+
+from mcp_inprocess import in_process, run, text_of  # noqa: E402
+
+from deep_world import World  # noqa: E402
+from fault_support import SHORT_SETTINGS  # noqa: E402
+from small_world import small_world  # noqa: E402
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path):
+    from litsearch.net.pacing import PROCESS_PACE_BOOK
+
+    with World(small_world(), share=1.0) as world:
+        for name, value in {**SHORT_SETTINGS, "LITSEARCH_READ_TIMEOUT": "10", **world.env,
+                            "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        PROCESS_PACE_BOOK.clear()
+        yield world
+
+
+def test_start_next_results_through_the_sdk_client(served, tmp_path):
+    async def go():
+        async with in_process() as client:
+            first = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching",
+                                                                 "session": "review.json", "batch": 3})
+            second = await client.call_tool("deep_search_next", {"session": "review.json", "relevant": [1],
+                                                                 "not": "2,3"})
+            bad = await client.call_tool("deep_search_next", {"session": "review.json", "relevant": "0"})
+            again = await client.call_tool("deep_search_start", {"topic": "x", "session": "review.json"})
+            results = await client.call_tool("deep_search_results", {"session": "review.json",
+                                                                     "output": "included.ris"})
+            return first, second, bad, again, results
+
+    first, second, bad, again, results = run(go())
+    assert not first.is_error and not second.is_error, text_of(first) + text_of(second)
+    step = first.structured_content
+    assert step["round"] == 1 and len(step["batch"]) == 3 and step["done"] is False
+    assert {"row", "doi", "pmid", "arxiv_id", "openalex_id", "paper_id", "title", "abstract", "year", "venue",
+            "why"} <= set(step["batch"][0])
+    assert json.loads(second.content[1].text)["yield"][0]["judged"] == 3
+    assert second.structured_content["relevant"] == 1 and second.structured_content["round"] == 2
+    assert bad.is_error and "row 0 is not in the batch" in text_of(bad) and "\n" not in text_of(bad)
+    assert again.is_error and "already exists" in text_of(again)
+    assert not results.is_error and results.structured_content["relevant"] == 1
+    assert results.structured_content["papers"][0]["verdict"] == "relevant"
+    assert (tmp_path / "included.ris").read_text().count("TY  -") == 1
+    document = json.loads((tmp_path / "review.json").read_text())
+    assert [c["verdict"] for c in document["candidates"] if c["verdict"]] == ["relevant", "not", "not"]
