@@ -61,19 +61,25 @@ def unpaced_client(settings):
 
 async def deep_session(world: World, query_id: str, text: str, judge: Judge, max_judged: int,
                        batch: int = 20) -> dict:
-    """One session to its stop: the order papers were judged, the stop, rounds and requests."""
-    from litsearch.runtime.settings import settings_from_env
+    """One session run to its budget (or until nothing is left): the order papers were judged,
+    and where the saturation rule, checked after every batch with the default options, would
+    have stopped it (the order before a stop does not depend on the stop, so one run gives both
+    the figures at the stop and what going on to the budget would have found)."""
+    from dataclasses import replace
+
     from litsearch.core.filters import Filters
-    from litsearch.deep.rounds import Timing, advance, start
+    from litsearch.deep.rounds import Timing, expand, judge as record, start
     from litsearch.deep.session import Options
+    from litsearch.deep.stop import saturation
     from litsearch.deep.verdicts import Verdicts
+    from litsearch.runtime.settings import settings_from_env
 
     settings = settings_from_env(world.env)
+    rule = Options(batch=batch, max_judged=max_judged)
     order: list[str | None] = []
-    search_order: list[str | None] = []
-    own = []
+    own, stop_at = [], None
     async with unpaced_client(settings) as http:
-        session = await start(http, text, [], Filters(), Options(batch=batch, max_judged=max_judged))
+        session = await start(http, text, [], Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
         search_order = [world.doc_id(c.paper) for c in session.candidates.values()
                         if any(e.get("via") == "search" for e in c.evidence)]
         while not session.done:
@@ -82,12 +88,20 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
                 doc = world.doc_id(session.candidates[key].paper)
                 order.append(doc)
                 given[key] = "relevant" if judge.says_relevant(doc) else "not"
-            timing = Timing()
-            await advance(http, session, Verdicts(given, []), [], timing)
-            own.append(timing.own_seconds)
+            record(session, Verdicts(given, []), [])
+            if stop_at is None:
+                session.options, running = rule, session.options
+                if saturation(session)[0]:
+                    stop_at = len(order)
+                session.options = running
+            if not session.done:
+                timing = Timing()
+                await expand(http, session, timing)
+                own.append(timing.own_seconds)
         requests = dict(http.request_counts)
-    return {"order": order, "search_order": search_order, "stop": session.stop_reason, "rounds": len(session.rounds),
-            "requests": requests, "own_seconds": max(own or [0.0]), "candidates": len(session.candidates)}
+    return {"order": order, "search_order": search_order, "stop_at": stop_at, "end": session.stop_reason,
+            "rounds": len(session.rounds), "requests": requests, "own_seconds": max(own or [0.0]),
+            "candidates": len(session.candidates)}
 
 
 async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: int = 20) -> list[str | None]:
@@ -149,9 +163,13 @@ def main() -> int:
     from relevance_benchmark import Bm25
 
     print(f"deep search vs one-shot; judge: hit {args.hit}, false alarm {args.false_alarm}, seed {args.seed}")
-    header = (f"{'collection':<30}{'q':>3} | {'deep@50':>7} {'@100':>5} {'@200':>5} {'@stop':>6} {'judged':>6} | "
-              f"{'1shot@50':>8} {'@100':>5} | {'BM25@100':>8} | {'naive@100':>9} | {'max@100':>7} | "
-              f"{'stops (right)':<24} {'rounds':>6} {'own s':>5}")
+    print("recall = relevant documents the judge confirmed / all relevant; 'stop' where the default stop rule "
+          "fired (else the budget or the end); 'budget': going on to max(300, 3 x relevant) judged; "
+          "saturated (right strict / right vs budget): >= 0.9 of the confirmable relevant papers some provider "
+          "holds / of what going on to the budget confirmed")
+    header = (f"{'collection':<30}{'q':>3} | {'deep@50':>7} {'@100':>5} {'@200':>5} {'@stop':>6} {'judged':>6} "
+              f"{'@budget':>7} | {'1shot@50':>8} {'@100':>5} | {'BM25@100':>8} | {'naive@100':>9} | "
+              f"{'max@100':>7} {'held':>5} | {'stops (right)':<28} {'rounds':>6} {'own s':>5}")
     print(header)
     for name in args.collections:
         collection = load_world(RANKING, name)
@@ -170,16 +188,21 @@ def main() -> int:
                 budget = max(300, 3 * len(relevant))
                 run = asyncio.run(deep_session(world, qid, text, judge, budget))
                 order = run["order"]
+                stopped = order[: run["stop_at"]] if run["stop_at"] else order
                 findable = world.findable(judge.confirmable())
-                confirmed = {d for d in order if d in findable}
-                stops[run["stop"]] += 1
-                if run["stop"] == "saturated" and findable and len(confirmed) / len(findable) >= 0.9:
-                    right["saturated"] += 1
+                reason = "saturated" if run["stop_at"] else run["end"]
+                stops[reason] += 1
+                if reason == "saturated":
+                    at_stop, at_end = len(findable & set(stopped)), len(findable & set(order))
+                    right["strict"] += bool(findable) and at_stop >= 0.9 * len(findable)
+                    right["budget"] += at_stop >= 0.9 * at_end
                 requests.update(run["requests"])
                 anchor = [ids[p] for p in bm25.rank(text, depth=100)]
                 values = {f"deep@{k}": recall_at(order, judge, k) for k in CHECKPOINTS}
-                values["deep@stop"] = recall_at(order, judge, len(order))
-                values["judged"] = len(order)
+                values["deep@stop"] = recall_at(order, judge, len(stopped))
+                values["judged"] = len(stopped)
+                values["deep@budget"] = recall_at(order, judge, len(order))
+                values["findable"] = len(findable) / len(relevant)
                 values["1shot@50"] = recall_at(run["search_order"], judge, 50)
                 values["1shot@100"] = recall_at(run["search_order"], judge, 100)
                 values["bm25@100"] = recall_at(anchor, judge, 100)
@@ -191,13 +214,15 @@ def main() -> int:
                 for key, value in values.items():
                     rows.setdefault(key, []).append(value)
         mean = {key: statistics.mean(values) for key, values in rows.items()}
-        stop_text = ", ".join(f"{reason} {count}" + (f" ({right[reason]})" if reason == "saturated" else "")
+        stop_text = ", ".join(f"{reason} {count}" + (f" ({right['strict']}/{right['budget']})"
+                                                     if reason == "saturated" else "")
                               for reason, count in sorted(stops.items()))
         naive = f"{mean['naive@100']:>9.3f}" if "naive@100" in mean else f"{'-':>9}"
         print(f"{name:<30}{len(queries):>3} | {mean['deep@50']:>7.3f} {mean['deep@100']:>5.3f} "
-              f"{mean['deep@200']:>5.3f} {mean['deep@stop']:>6.3f} {mean['judged']:>6.0f} | "
+              f"{mean['deep@200']:>5.3f} {mean['deep@stop']:>6.3f} {mean['judged']:>6.0f} {mean['deep@budget']:>7.3f} | "
               f"{mean['1shot@50']:>8.3f} {mean['1shot@100']:>5.3f} | {mean['bm25@100']:>8.3f} | {naive} | "
-              f"{mean['max@100']:>7.3f} | {stop_text:<24} {mean['rounds']:>6.1f} {max(rows['own']):>5.2f}"
+              f"{mean['max@100']:>7.3f} {mean['findable']:>5.2f} | {stop_text:<28} {mean['rounds']:>6.1f} "
+              f"{max(rows['own']):>5.2f}"
               f"   [{time.monotonic() - started:.0f} s; requests/query: "
               + ", ".join(f"{p} {n / len(queries):.0f}" for p, n in requests.most_common()) + "]", flush=True)
     return 0

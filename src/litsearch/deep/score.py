@@ -40,8 +40,7 @@ PENALTY = 4.0  # L2 pull towards the prior: worth this many verdicts' evidence
 PRESUMED_NEGATIVES = 100  # unjudged candidates drawn at random and fitted as not relevant (CAL's remedy
 # for the bias of fitting only the papers shown, which were shown because they scored high)
 TEXT_MODEL = "rocchio"
-STEPS = 150
-LEARNING_RATE = 0.5
+NEWTON_STEPS = 8
 VERDICT_LABEL = {"relevant": 1.0, "maybe": 0.5, "not": 0.0}
 VERDICT_WEIGHT = {"relevant": 1.0, "maybe": 0.5}
 
@@ -68,12 +67,12 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
     topic = space.vector(_query_terms(session))
     verdict_of = {c.key: c.verdict for c in candidates}
     cocited, coupling = citation_features(candidates)
+    liked, disliked = Prototype(positive), Prototype(negative)
     table = {}
     for candidate in candidates:
         vector = vectors[candidate.key]
         own = VERDICT_WEIGHT.get(candidate.verdict or "", 0.0)
-        text = _leave_one_out(vector, positive, own) - 0.5 * _leave_one_out(
-            vector, negative, 1.0 if candidate.verdict == "not" else 0.0)
+        text = liked.cosine(vector, own) - 0.5 * disliked.cosine(vector, 1.0 if candidate.verdict == "not" else 0.0)
         table[candidate.key] = {"text": text, "topic": cosine(vector, topic),
                                 "cocited": math.log1p(cocited.get(candidate.key, 0.0)),
                                 "coupling": math.log1p(coupling.get(candidate.key, 0.0)),
@@ -128,16 +127,24 @@ def _query_terms(session: Session) -> dict[str, int]:
     return counts
 
 
-def _leave_one_out(vector: dict[str, float], total: dict[str, float], own_weight: float) -> float:
-    """Cosine of ``vector`` with the (unnormalized) sum ``total`` less ``own_weight`` times itself."""
-    if not total:
-        return 0.0
-    dot = sum(value * total.get(term, 0.0) for term, value in vector.items())
-    norm_squared = sum(value * value for value in total.values())
-    if own_weight:
-        dot -= own_weight  # vector · vector = 1 (unit vectors)
-        norm_squared += -2 * own_weight * (dot + own_weight) + own_weight * own_weight
-    return dot / math.sqrt(norm_squared) if norm_squared > 1e-12 else 0.0
+class Prototype:
+    """The (unnormalized) sum of a set's unit vectors, and its squared norm, computed once."""
+
+    def __init__(self, total: dict[str, float]):
+        self.total = total
+        self.norm_squared = sum(value * value for value in total.values())
+
+    def cosine(self, vector: dict[str, float], own_weight: float = 0.0) -> float:
+        """Cosine of ``vector`` with the sum less ``own_weight`` times itself (leave-one-out)."""
+        if not self.total:
+            return 0.0
+        total = self.total
+        dot = sum(value * total.get(term, 0.0) for term, value in vector.items())
+        norm_squared = self.norm_squared
+        if own_weight:  # |S - w v|^2 = |S|^2 - 2 w (v . S) + w^2, v a unit vector
+            norm_squared += own_weight * own_weight - 2 * own_weight * dot
+            dot -= own_weight
+        return dot / math.sqrt(norm_squared) if norm_squared > 1e-12 else 0.0
 
 
 def _evidence_features(candidate: Candidate, verdict_of: dict[str, str | None]) -> dict[str, float]:
@@ -174,24 +181,55 @@ def standardized(table: dict[str, dict[str, float]]) -> dict[str, dict[str, floa
 
 
 def fit(rows: Sequence[dict[str, float]], labels: Sequence[float]) -> tuple[dict[str, float], float]:
-    """Weights and intercept of a logistic model, penalized towards PRIOR (gradient descent)."""
-    weights, bias = dict(PRIOR), PRIOR_BIAS
-    if not rows:
-        return weights, bias
-    count = len(rows)
-    for _ in range(STEPS):
-        gradient = {f: PENALTY * (weights[f] - PRIOR[f]) for f in FEATURES}
-        gradient_bias = PENALTY * (bias - PRIOR_BIAS) * 0.1
-        for row, label in zip(rows, labels):
-            error = _sigmoid(bias + sum(weights[f] * row[f] for f in FEATURES)) - label
-            for f in FEATURES:
-                gradient[f] += error * row[f]
-            gradient_bias += error
-        scale = LEARNING_RATE / (count + PENALTY)
-        for f in FEATURES:
-            weights[f] -= scale * gradient[f]
-        bias -= scale * gradient_bias
-    return weights, bias
+    """Weights and intercept of a logistic model whose log-posterior has a Gaussian prior centred on
+    PRIOR (precision PENALTY; the intercept's a tenth of it): Newton's method, a few steps."""
+    names = (*FEATURES, "bias")
+    prior = [PRIOR[f] for f in FEATURES] + [PRIOR_BIAS]
+    precision = [PENALTY] * len(FEATURES) + [PENALTY * 0.1]
+    beta = list(prior)
+    data = [[row[f] for f in FEATURES] + [1.0] for row in rows]
+    size = len(names)
+    for _ in range(NEWTON_STEPS):
+        gradient = [precision[i] * (beta[i] - prior[i]) for i in range(size)]
+        hessian = [[precision[i] if i == j else 0.0 for j in range(size)] for i in range(size)]
+        for x, label in zip(data, labels):
+            p = _sigmoid(sum(b * v for b, v in zip(beta, x)))
+            error, curvature = p - label, p * (1.0 - p)
+            for i in range(size):
+                xi = x[i]
+                if xi:
+                    gradient[i] += error * xi
+                    row = hessian[i]
+                    scaled = curvature * xi
+                    for j in range(i + 1):
+                        row[j] += scaled * x[j]
+        for i in range(size):
+            for j in range(i):
+                hessian[j][i] = hessian[i][j]
+        step = _solve(hessian, gradient)
+        beta = [b - s for b, s in zip(beta, step)]
+        if max(abs(s) for s in step) < 1e-4:
+            break
+    return dict(zip(FEATURES, beta[:-1])), beta[-1]
+
+
+def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
+    """``matrix`` x = ``vector`` by Gaussian elimination with partial pivoting (a small, positive
+    definite system: the prior's precision is on its diagonal)."""
+    size = len(vector)
+    a = [row[:] + [value] for row, value in zip(matrix, vector)]
+    for column in range(size):
+        pivot = max(range(column, size), key=lambda r: abs(a[r][column]))
+        a[column], a[pivot] = a[pivot], a[column]
+        lead = a[column][column]
+        for r in range(column + 1, size):
+            factor = a[r][column] / lead
+            if factor:
+                a[r] = [x - factor * y for x, y in zip(a[r], a[column])]
+    solution = [0.0] * size
+    for r in range(size - 1, -1, -1):
+        solution[r] = (a[r][size] - sum(a[r][c] * solution[c] for c in range(r + 1, size))) / a[r][r]
+    return solution
 
 
 def _sigmoid(value: float) -> float:

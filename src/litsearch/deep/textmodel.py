@@ -27,6 +27,7 @@ one two three four five first second new use used using based result results met
 studies approach approaches present presented show shown shows problem problems general special case cases give
 given gives well number numbers also may can however thus several various different large small high low
 describe described discuss discussed consider considered propose proposed report reported effect effects
+illustrate illustrated illustrates example examples introduce introduced demonstrate demonstrated
 """.split())
 TITLE_WEIGHT = 2
 _ANALYZER: list[Analyzer] = []
@@ -95,7 +96,7 @@ def cosine(vector: Mapping[str, float], prototype: Mapping[str, float]) -> float
 def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Mapping[str, int]],
                       known: set[str], minimum_share: float = 0.25, limit: int = 6) -> list[str]:
     """Terms the relevant papers share and the rest of the pool does not: in at least
-    ``minimum_share`` of the relevant papers (and two of them), ranked by the smoothed log
+    ``minimum_share`` of the relevant papers (and three of them), ranked by the smoothed log
     ratio of their rate among the relevant to their rate among the others, leaving out
     ``known`` terms (the topic's own). Their stems; ``surface`` gives words to search."""
     if len(relevant) < 2:
@@ -105,7 +106,7 @@ def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Ma
     generic = {stem for word in GENERIC for stem in analyzer().terms(word)}
     scored = []
     for term, count in in_relevant.items():
-        if term in known or term in generic or count < 2 or count / len(relevant) < minimum_share or term.isdigit():
+        if term in known or term in generic or count < 3 or count / len(relevant) < minimum_share or term.isdigit():
             continue
         rate_relevant = (count + 0.5) / (len(relevant) + 1)
         rate_others = (in_others.get(term, 0) + 0.5) / (len(others) + 1)
