@@ -111,7 +111,7 @@ class Pool:
             return 0
         protected = set(self.session.batch)
         unjudged = sorted((c for c in candidates.values() if c.verdict is None and c.key not in protected),
-                          key=lambda c: (c.score, -int(c.key[1:])))
+                          key=lambda c: (c.log_odds, -int(c.key[1:])))
         excess = len(candidates) - keep
         dropped = unjudged[:excess]
         for candidate in dropped:

@@ -29,7 +29,7 @@ class DeepResult(SearchResult):
 def ordered(session: Session, include_unjudged: bool) -> list[Candidate]:
     chosen = [c for c in session.candidates.values()
               if c.verdict in ("relevant", "maybe") or (include_unjudged and c.verdict is None)]
-    return sorted(chosen, key=lambda c: (ORDER[c.verdict], -c.score, int(c.key[1:])))
+    return sorted(chosen, key=lambda c: (ORDER[c.verdict], -c.log_odds, int(c.key[1:])))
 
 
 def as_search_result(session: Session, include_unjudged: bool = False) -> DeepResult:

@@ -123,7 +123,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         entry.notes.append(f"{set_aside} candidates with the least evidence set aside (the pool keeps "
                            f"{len(session.candidates):,})")
     room = session.options.max_judged - len(session.judged())
-    unjudged = sorted(session.unjudged(), key=lambda c: (-c.score, int(c.key[1:])))
+    unjudged = sorted(session.unjudged(), key=lambda c: (-c.log_odds, int(c.key[1:])))
     session.batch = [c.key for c in unjudged[: min(session.options.batch, room)]]
     for key in session.batch:
         session.candidates[key].shown_round = entry.number

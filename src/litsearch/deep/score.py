@@ -13,11 +13,12 @@ Eight features, each a number per candidate:
 - ``semantic``: OpenAlex's semantic search placed it, for the text of a relevant paper;
 - ``searched``: a search placed it (the best rank any provider gave, for any query).
 
-The score is a logistic model of those features, standardized over the pool, whose weights
-start at a stated prior (``PRIOR``) and are fitted on the session's own verdicts at every round
-(L2-penalized towards the prior, so a handful of verdicts moves them little and hundreds move
-them much): a field where citations carry the topic learns to trust links, one where they do
-not learns to trust the text. Nothing here names a collection, a field or a query. Judged
+The score is a logistic model of those features (each on its natural scale, about 0 to 1: a
+cosine, a placement, the log of a count), whose weights start at a stated prior (``PRIOR``) and
+are fitted to the session's own verdicts at every round (the prior a Gaussian around them, so a
+handful of verdicts moves them little and hundreds move them much): a field where citations
+carry the topic learns to trust links, one where they do not learns to trust the text.
+Candidates are ordered by the model's log-odds (probabilities near 1 would tie). Nothing here names a collection, a field or a query. Judged
 papers are scored leave-one-out (a paper's own text is not in the centroid it is compared with),
 so the fit sees what an unjudged paper would look like.
 """
@@ -31,12 +32,14 @@ from .session import Candidate, Session
 from .textmodel import Space, cosine, query_counts
 
 FEATURES = ("text", "topic", "links", "cocited", "coupling", "recommended", "semantic", "searched")
-# Prior weights on standardized features, and the intercept: text and citation links are the
-# strongest evidence in screening and citation-chasing studies; a provider's placement is weaker.
-PRIOR = {"text": 1.0, "topic": 0.6, "links": 0.8, "cocited": 0.5, "coupling": 0.4, "recommended": 0.4,
-         "semantic": 0.3, "searched": 0.3}
-PRIOR_BIAS = -2.0
-PENALTY = 4.0  # L2 pull towards the prior: worth this many verdicts' evidence
+# Prior weights (log-odds per unit of each feature) and the intercept (a base rate of about 2 %):
+# text likeness and citation links to relevant papers are the strongest evidence in screening
+# and citation-chasing studies; a provider's placement is weaker. A relevant seed's link is
+# worth log-odds 2.5 x ln 2 = 1.7; a text cosine 0.2 above the rejected papers' 1.6.
+PRIOR = {"text": 8.0, "topic": 4.0, "links": 2.5, "cocited": 1.5, "coupling": 1.0, "recommended": 1.5,
+         "semantic": 1.5, "searched": 2.0}
+PRIOR_BIAS = -4.0
+PENALTY = 2.0  # the prior's precision on each weight (its intercept's a tenth of it)
 PRESUMED_NEGATIVES = 100  # unjudged candidates drawn at random and fitted as not relevant (CAL's remedy
 # for the bias of fitting only the papers shown, which were shown because they scored high)
 TEXT_MODEL = "rocchio"
@@ -242,7 +245,7 @@ def score_candidates(session: Session) -> dict[str, float]:
     """Set every candidate's ``score`` (its estimated chance of being relevant) and ``why``;
     returns the fitted weights (for the round's record)."""
     raw = feature_table(session)
-    table = standardized(raw)
+    table = raw
     judged = [c for c in session.candidates.values() if c.verdict]
     rows = [table[c.key] for c in judged]
     labels = [VERDICT_LABEL[c.verdict] for c in judged]
@@ -255,7 +258,8 @@ def score_candidates(session: Session) -> dict[str, float]:
     weights, bias = fit(rows, labels)
     for candidate in session.candidates.values():
         row = table[candidate.key]
-        candidate.score = _sigmoid(bias + sum(weights[f] * row[f] for f in FEATURES))
+        candidate.log_odds = bias + sum(weights[f] * row[f] for f in FEATURES)
+        candidate.score = _sigmoid(candidate.log_odds)
         candidate.why = why(candidate, raw[candidate.key], session)
     return {**{f: round(w, 3) for f, w in weights.items()}, "bias": round(bias, 3)}
 

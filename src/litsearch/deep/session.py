@@ -57,7 +57,8 @@ class Candidate:
     verdict: str | None = None
     judged_round: int | None = None
     shown_round: int | None = None
-    score: float = 0.0
+    score: float = 0.0  # the estimated chance of being relevant (deep/score.py)
+    log_odds: float = 0.0  # the same as log-odds: candidates are ordered by it (no ties near 1)
     why: str = ""
     chased: list[str] = field(default_factory=list)  # expansions done from it ("links:openalex", …)
     refs: list[str] = field(default_factory=list)  # the OpenAlex W-ids it cites, when an answer said
@@ -149,7 +150,7 @@ def as_document(session: Session) -> dict[str, Any]:
         "rounds": [entry.__dict__ for entry in session.rounds],
         "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, "evidence": c.evidence,
                         "verdict": c.verdict, "judged_round": c.judged_round, "shown_round": c.shown_round,
-                        "score": round(c.score, 6), "why": c.why, "chased": c.chased,
+                        "score": round(c.score, 6), "log_odds": round(c.log_odds, 4), "why": c.why, "chased": c.chased,
                         **({"refs": c.refs} if c.refs else {})}
                        for c in session.candidates.values()],
     }
@@ -168,6 +169,7 @@ PAPER_SHAPE = Fields({
 CANDIDATE_SHAPE = Fields({"key": str, "paper": PAPER_SHAPE, "terms": MapOf(int),
                           "evidence": ListOf(MapOf(SCALAR), 1_000), "verdict": TEXT_OR_NONE,
                           "judged_round": INT_OR_NONE, "shown_round": INT_OR_NONE, "score": (int, float),
+                          "log_odds": (int, float),
                           "why": str, "chased": ListOf(str, 100), "refs": ListOf(str, MAX_REFS)},
                          required=("key", "paper"))
 ROUND_SHAPE = Fields({"number": int, "new_candidates": int, "requests": MapOf(int), "judged": int, "relevant": int,
@@ -237,7 +239,8 @@ def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
     return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),
                      evidence=list(entry.get("evidence") or []), verdict=entry.get("verdict"),
                      judged_round=entry.get("judged_round"), shown_round=entry.get("shown_round"),
-                     score=float(entry.get("score") or 0.0), why=str(entry.get("why") or ""),
+                     score=float(entry.get("score") or 0.0), log_odds=float(entry.get("log_odds") or 0.0),
+                     why=str(entry.get("why") or ""),
                      chased=list(entry.get("chased") or []), refs=list(entry.get("refs") or []))
 
 
