@@ -93,3 +93,24 @@ def test_a_round_spends_no_more_than_its_budget(world):
     _, _, session = run_session(world, judge, Options(batch=10, max_judged=30, round_requests=5, stop_window=10))
     assert all(sum(r.requests.values()) <= 5 for r in session.rounds[1:])
     assert any("left for the next round" in note for r in session.rounds for note in r.notes)
+
+
+def test_rerank_semantic_reorders_the_top_of_each_round_by_meaning(world, tmp_path, monkeypatch):
+    sys.path.insert(0, str(Path(__file__).parent.parent / "semantic"))
+    from model_support import model_folder
+
+    monkeypatch.setenv("LITSEARCH_RERANK_MODEL", str(model_folder(tmp_path / "model")))
+    judge = Judge(set(world.collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    order, _, session = run_session(world, judge, Options(batch=5, max_judged=15, rerank="semantic"))
+    assert len(order) == 15
+    assert any("close in meaning to the topic" in c.why for c in session.candidates.values())
+    assert not [note for r in session.rounds for note in r.notes if "re-ranking off" in note]
+
+
+def test_rerank_without_a_model_keeps_the_order_and_says_why(world, tmp_path, monkeypatch):
+    monkeypatch.setenv("LITSEARCH_RERANK_MODEL", str(tmp_path / "no-such-model"))
+    judge = Judge(set(world.collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    plain, _, _ = run_session(world, judge, Options(batch=5, max_judged=15, rerank="none"))
+    asked, _, session = run_session(world, judge, Options(batch=5, max_judged=15, rerank="semantic"))
+    assert asked == plain  # the lexical order, byte for byte the same papers
+    assert any("semantic re-ranking off" in note for r in session.rounds for note in r.notes)

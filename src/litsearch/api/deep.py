@@ -46,10 +46,11 @@ def _checked(call):
 
 def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch: int = 20, max_judged: int = 300,
                providers: Sequence[str] | None = None, filters: Mapping[str, Any] | None = None,
-               settings: Settings | None = None) -> dict[str, Any]:
+               rerank: str | None = None, settings: Settings | None = None) -> dict[str, Any]:
     """Search ``topic``, create the ``session`` file (.json; it must not exist) and return the first
     step: ``batch`` (rows to judge), ``done``, ``yield``… (``lit-search deep start --format json``).
-    ``filters``: the search's, by name (year="2019-", types=["review"], venue=…)."""
+    ``filters``: the search's, by name (year="2019-", types=["review"], venue=…); ``rerank``:
+    "semantic" or "none" (default: the optional re-ranker when installed)."""
     from ..deep import steps
     from ..deep.limits import check_options
     from ..render.deep import step_payload
@@ -72,7 +73,9 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
         checked = search_filters(flag_prefix="", **given)
         check_providers(checked, chosen)
-        options = Options(batch=batch, max_judged=max_judged, providers=chosen)
+        if rerank not in (None, "semantic", "none"):
+            raise UsageError(f"rerank must be semantic or none, not {rerank!r}")
+        options = Options(batch=batch, max_judged=max_judged, providers=chosen, rerank=rerank)
         problem = check_options(options)
         if problem:
             raise UsageError(problem)

@@ -21,7 +21,7 @@ from ..search.options import MAX_VARIANTS, clean_query
 from ..search.plan import parse_provider_list
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     write_output
-from .results import add_result_options, result_format, write_result
+from .results import add_rerank_option, add_result_options, rerank_mode, result_format, write_result
 from .search_flags import add_filter_options, filters_from_args
 
 PROG = "lit-search deep"
@@ -70,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="saturated when those held at most N relevant (default 2: a judge's stray 'relevant')")
     start.add_argument("--providers", default="auto", metavar="LIST", help="auto (from the topic) or a comma list")
     start.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
+    add_rerank_option(start)
     add_filter_options(start)
     _common(start)
 
@@ -120,6 +121,7 @@ def deep_command(argv: Sequence[str]) -> int:
     if args.step == "start":
         topic, variants = _queries(args)
         options = _options(args)
+        options.rerank = rerank_mode(args.rerank, console)
         filters = filters_from_args(args)
         _check_providers(filters, options.providers)
         steps.check_new_session_path(args.session)

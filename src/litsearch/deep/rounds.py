@@ -42,7 +42,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     session.rounds.append(entry)
     before = dict(http.request_counts)
     search = SearchOptions(topic=topic, variants=list(variants), providers=options.providers, limit=MAX_FETCH,
-                           filters=filters, verify=False, find_open_access=False)
+                           filters=filters, verify=False, find_open_access=False, rerank=options.rerank)
     result = await run_search(search, http.settings, http=http)
     session.filters = result.filters or filters  # entity filters resolved once, kept for every round
     session.queries = [topic, *variants]
@@ -55,6 +55,8 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     entry.actions.append(f"search of {', '.join(provider_label(p) for p in session.search_providers) or 'nothing'}: "
                          f"{len(result.results)} papers after merging {result.record_count} records")
     entry.notes += [f"failed: {item}" for item in failed]
+    if result.rerank_note:
+        entry.notes.append(result.rerank_note)
     entry.new_candidates = len(new)
     entry.requests = _spent(before, http.request_counts)
     score_candidates(session)
@@ -124,11 +126,14 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
                            f"{len(session.candidates):,})")
     room = session.options.max_judged - len(session.judged())
     unjudged = sorted(session.unjudged(), key=lambda c: (-c.log_odds, int(c.key[1:])))
+    timing.own_seconds = time.process_time() - started  # the re-ranker's seconds are its own
+    unjudged = await by_meaning(session, unjudged, entry)
+    started = time.process_time()
     session.batch = [c.key for c in unjudged[: min(session.options.batch, room)]]
     for key in session.batch:
         session.candidates[key].shown_round = entry.number
     entry.stop_check = said
-    timing.own_seconds = time.process_time() - started
+    timing.own_seconds += time.process_time() - started
     if not session.batch:
         return _stopped(session, "exhausted", "no unjudged candidate is left after chasing every lead")
     return session
@@ -144,6 +149,35 @@ async def advance(http: HttpClient, session: Session, verdicts: Verdicts, judge_
 def awaiting_round(session: Session) -> bool:
     """Verdicts recorded, the next round not yet run (a step was stopped between the two)."""
     return not session.done and not session.batch and bool(session.rounds)
+
+
+async def by_meaning(session: Session, ordered: list, entry: Round) -> list:
+    """The candidates with the top of their order fused with the optional semantic re-ranker
+    (semantic/rerank.py: the topic's meaning against each title and abstract), when the session
+    asks for it or this installation has it; the order as it was, and a note, when it cannot run."""
+    import asyncio
+
+    from ..search.rank import RankedPaper
+    from ..semantic.rerank import default_mode, rerank_papers
+
+    mode = session.options.rerank or default_mode()
+    if mode != "semantic" or not ordered:
+        return ordered
+    items = [RankedPaper(c.paper, [c.paper], relevance=c.score, score=c.score) for c in ordered]
+    by_paper = {id(candidate.paper): candidate for candidate in ordered}
+    done = await asyncio.to_thread(rerank_papers, session.topic, items, variants=session.variants)
+    if done.note:
+        entry.notes.append(done.note)
+    if not done.applied:
+        return ordered
+    found = []
+    for item in done.papers:
+        candidate = by_paper[id(item.paper)]
+        meaning = item.score_terms.get("semantic")
+        if meaning is not None and "close in meaning" not in candidate.why:
+            candidate.why = f"{candidate.why}; close in meaning to the topic ({meaning:.2f})"
+        found.append(candidate)
+    return found
 
 
 def _stopped(session: Session, reason: str, said: str) -> Session:

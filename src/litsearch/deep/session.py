@@ -46,6 +46,7 @@ class Options:
     stop_yield: int = 2  # … and calls the search saturated when at most this many were relevant
     providers: list[str] | None = None  # None: chosen from the topic, as a search does
     verify: bool = False  # DOI checks are for the results, not for every round
+    rerank: str | None = None  # "semantic", "none", or None: this installation's default each round
 
 
 @dataclass
@@ -180,7 +181,8 @@ SESSION_SHAPE = Fields({
         (*SCALAR, ListOf(str, 100), MapOf(ListOf(str, 2)))),
     "options": Fields({"batch": int, "max_judged": int, "round_requests": int, "max_requests": int,
                        "stop_window": int,
-                       "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool}),
+                       "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool,
+                       "rerank": TEXT_OR_NONE}),
     "done": bool, "stop_reason": TEXT_OR_NONE, "queries": ListOf(str, 10_000), "next_number": int,
     "search_providers": ListOf(str, 100), "asked_ids": ListOf(str, 100_000), "pending_queries": ListOf(str, MAX_PENDING),
     "recommended_with": str,
@@ -225,6 +227,8 @@ def from_document(document: Any, shown: str) -> Session:
     missing = [key for key in session.batch if key not in session.candidates]
     if missing:
         raise InputError(f"{shown}: damaged session: the batch names unknown candidate {missing[0]!r}")
+    if options.rerank not in (None, "semantic", "none"):
+        raise InputError(f"{shown}: damaged session: unknown rerank {options.rerank!r}")
     if session.stop_reason not in (None, "saturated", "budget", "exhausted"):
         raise InputError(f"{shown}: damaged session: unknown stop_reason {session.stop_reason!r}")
     return session

@@ -58,6 +58,10 @@ async def deep_search_start(
                                      description="papers judged at most")] = 300,
     providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic")] = None,
     filters: Annotated[SearchFilters | None, Field(description="the search's filters")] = None,
+    rerank: Annotated[Literal["semantic", "none"] | None, Field(description="semantic: the top of each round "
+                                                                              "re-ranked by meaning (when the "
+                                                                              "optional model is installed); "
+                                                                              "default: installed or not")] = None,
 ):
     """Start a deep search for a thorough or systematic review: searches the topic, writes the session file, and
     returns the first batch (about 20 papers with abstracts) for you to judge. Judge each strictly against the user's
@@ -77,7 +81,7 @@ async def deep_search_start(
     checked = search_filters(types=given.pop("type", None), flag_prefix="filters.", **given)
     check_providers(checked, chosen)
     steps.check_new_session_path(session)
-    options = Options(batch=batch, max_judged=max_judged, providers=chosen)
+    options = Options(batch=batch, max_judged=max_judged, providers=chosen, rerank=rerank)
     found = await current().online(lambda http, _store: steps.start_step(http, cleaned, others, checked, options,
                                                                           _saver(session)))
     return _step_result(found, session)

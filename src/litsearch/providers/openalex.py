@@ -4,7 +4,6 @@ works citing one, and author/source name resolution."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from typing import Any
@@ -23,15 +22,14 @@ from .base import (MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Pro
 from .openalex_entities import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe, observed  # noqa: F401
 from .openalex_declaration import SERVICE
+from .openalex_links import ReferenceLists, can_link, fetch_linked_many, fetch_semantic, fetch_works_with_text
 from .openalex_query import name_search_text, works_search_text
 from .openalex_parse import (  # noqa: F401 (the parsers are part of this provider's surface)
     NAME,
-    Work,
     load_json_object,
     parse_work,
     parse_work_with_references,
     parse_works,
-    parse_works_with_references,
     rebuild_abstract,
     referenced_work_ids,
 )
@@ -317,95 +315,6 @@ async def fetch_reference_ids(session: ProviderSession, work_ids: list[str]) -> 
     return found
 
 
-# ---------------------------------------------------------------- deep search: lists with texts, semantic search
-
-# Deep search shows the judge each candidate's abstract, and scores co-citation and coupling
-# from the works each one cites: its lists select both.
-TEXT_SELECT = ",".join([name for name in SELECT_FIELDS.split(",") if name != "relevance_score"] + ["referenced_works"])
-SEMANTIC_MAX = 50  # search.semantic answers at most 50 works per call
-SEMANTIC_MAX_CHARS = 1000  # the text sent: a URL stays well under OpenAlex's ~4 KB
-# search= reads these as wildcards or proximity, and since June 2026 refuses ? and * (HTTP 400).
-_SEARCH_WILDCARDS = re.compile(r"[?*~]")
-References = dict[str, list[str]]  # W-id -> the W-ids it cites
-
-
-def can_link(paper: Paper) -> bool:
-    return bool(paper.openalex_id)
-
-
-async def fetch_linked_many(session: ProviderSession, papers: list[Paper], direction: str, limit: int,
-                            cited: References | None = None) -> list[list[Paper] | None]:
-    """For each paper (same order): up to ``limit`` works it references (from its
-    ``referenced_works``, fetched 100 papers a call, their records 100 a call) or the ``limit``
-    most cited works citing it (one call each); None for a paper without an OpenAlex id.
-    ``cited``, when given, gains the reference list of every work an answer carried."""
-    ids = [paper.openalex_id for paper in papers]
-    cited = {} if cited is None else cited
-    if direction == "references":
-        referenced = await fetch_reference_ids(session, [i for i in ids if i])
-        cited.update(referenced)
-        wanted = {i: referenced.get(i, [])[:limit] for i in ids if i}
-        records = {paper.openalex_id: paper for paper in
-                   await fetch_works_with_text(session, list(dict.fromkeys(w for ws in wanted.values() for w in ws)),
-                                               cited)}
-        return [[records[w] for w in wanted[i] if w in records] if i and i in referenced else None for i in ids]
-
-    async def citing(paper: Paper) -> list[Paper] | None:
-        if not paper.openalex_id:
-            return None
-        if paper.citation_count == 0:
-            return []
-        params = {"filter": f"cites:{paper.openalex_id}", "sort": "cited_by_count:desc",
-                  "per_page": max(1, min(limit, MAX_PER_PAGE)), "select": TEXT_SELECT,
-                  **_identity_params(session.settings)}
-        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
-        return _kept(parse_works_with_references(response.content)[:limit], cited)
-
-    return list(await asyncio.gather(*(citing(paper) for paper in papers)))
-
-
-def _kept(works: list[Work], cited: References) -> list[Paper]:
-    for work in works:
-        if work.paper.openalex_id and work.referenced_ids:
-            cited[work.paper.openalex_id] = work.referenced_ids
-    return [work.paper for work in works]
-
-
-async def fetch_works_with_text(session: ProviderSession, work_ids: list[str],
-                                cited: References | None = None) -> list[Paper]:
-    """The records of the given W-ids with their abstracts, 100 a call; ``cited`` gains their
-    reference lists."""
-    papers: list[Paper] = []
-    for batch in id_batches(work_ids):
-        params = {"filter": "openalex_id:" + "|".join(batch), "per_page": len(batch), "select": TEXT_SELECT,
-                  **_identity_params(session.settings)}
-        response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
-        papers.extend(_kept(parse_works_with_references(response.content), {} if cited is None else cited))
-    return papers
-
-
-def semantic_text(text: str) -> str:
-    """The text as search.semantic is sent it: one line, no wildcard characters, at most
-    ``SEMANTIC_MAX_CHARS`` (cut at a word)."""
-    plain = " ".join(_SEARCH_WILDCARDS.sub(" ", text).split())
-    if len(plain) <= SEMANTIC_MAX_CHARS:
-        return plain
-    return plain[:SEMANTIC_MAX_CHARS].rsplit(" ", 1)[0]
-
-
-async def fetch_semantic(session: ProviderSession, text: str, limit: int,
-                         cited: References | None = None) -> list[Paper]:
-    """Up to ``limit`` (≤ 50) works nearest ``text`` by OpenAlex's semantic search (10 credits
-    of the daily budget, as a search)."""
-    query = semantic_text(text)
-    if not query:
-        return []
-    params = {"search.semantic": query, "per_page": max(1, min(limit, SEMANTIC_MAX)), "select": TEXT_SELECT,
-              **_identity_params(session.settings)}
-    response = await budgeted_get(session, session.url(WORKS_PATH), params=params)
-    return _kept(parse_works_with_references(response.content)[:limit], {} if cited is None else cited)
-
-
 # ---------------------------------------------------------------- the provider
 
 KEY_VARIABLE = SERVICE.key.variable
@@ -497,15 +406,19 @@ class OpenAlex(Provider):
         return can_link(paper)
 
     async def linked_many(self, session: ProviderSession, papers: list[Paper], direction: str, limit: int,
-                          cited: References | None = None) -> list[list[Paper] | None]:
-        return await fetch_linked_many(session, papers, direction, limit, cited)
+                          cited: ReferenceLists | None = None) -> list[list[Paper] | None]:
+        referenced = None
+        if direction == "references":  # the seeds' own lists first: 100 seeds a call
+            referenced = await fetch_reference_ids(session, [paper.openalex_id for paper in papers
+                                                             if paper.openalex_id])
+        return await fetch_linked_many(session, papers, direction, limit, cited, referenced)
 
     async def similar_to_text(self, session: ProviderSession, text: str, limit: int,
-                              cited: References | None = None) -> list[Paper]:
+                              cited: ReferenceLists | None = None) -> list[Paper]:
         return await fetch_semantic(session, text, limit, cited)
 
     async def records_by_id(self, session: ProviderSession, ids: list[str],
-                            cited: References | None = None) -> list[Paper]:
+                            cited: ReferenceLists | None = None) -> list[Paper]:
         return await fetch_works_with_text(session, ids, cited)
 
     def budget_today(self, settings: Settings) -> dict[str, Any] | None:
