@@ -54,33 +54,20 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
     from ..deep import steps
     from ..deep.limits import check_options
     from ..render.deep import step_payload
-    from ..search.aliases import check_providers, search_filters
-    from ..search.options import MAX_VARIANTS, clean_query
-    from ..search.plan import parse_provider_list
+    from ..search.options import checked_options
 
     def prepare():
-        cleaned = clean_query(topic, "the topic")
-        others = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
-        if len(others) > MAX_VARIANTS:
-            raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
-        try:
-            chosen = parse_provider_list(",".join(providers)) if providers else None
-        except ValueError as error:
-            raise UsageError(str(error)) from None
         given = dict(filters or {})
         unknown = sorted(set(given) - FILTER_NAMES)
         if unknown:
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
-        checked = search_filters(flag_prefix="", **given)
-        check_providers(checked, chosen)
-        if rerank not in (None, "semantic", "none"):
-            raise UsageError(f"rerank must be semantic or none, not {rerank!r}")
-        options = Options(batch=batch, max_judged=max_judged, providers=chosen, rerank=rerank)
+        checked = checked_options(topic, variants=variants, providers=providers, filters=given, rerank=rerank)
+        options = Options(batch=batch, max_judged=max_judged, providers=checked.providers, rerank=rerank)
         problem = check_options(options)
         if problem:
             raise UsageError(problem)
         steps.check_new_session_path(session)
-        return cleaned, others, checked, options
+        return checked.topic, checked.variants, checked.filters, options
 
     cleaned, others, checked, options = _checked(prepare)
     config = settings or environment_settings()

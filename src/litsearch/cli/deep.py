@@ -17,12 +17,11 @@ from ..runtime.console import Console
 from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
-from ..search.options import MAX_VARIANTS, clean_query
-from ..search.plan import parse_provider_list
+from ..search.options import COMMAND_LINE, checked_options, clean_query
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     write_output
 from .results import add_rerank_option, add_result_options, rerank_mode, result_format, write_result
-from .search_flags import add_filter_options, filters_from_args
+from .search_flags import add_filter_options, filter_arguments
 
 PROG = "lit-search deep"
 STEP_FORMATS = ("markdown", TERMINAL_VIEW, "json")
@@ -119,11 +118,11 @@ def deep_command(argv: Sequence[str]) -> int:
     from ..render.deep import step_markdown, step_payload, step_text
 
     if args.step == "start":
-        topic, variants = _queries(args)
-        options = _options(args)
+        checked = checked_options(" ".join(args.topic), variants=args.variant, providers=args.providers,
+                                  filters=filter_arguments(args), rerank=args.rerank, names=COMMAND_LINE)
+        topic, variants, filters = checked.topic, checked.variants, checked.filters
+        options = _options(args, checked.providers)
         options.rerank = rerank_mode(args.rerank, console)
-        filters = filters_from_args(args)
-        _check_providers(filters, options.providers)
         steps.check_new_session_path(args.session)
         shown = args.session
         save = _saver(shown)
@@ -154,23 +153,9 @@ def _saver(path: str):
     return lambda session: write_file_atomically(Path(path), as_text(session))
 
 
-def _queries(args: argparse.Namespace) -> tuple[str, list[str]]:
-    topic = clean_query(" ".join(args.topic), "the topic")
-    variants = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
-    if len(variants) > MAX_VARIANTS:
-        raise UsageError(f"{len(variants)} variants given; the limit is {MAX_VARIANTS}")
-    return topic, variants
-
-
-def _options(args: argparse.Namespace) -> Options:
+def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:
     from ..deep.limits import check_options
 
-    providers = None
-    if args.providers.strip().lower() != "auto":
-        try:
-            providers = parse_provider_list(args.providers)
-        except ValueError as error:
-            raise UsageError(str(error)) from None
     options = Options(batch=args.batch, max_judged=args.max_judged, max_requests=args.max_requests,
                       round_requests=args.round_requests, stop_window=args.stop_window, stop_yield=args.stop_yield,
                       providers=providers)
@@ -178,12 +163,6 @@ def _options(args: argparse.Namespace) -> Options:
     if problem:
         raise UsageError(f"--{problem}")
     return options
-
-
-def _check_providers(filters, providers) -> None:
-    from ..search.aliases import check_providers
-
-    check_providers(filters, providers)
 
 
 def _results(args: argparse.Namespace) -> int:

@@ -332,12 +332,12 @@ async def _semantic_search(http: HttpClient, session: Session, action: Action, e
 
 async def _search(http: HttpClient, session: Session, action: Action, entry: Round,
                   search_providers: list[str]) -> list[Arrival]:
-    from ..search.options import SearchOptions
+    from ..search.options import checked_options
     from ..search.pipeline import run_search
 
     query = action.queries[0]
-    options = SearchOptions(topic=query, providers=list(search_providers), limit=SEARCH_LIMIT,
-                            filters=session.filters, verify=False, find_open_access=False)
+    options = checked_options(query, providers=list(search_providers) or None, limit=SEARCH_LIMIT,
+                              filters=session.filters, verify=False, rerank="none")
     result = await run_search(options, http.settings, http=http)
     session.queries.append(query)
     entry.queries.append(query)

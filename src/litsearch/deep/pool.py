@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from ..core.records import Paper
+from ..core.records import Paper, field_value
 from ..core.text import fold_title
 from ..dedupe.merge import merge_cluster
 from .limits import MAX_POOL
@@ -28,7 +28,7 @@ ID_FIELDS = ("doi", "pmid", "arxiv_id", "openalex_id", "paper_id")
 
 
 def identity_keys(paper: Paper) -> list[str]:
-    keys = [f"{name}:{str(value).lower()}" for name in ID_FIELDS if (value := getattr(paper, name, None))]
+    keys = [f"{name}:{str(value).lower()}" for name in ID_FIELDS if (value := field_value(paper, name))]
     pmcid = (paper.external_ids or {}).get("PMCID") or (paper.external_ids or {}).get("pmcid")
     if pmcid:
         keys.append(f"pmcid:{pmcid.lower()}")

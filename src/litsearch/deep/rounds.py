@@ -34,15 +34,15 @@ class Timing:
 
 
 async def start(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options) -> Session:
-    from ..search.options import MAX_FETCH, SearchOptions
+    from ..search.options import MAX_FETCH, checked_options
     from ..search.pipeline import run_search
 
     session = Session(topic=topic, variants=list(variants), filters=filters, options=options, created_at=now_utc())
     entry = Round(1)
     session.rounds.append(entry)
     before = dict(http.request_counts)
-    search = SearchOptions(topic=topic, variants=list(variants), providers=options.providers, limit=MAX_FETCH,
-                           filters=filters, verify=False, find_open_access=False, rerank=options.rerank)
+    search = checked_options(topic, variants=variants, providers=options.providers, limit=MAX_FETCH, filters=filters,
+                             verify=False, rerank=options.rerank)
     result = await run_search(search, http.settings, http=http)
     session.filters = result.filters or filters  # entity filters resolved once, kept for every round
     session.queries = [topic, *variants]

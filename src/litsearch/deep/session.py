@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,7 +19,7 @@ from .. import __version__
 from ..core.errors import InputError
 from ..core.files import MB, read_input
 from ..core.filters import Filters
-from ..core.records import Paper
+from ..core.records import ATTRIBUTES, Paper
 from ..providers import registry
 from ..search.record import filters_as_dict, filters_from_dict
 from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
@@ -130,7 +130,7 @@ def now_utc() -> str:
 
 # ---------------------------------------------------------------- to and from the file
 
-PAPER_FIELDS = tuple(f.name for f in fields(Paper))
+PAPER_FIELDS = tuple(Paper(provider="", title="").to_dict())  # the record's JSON names ("paper_id" …)
 
 
 def paper_as_dict(paper: Paper) -> dict[str, Any]:
@@ -237,7 +237,7 @@ def from_document(document: Any, shown: str) -> Session:
 def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
     if entry.get("verdict") not in (None, *VERDICTS):
         raise InputError(f"{shown}: damaged session: candidate {entry['key']!r} has verdict {entry['verdict']!r}")
-    fields_read = {k: v for k, v in entry["paper"].items() if k in PAPER_FIELDS}
+    fields_read = {ATTRIBUTES.get(k, k): v for k, v in entry["paper"].items() if k in PAPER_FIELDS}
     fields_read.setdefault("provider", "merged")
     paper = Paper(**fields_read)
     return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),

@@ -68,22 +68,16 @@ async def deep_search_start(
     request, then call deep_search_next with the verdicts; lit-search chases the relevant papers' citations and
     similar papers and says when the search is saturated."""
     from ..deep import steps
-    from ..search.aliases import check_providers, search_filters
-    from ..search.options import MAX_VARIANTS, clean_query
-    from ..search.plan import parse_provider_list
+    from ..search.options import MCP_TOOL, checked_options
 
-    cleaned = clean_query(topic, "the topic")
-    others = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
-    if len(others) > MAX_VARIANTS:
-        raise UsageError(f"{len(others)} variants given; the limit is {MAX_VARIANTS}")
-    chosen = parse_provider_list(",".join(providers)) if providers else None
     given = filters.model_dump(exclude_none=True) if filters else {}
-    checked = search_filters(types=given.pop("type", None), flag_prefix="filters.", **given)
-    check_providers(checked, chosen)
+    given["types"] = given.pop("type", None)
+    checked = checked_options(topic, variants=variants or [], providers=providers, filters=given, rerank=rerank,
+                              names=MCP_TOOL)
     steps.check_new_session_path(session)
-    options = Options(batch=batch, max_judged=max_judged, providers=chosen, rerank=rerank)
-    found = await current().online(lambda http, _store: steps.start_step(http, cleaned, others, checked, options,
-                                                                          _saver(session)))
+    options = Options(batch=batch, max_judged=max_judged, providers=checked.providers, rerank=rerank)
+    found = await current().online(lambda http, _store: steps.start_step(
+        http, checked.topic, checked.variants, checked.filters, options, _saver(session)))
     return _step_result(found, session)
 
 
@@ -156,14 +150,14 @@ def _page_of(result, offset: int):
 
 
 def _write_export(session_data, result, session: str, output: str) -> str:
-    from ..biblio.formats import format_from_path
+    from ..biblio.formats import extensions_for, format_from_path
     from ..core.sanitize import json_text
     from ..render.deep import results_json
     from ..runtime.results import render_result
 
     named = format_from_path(output)
     if named is None:
-        raise UsageError(f"output {output}: unknown extension (.bib, .ris, .csl.json, .csv, .json or .md)")
+        raise UsageError(f"output {output}: unknown extension; use {extensions_for(RESULT_FORMATS)}")
     target = Path(output)
     if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
         raise UsageError(f"output {output}: name a file in an existing folder")

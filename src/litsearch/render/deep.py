@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from ..core.records import field_value
 from ..core.text import plain_text
 from ..deep.session import Candidate, Session
 from ..deep.stop import yield_curve
@@ -71,7 +72,7 @@ def batch_entries(session: Session) -> list[dict[str, Any]]:
     entries = []
     for row, key in enumerate(session.batch, start=1):
         paper = session.candidates[key].paper
-        entries.append({"row": row, **{name: getattr(paper, name, None) for name in BATCH_IDS},
+        entries.append({"row": row, **{name: field_value(paper, name) for name in BATCH_IDS},
                         "title": paper.title, "abstract": abstract_excerpt(paper.abstract or paper.tldr, budget) or None,
                         "year": paper.year, "venue": paper.journal, "why": cut(session.candidates[key].why, WHY_CHARS),
                         "key": key})
