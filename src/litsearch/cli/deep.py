@@ -64,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     _range_option(start, "--max-judged", 300, MAX_JUDGED_RANGE, "papers judged at most (a budget stop)")
     _range_option(start, "--max-requests", 2_000, MAX_REQUESTS_RANGE, "requests over the session at most")
     _range_option(start, "--round-requests", 60, ROUND_REQUESTS_RANGE, "requests one round may send")
-    _range_option(start, "--stop-window", 60, STOP_WINDOW_RANGE, "the saturation rule looks at the last N judged")
+    _range_option(start, "--stop-window", 80, STOP_WINDOW_RANGE, "the saturation rule looks at the last N judged")
     start.add_argument("--stop-yield", type=int, default=2, metavar="N",
                        help="saturated when those held at most N relevant (default 2: a judge's stray 'relevant')")
     start.add_argument("--providers", default="auto", metavar="LIST", help="auto (from the topic) or a comma list")

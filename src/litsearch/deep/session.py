@@ -42,7 +42,7 @@ class Options:
     max_judged: int = 300
     round_requests: int = 60  # requests one round may send, every provider together
     max_requests: int = 2_000  # requests the whole session may send
-    stop_window: int = 60  # the stop rule looks at the last this many judged papers …
+    stop_window: int = 80  # the stop rule looks at the last this many judged papers …
     stop_yield: int = 2  # … and calls the search saturated when at most this many were relevant
     providers: list[str] | None = None  # None: chosen from the topic, as a search does
     verify: bool = False  # DOI checks are for the results, not for every round
