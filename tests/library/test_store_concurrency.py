@@ -149,7 +149,9 @@ def test_eight_processes_share_one_store_without_loss(tmp_path):
           f"({calls / wall:.0f} calls/s); slowest call {max(r['max_call'] for r in reports) * 1000:.0f} ms; "
           f"entries of other processes read: {sum(r['seen_others'] for r in reports)} cached, "
           f"{sum(r['saw_neighbour'] for r in reports)} papers")
-    assert wall < 20
+    # A lock waited out ends a worker in an error (the busy timeout is 15 s), asserted above: the
+    # time only says the eight finished, with room for a loaded 2-core machine.
+    assert wall < 50
 
 
 OPEN_RACE = r"""
