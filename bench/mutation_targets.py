@@ -103,11 +103,52 @@ TARGETS = {
         "file": "src/litsearch/search/relevance.py", "module": "litsearch.search.relevance",
         "tests": ["tests/search/test_ranking.py"],
     },
+    "openalex_filters": {
+        "file": "src/litsearch/providers/openalex_entity_filters.py",
+        "module": "litsearch.providers.openalex_entity_filters",
+        # the explorer's aliases: a wrong key or value form silently changes what a list returns
+        "tests": ["tests/providers/test_openalex_entity_filters.py"],
+    },
+    "openalex_costs": {
+        "file": "src/litsearch/providers/openalex_costs.py", "module": "litsearch.providers.openalex_costs",
+        # what a request costs decides whether the budget gate stops it on a spent day
+        "tests": ["tests/providers/test_openalex_entity_filters.py"],
+    },
 }
 
 # Mutants no test can tell from the original, by target: the mutant's key (as the runner prints
 # it) -> the one-line reason.
 EQUIVALENT: dict[str, dict[str, str]] = {
+    "openalex_filters": {
+        'count_filter | > -> >= | return f"{key}:>{low - 1}" if low > 0 else f"{key}:>-1"':
+            'at least 0 is ">-1" by either branch',
+        'count_filter | 0 -> -1 | return f"{key}:>{low - 1}" if low > 0 else f"{key}:>-1"':
+            'at least 0 is ">-1" by either branch',
+        'filter_keys | 1 -> 2 | return {part.split(":", 1)[0].strip().lower() for part in re.split(r",(?![^()]*\\))", expression) if ":" in part}':
+            'splitting at the first colon or the first two gives the same name before it',
+        'filter_expression | \'\' -> \'XX..XX\' | and not (value is False and known.get(alias, ("", ""))[1] == "flag")}':
+            'the default serves an alias the list does not take, which is refused just after',
+        'filter_expression | \'\' -> \'XX..XX\' #2 | and not (value is False and known.get(alias, ("", ""))[1] == "flag")}':
+            'the default serves an alias the list does not take, which is refused just after',
+        'filter_expression | \'\' -> \'XX..XX\' | taken = filter_keys(raw or "")':
+            'the stand-in for no raw filter only has to hold no colon',
+        '_entity_part | 1 -> 2 | kind = KINDS[value_kind.split(":", 1)[1]]':
+            'a value kind has one colon: split once or twice is the same',
+        'lists_filtering_by | \'\' -> \'XX..XX\' | if aliases.get(kind_name, ("", ""))[1] == f"entity:{kind_name}"]':
+            'the default for a list without that alias only has to differ from entity:…',
+        'lists_filtering_by | \'\' -> \'XX..XX\' #2 | if aliases.get(kind_name, ("", ""))[1] == f"entity:{kind_name}"]':
+            'the default for a list without that alias only has to differ from entity:…',
+        'semantic_refusals | \'\' -> \'XX..XX\' | return sorted(key for key in filter_keys(raw or "") if key.endswith(SEMANTIC_REFUSED))':
+            'the stand-in for no raw filter only has to hold no colon',
+    },
+    "openalex_costs": {
+        "SEARCH_FILTERS | 'title_and_abstract.search' -> 'XX..XX' | \"title_and_abstract.search\")":
+            "a filter naming it also holds abstract.search, which is matched as a substring, as the proxy does",
+        'request_credits | \'\' -> \'XX..XX\' | per_page = str(params.get("per_page") or params.get("per-page") or "")':
+            'the stand-in for no page size only has to be no number',
+        'request_credits | \'\' -> \'XX..XX\' | if any(kind in str(params.get("filter") or "") for kind in SEARCH_FILTERS):':
+            'the stand-in for no filter only has to name no search filter',
+    },
     "identifiers": {
         "normalize_openalex_id | 1 -> 0 | return match.group(1).upper() if match else None":
             "the text is stripped first, so the whole match (W…\\s*$) is the group",

@@ -1,6 +1,7 @@
-"""A fake OpenAlex for its entities: /authors, /sources, /institutions, /topics, /publishers
-and /funders (lists with search=, filter=, sort=, per_page and cursor paging; one entity by id
-or by ORCID/ROR/ISSN) and /autocomplete/{entities}. Records are written by hand in the shape
+"""A fake OpenAlex for its entities: /authors, /sources, /institutions, /topics, /publishers,
+/funders and the hierarchy above topics, /domains, /fields, /subfields (lists with search=,
+filter=, sort=, per_page and cursor paging; one entity by id or by ORCID/ROR/ISSN) and
+/autocomplete/{entities} (404 for domains and fields, as the real API). Records are written by hand in the shape
 of the real API (URL ids, summary_stats, dehydrated institutions and topics, counts_by_year),
 so the parsers meet what OpenAlex sends. ``ENTITY_TRIGGER_FAIL`` in a search makes a list
 answer 503, for failure tests.
@@ -23,11 +24,18 @@ FAIL_TRIGGER = "providerdown"
 BASE = "https://openalex.org/"
 
 
+# OpenAlex's ids for the levels these topics sit in (developers.openalex.org/api-reference/fields).
+LEVEL_IDS = {"Artificial Intelligence": 1702, "Computer Science": 17, "Physical Sciences": 3,
+             "Molecular Biology": 1312, "Biochemistry, Genetics and Molecular Biology": 13, "Life Sciences": 1}
+
+
+def _level(plural: str, name: str) -> dict[str, Any]:
+    return {"id": f"{BASE}{plural}/{LEVEL_IDS[name]}", "display_name": name}
+
+
 def _topic(number: int, name: str, subfield: str, field: str, domain: str, count: int = 10) -> dict[str, Any]:
-    return {"id": f"{BASE}T{number}", "display_name": name, "count": count,
-            "subfield": {"id": f"{BASE}subfields/1702", "display_name": subfield},
-            "field": {"id": f"{BASE}fields/17", "display_name": field},
-            "domain": {"id": f"{BASE}domains/3", "display_name": domain}}
+    return {"id": f"{BASE}T{number}", "display_name": name, "count": count, "subfield": _level("subfields", subfield),
+            "field": _level("fields", field), "domain": _level("domains", domain)}
 
 
 def _institution_stub(number: int, name: str, country: str, ror: str) -> dict[str, Any]:
@@ -137,8 +145,36 @@ FUNDERS = [
      "works_count": 300000, "cited_by_count": 9000000, "summary_stats": {"h_index": 700}, "counts_by_year": []},
 ]
 
+def _hierarchy(level: dict[str, Any], description: str, works: int, cites: int, **more: Any) -> dict[str, Any]:
+    return {**level, "description": description, "display_name_alternatives": [], "works_count": works,
+            "cited_by_count": cites, "ids": {"openalex": level["id"]}, "siblings": [], **more}
+
+
+DOMAINS = [
+    _hierarchy(_level("domains", "Physical Sciences"), "branch of natural science that studies non-living systems",
+               134_000_000, 1_100_000_000, fields=[_level("fields", "Computer Science")]),
+    _hierarchy(_level("domains", "Life Sciences"), "branch of science that studies life and living organisms",
+               61_000_000, 1_200_000_000, fields=[_level("fields", "Biochemistry, Genetics and Molecular Biology")]),
+]
+FIELDS = [
+    _hierarchy(_level("fields", "Computer Science"), "study of computation and information", 26_000_000, 210_000_000,
+               domain=_level("domains", "Physical Sciences"), subfields=[_level("subfields", "Artificial Intelligence")]),
+    _hierarchy(_level("fields", "Biochemistry, Genetics and Molecular Biology"), "the chemistry and genes of life",
+               20_000_000, 500_000_000, domain=_level("domains", "Life Sciences"),
+               subfields=[_level("subfields", "Molecular Biology")]),
+]
+SUBFIELDS = [
+    _hierarchy(_level("subfields", "Artificial Intelligence"), "machines that learn and reason", 4_000_000, 60_000_000,
+               field=_level("fields", "Computer Science"), domain=_level("domains", "Physical Sciences"),
+               topics=[{"id": DEEP_LEARNING["id"], "display_name": DEEP_LEARNING["display_name"]}]),
+    _hierarchy(_level("subfields", "Molecular Biology"), "the molecular basis of biological activity", 3_000_000,
+               90_000_000, field=_level("fields", "Biochemistry, Genetics and Molecular Biology"),
+               domain=_level("domains", "Life Sciences"),
+               topics=[{"id": CRISPR["id"], "display_name": CRISPR["display_name"]}]),
+]
+
 CORPUS = {"authors": AUTHORS, "sources": SOURCES, "institutions": INSTITUTIONS, "topics": TOPICS,
-          "publishers": PUBLISHERS, "funders": FUNDERS}
+          "publishers": PUBLISHERS, "funders": FUNDERS, "domains": DOMAINS, "fields": FIELDS, "subfields": SUBFIELDS}
 
 
 def _words(text: str) -> list[str]:
@@ -166,6 +202,8 @@ def _filter_value(record: dict[str, Any], key: str) -> list[str]:
         return [short(p) for p in record.get("host_organization_lineage", [])]
     if key == "openalex_id":
         return [short(record["id"])]
+    if key in ("domain.id", "field.id", "subfield.id"):
+        return [short((record.get(key.split(".")[0]) or {}).get("id"))]
     value = record.get(key)
     return [str(value).lower()] if value is not None else []
 
@@ -243,6 +281,8 @@ def entities(request: SeenRequest) -> Answer:
 def autocomplete(request: SeenRequest) -> Answer:
     """/openalex/autocomplete/{entities}?q=: up to 10 matches, most cited first."""
     plural = request.path[len("/openalex/autocomplete/"):].strip("/")
+    if plural in ("domains", "fields"):  # the real API has no autocomplete for these
+        return Answer(404, json.dumps({"error": "404 Not Found", "message": "Not Found"}))
     query = request.param("q") or ""
     records = [r for r in CORPUS.get(plural, []) if _matches(r, query)]
     records.sort(key=lambda r: -r["cited_by_count"])

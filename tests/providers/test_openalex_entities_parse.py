@@ -12,15 +12,13 @@ import pytest
 import fake_openalex_entities as fake
 from litsearch.core.errors import ProviderError
 from litsearch.providers.openalex_entities_parse import (
-    KINDS,
-    api_entity_id,
     parse_autocomplete,
     parse_entity,
     parse_entity_page,
-    short_id,
     summary,
     top_match,
 )
+from litsearch.providers.openalex_entity_kinds import KINDS, api_entity_id, short_id
 
 WORK = "openalex/raw/openalex_python__work_W2741809807_peerj.4375.json"
 
@@ -119,6 +117,8 @@ def test_autocomplete_and_the_top_match():
         {"id": "https://openalex.org/I63966007", "display_name": "Massachusetts Institute of Technology",
          "cited_by_count": 19_000_000, "hint": "Cambridge, USA"},
         {"id": "https://openalex.org/A1", "display_name": "An author", "cited_by_count": 10**9}]})
-    candidates = parse_autocomplete(body)
-    assert top_match(candidates, "I")["id"] == "I63966007"
-    assert top_match(candidates, "T") is None
+    count, candidates = parse_autocomplete(body)
+    assert count is None and len(candidates) == 3
+    assert top_match(candidates, KINDS["institution"])["id"] == "I63966007"
+    assert top_match(candidates, KINDS["topic"]) is None
+    assert [c["id"] for c in parse_autocomplete(body, KINDS["institution"])[1]] == ["I4210156909", "I63966007"]

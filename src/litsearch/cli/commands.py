@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..providers.openalex_entity_kinds import KINDS
+
 
 @dataclass(frozen=True)
 class Command:
@@ -20,9 +22,10 @@ class Command:
     actions: tuple[str, ...] = ()  # for takes == "action"
 
 
-ENTITY_NAMES = ("author", "source", "institution", "topic", "publisher", "funder")
+# OpenAlex's entities, each a command with its actions (list, get; find for works; autocomplete
+# where the explorer design has it): providers/openalex_entity_kinds.py.
+ENTITY_NAMES = tuple(KINDS)
 LIBRARY_ACTIONS = ("list", "show", "export", "remove", "link")
-ENTITY_ACTIONS = ("list", "get")
 
 _TABLE = (
     Command("search", "litsearch.cli.search", "[search] TOPIC…",
@@ -52,17 +55,19 @@ _TABLE = (
     Command("doctor", "litsearch.cli.doctor", "doctor [--check]",
             "the keys set, what missing ones cost; --check asks each API once"),
     Command("mcp", "litsearch.cli.mcp", "mcp [--http PORT]", "the MCP server (stdio, or HTTP on 127.0.0.1)"),
-    *(Command(name, "litsearch.cli.entity", f"{name} list|get", f"OpenAlex's {name}s: a search, or one complete",
-              takes="action", actions=ENTITY_ACTIONS) for name in ENTITY_NAMES),
+    *(Command(name, "litsearch.cli.entity", f"{name} {'|'.join(kind.actions)}",
+              f"OpenAlex's {kind.plural}: {', '.join(kind.actions)}", takes="action", actions=kind.actions)
+      for name, kind in KINDS.items()),
 )
 COMMANDS: dict[str, Command] = {command.name: command for command in _TABLE}
 
 
 def commands_help(width: int = 92) -> str:
     """The ``commands:`` paragraph of ``lit-search --help``: every command, one line each
-    (the six OpenAlex entity commands share one)."""
+    (the ten OpenAlex entity commands share one)."""
     rows = [(command.usage, command.summary) for command in _TABLE if command.name not in ENTITY_NAMES]
-    rows.append(("|".join(ENTITY_NAMES) + " list|get", "OpenAlex's entities: a search, or one complete"))
+    rows.append(("|".join(ENTITY_NAMES) + " list|get|…",
+                 "OpenAlex alone: list (search, filters), get; work find (by meaning); autocomplete"))
     column = max(len(usage) for usage, _ in rows if len(usage) < 24) + 2
     lines = ["commands (each has --help):"]
     for usage, summary in rows:

@@ -13,7 +13,8 @@ after ``paper``, a file name after ``dedupe``.
   (``read``), "snowfall trends" (``snowball``), "course design" (``source``) go on to the
   search, because their next word is no paper id, action or file. Left out of the near
   names: ``search`` (its neighbours are topic words, "research", "starch", and a misspelt
-  ``search`` searches anyway) and, but for swapped letters, names of three letters (``mcp``:
+  ``search`` searches anyway), ``work`` ("word list recall", "worm get …") and, but for
+  swapped letters, names of three letters (``mcp``:
   one edit from MCA, MMP, PCP, map). A plural standing alone ("doctors", "papers") is a
   topic too, and so is a near name followed by a year ("papers 2020 review"), though a PMID
   can have four digits.
@@ -30,6 +31,8 @@ import shlex
 
 from .commands import COMMANDS, ENTITY_NAMES, Command
 
+# Names whose one-edit neighbours are everyday topic words (research, word, worm): never "near".
+NOT_NEAR = ("search", "work")
 # Commands that run with no positional argument, so options (or nothing) after the name fit.
 NOTHING_REQUIRED = ("doctor", "mcp")
 # `snowball --from-library` takes its seeds from the library.
@@ -71,7 +74,7 @@ def mistyped_command(argv: list[str]) -> Command | None:
     if (not rest and _plural(typed)) or (rest and YEAR.fullmatch(rest[0])):
         return None
     for command in COMMANDS.values():
-        if command.name != "search" and _one_edit_apart(typed.lower(), command.name) \
+        if command.name not in NOT_NEAR and _one_edit_apart(typed.lower(), command.name) \
                 and arguments_fit(command, rest):
             return command
     return None
@@ -116,8 +119,8 @@ def _ansi_c(word: str) -> str:
 
 
 def entity_topic(argv: list[str]) -> bool:
-    """An entity's name not followed by list, get or --help starts a topic ("topic modelling",
-    "source separation", "author disambiguation"): searched, as before these commands existed."""
+    """An entity's name not followed by one of its actions or --help starts a topic ("topic
+    modelling", "field theory", "work engagement"): searched, as before these commands existed."""
     return argv[0] in ENTITY_NAMES and (len(argv) == 1 or not arguments_fit(COMMANDS[argv[0]], argv[1:]))
 
 

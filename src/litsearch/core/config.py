@@ -132,12 +132,16 @@ class Settings:
             raise KeyError(f"unknown provider {name!r}") from None
 
     def key(self, name: str) -> str | None:
-        """The API key of service ``name`` (its declared variable), or None when not set."""
-        declared = self.services.get(name)
+        """The API key of service ``name`` (its declared variable; a lane's, ``openalex.semantic``,
+        is its service's), or None when not set."""
+        declared = self.services.get(name.partition(".")[0])
         return self.keys.get(declared.key.variable) if declared is not None and declared.key else None
 
-    def pace(self, name: str) -> PacePolicy:
-        """The pace service ``name`` declares for this key and contact email."""
+    def pace(self, name: str, lane: str | None = None) -> PacePolicy:
+        """The pace service ``name`` declares for this key and contact email, or the pace of
+        one of its lanes (an endpoint paced on top of the service, core/services.py)."""
+        if lane:
+            return self.service(name).lane(lane)
         return self.service(name).pace_for(bool(self.key(name)), bool(self.email))
 
     def identity(self, name: str) -> tuple[dict[str, str], dict[str, str]]:

@@ -143,6 +143,8 @@ class Service:
     search_summary: str = ""  # what its search asks, in one sentence (scripts/<name>.py --help)
     max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
     provider: bool = True  # a module providers/<name>.py implements it (providers.base.Provider)
+    # Endpoints with a pace of their own, kept on top of the service's: (lane name, pace).
+    lanes: tuple[tuple[str, PacePolicy], ...] = ()
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - set(CAPABILITIES)
@@ -160,6 +162,10 @@ class Service:
     def searchable(self) -> bool:
         """It can be named in --providers (a paper or web search)."""
         return self.auto_choice is not None and (self.can(SEARCH) or self.can(WEB))
+
+    def lane(self, name: str) -> PacePolicy:
+        """The pace of one of its lanes (KeyError for a lane it does not declare)."""
+        return dict(self.lanes)[name]
 
     def pace_for(self, has_key: bool, has_email: bool) -> PacePolicy:
         if has_key and self.pace_with_key is not None:

@@ -140,7 +140,7 @@ class ReadResult(ToolOutput):
 # ---------------------------------------------------------------- OpenAlex entities
 
 class EntityPage(ToolOutput):
-    """{entity}_list: slim summaries of one page."""
+    """{entity}_list and work_find: slim summaries of one page."""
 
     entity: str
     query: str | None
@@ -148,6 +148,16 @@ class EntityPage(ToolOutput):
     filters: list[str] = Field(description="one line per name resolved to an id")
     results: list[dict[str, Any]]
     next_cursor: str | None
+
+
+class EntityMatches(ToolOutput):
+    """{entity}_autocomplete: OpenAlex's short list of names matching the typed text."""
+
+    entity: str
+    query: str
+    count: int | None = Field(description="matches in all")
+    results: list[dict[str, Any]] = Field(description="id, display_name, hint, cited_by_count, works_count, "
+                                                      "external_id")
 
 
 class EntityRecord(ToolOutput):

@@ -7,6 +7,7 @@ import json
 from typing import Any, Callable
 
 DEFAULT_MAX_CHARS = 20_000
+KEPT_WHOLE = ("id", "display_name", "title")  # fit_record never leaves these out
 MIN_MAX_CHARS, MAX_MAX_CHARS = 2_000, 200_000
 
 
@@ -32,17 +33,28 @@ def largest_fit(count: int, size: Callable[[int], int], budget: int) -> int:
 
 
 def fit_record(record: dict[str, Any], budget: int) -> tuple[dict[str, Any], dict[str, str]]:
-    """A complete record within ``budget``: while it is too long, the longest list is halved.
-    Returns the record and what was shortened ({field: "10 of 25 kept"})."""
+    """A complete record within ``budget``: while it is too long, its biggest field is made
+    smaller: a list halved, a text halved, anything else (a huge object) left out. Returns
+    the record and what was shortened ({field: "10 of 25 kept"})."""
     record = dict(record)
     cut: dict[str, str] = {}
     totals: dict[str, int] = {}
     while size_of(record) > budget:
-        lists = [(size_of(value), name) for name, value in record.items() if isinstance(value, list) and len(value) > 1]
-        if not lists:
+        fields = [(size_of(value), name) for name, value in record.items()
+                  if name not in KEPT_WHOLE and value not in (None, [], {}, "")]
+        if not fields:
             break
-        _, name = max(lists)
-        totals.setdefault(name, len(record[name]))
-        record[name] = record[name][: len(record[name]) // 2]
-        cut[name] = f"{len(record[name])} of {totals[name]} kept"
+        size, name = max(fields)
+        value = record[name]
+        if isinstance(value, list) and len(value) > 1:
+            totals.setdefault(name, len(value))
+            record[name] = value[: len(value) // 2]
+            cut[name] = f"{len(record[name])} of {totals[name]} kept"
+        elif isinstance(value, str) and len(value) > 200:
+            totals.setdefault(name, len(value))
+            record[name] = value[: len(value) // 2] + "…"
+            cut[name] = f"{len(record[name]) - 1:,} of {totals[name]:,} characters kept"
+        else:
+            record[name] = None
+            cut[name] = f"left out ({size:,} characters)"
     return record, cut

@@ -1,54 +1,60 @@
-"""The OpenAlex entity tools: ``{entity}_list`` (search and filter, slim summaries, cursor
-paging) and ``{entity}_get`` (one entity complete), made from one table so that every entity
-has the same shape. Each tool's schema is built from its entity's filter aliases."""
+"""The OpenAlex explorer's tools, made from one table so every entity has the same shape:
+``{entity}_list`` (search and filter, slim summaries, cursor paging), ``{entity}_get`` (one
+entity complete), ``{entity}_autocomplete`` (the short list of names) and ``work_find``
+(works by meaning). Each tool's schema is built from its entity's filter aliases; a cursor
+comes back signed and its arguments pass that same schema again (mcp_server/cursors.py)."""
 
 from __future__ import annotations
 
 import inspect
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Callable, Literal
 
-from pydantic import Field
+from pydantic import Field, WithJsonSchema
 
 from ..core.errors import UsageError
-from ..providers.openalex_entities import LIST_ALIASES, MAX_LIST_LIMIT, entity_page, get_entity
-from ..providers.openalex_entities_parse import KINDS, EntityKind
+from ..providers.openalex_declaration import SEMANTIC_MAX_RESULTS
+from ..providers.openalex_entities import MAX_LIST_LIMIT, MAX_SEMANTIC_CHARS
+from ..providers.openalex_entity_filters import FIND_ALIASES, LIST_ALIASES, lists_filtering_by
+from ..providers.openalex_entity_kinds import KINDS, EntityKind
 from .conduct import ASKS_THE_APIS, declare
 from .cursors import MAX_CURSOR_CHARS, encode_cursor, resume
-from .outputs import EntityPage, EntityRecord
+from .entity_words import FIND_DESCRIPTION, autocomplete_description, get_description, list_description
+from .outputs import EntityMatches, EntityPage, EntityRecord
 from .paging import fit_record, largest_fit
 from .runtime import current, result_size, tool_result
 
 # A list cursor's bookmarks: the rank of the page's first row, and OpenAlex's own cursor.
 MAX_START = 1_000_000
 MAX_API_CURSOR = 2_000
-LIST_TOOLS = ("author", "source", "institution", "topic", "publisher", "funder")
-GET_TOOLS = ("author", "source", "institution", "topic")
 
-KEPT = {
-    "author": "id, name, ORCID, works and citation counts, h-index, last known institutions, top 3 topics",
-    "source": "id, name, ISSN-L, type, open-access and DOAJ flags, works and citation counts, h-index, publisher",
-    "institution": "id, name, ROR id, country, type, city, works and citation counts, h-index",
-    "topic": "id, name, description, subfield, field and domain, works and citation counts",
-    "publisher": "id, name, hierarchy level, countries, works and citation counts",
-    "funder": "id, name, country, description, award, works and citation counts",
-}
-USE = {
-    "author": "to find a researcher's OpenAlex id (for paper_search's filters) or compare researchers",
-    "source": "to find a journal, conference or repository and its OpenAlex id (paper_search's source filter)",
-    "institution": "to find a university or lab and its OpenAlex id (paper_search's institution filter)",
-    "topic": "to find OpenAlex research topics and their ids (paper_search's topic filter)",
-    "publisher": "to find a publisher and its OpenAlex id (paper_search's publisher filter)",
-    "funder": "to find a funding body and its OpenAlex id (paper_search's funder filter)",
-}
+TYPE_EXAMPLES = {"work": "article, review, preprint, book-chapter", "source": "journal, repository, conference",
+                 "institution": "education, company, healthcare"}
 ALIAS_SCHEMA = {
-    "count": (str | None, "{what}: 100 (at least), >100, <50, 100-500 or -50"),
-    "country": (list[str] | None, "ISO country codes (DE, US): {what}"),
-    "continent": (list[str] | None, "continents (europe, asia, north_america, …): {what}"),
-    "flag": (bool | None, "{what}"),
-    "text": (str | None, "OpenAlex {what}, e.g. journal, repository, conference, education, company"),
+    "count": (str, "{what}: 100 (at least), >100, <50, 100-500"),
+    "year": (str, "publication year: 2020, 2018-2020, 2018- or -2015"),
+    "country": (list, "ISO country codes (DE, US) of {what}"),
+    "continent": (list, "continents of {what} (europe, asia, north_america, …)"),
+    "flag": (bool, "true: {what}; false or unset: no filter"),
+    "text": (str, "OpenAlex type, e.g. {what}"),
 }
-ALIAS_WORDS = {"citations": "cited-by count", "works": "works count", "h_index": "h-index", "open": "fully open "
-               "access only", "type": "type", "country": "where", "continent": "where"}
+_JSON_TYPES = {str: "string", bool: "boolean", list: "array"}
+ALIAS_WORDS = {"citations": "cited-by count", "works": "works count", "h_index": "h-index", "open": "open access only"}
+PLACE_WORDS = {"work": "authors' institutions", "author": "last known institution"}
+
+
+def nullable(value_type: type, description: str, max_length: int | None = None) -> Any:
+    """An optional argument whose schema says ``"type": ["string", "null"]``: the same contract as
+    pydantic's anyOf form in half the characters (the tools/list answer goes into every context)."""
+    schema: dict[str, Any] = {"type": [_JSON_TYPES[value_type], "null"], "description": description}
+    if value_type is list:
+        schema["items"] = {"type": "string"}
+    if max_length:
+        schema["maxLength"] = max_length
+    annotation = list[str] if value_type is list else value_type
+    return Annotated[annotation | None, Field(max_length=max_length), WithJsonSchema(schema)]
+
+
+Cursor = nullable(str, "next_cursor from a previous result", MAX_CURSOR_CHARS)
 
 
 def _parameter(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
@@ -58,57 +64,79 @@ def _parameter(name: str, annotation: Any, default: Any = None) -> inspect.Param
 def _alias_parameter(kind: EntityKind, alias: str, value_kind: str) -> inspect.Parameter:
     if value_kind.startswith("entity:"):
         target = KINDS[value_kind.split(":", 1)[1]]
-        return _parameter(alias, Annotated[str | None, Field(description=f"an OpenAlex {target.name} id "
-                                                                          f"({target.letter}…) or a name, resolved "
-                                                                          "to the best match")])
-    annotation, text = ALIAS_SCHEMA[value_kind]
-    return _parameter(alias, Annotated[annotation, Field(description=text.format(what=ALIAS_WORDS.get(alias, alias)))])
+        return _parameter(alias, nullable(str, f"{target.name}: id ({target.id_hint}) or name (the top match)"))
+    value_type, text = ALIAS_SCHEMA[value_kind]
+    what = (TYPE_EXAMPLES.get(kind.name, "") if value_kind == "text" else
+            PLACE_WORDS.get(kind.name, "the " + kind.name) if value_kind in ("country", "continent") else
+            ALIAS_WORDS.get(alias, alias))
+    return _parameter(alias, nullable(value_type, text.format(what=what)))
+
+
+def _aliases(kind: EntityKind, aliases: dict[str, tuple[str, str]]) -> list[inspect.Parameter]:
+    return [_alias_parameter(kind, alias, value_kind) for alias, (_, value_kind) in aliases.items()]
+
+
+def _raw_filter() -> inspect.Parameter:
+    return _parameter("filter", nullable(str, "a raw OpenAlex filter, e.g. has_orcid:true", 1000))
+
+
+def _tool(name: str, description: str, parameters: list[inspect.Parameter], output: type,
+          run: Callable[[Any, dict[str, Any]], Any]):
+    """A tool function whose signature is ``parameters`` (the schema); ``run(tool, arguments)``."""
+    async def tool(**arguments: Any):
+        return await run(tool, arguments)
+
+    tool.__name__ = name
+    tool.__doc__ = description
+    tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return declare(ASKS_THE_APIS, output)(tool)
 
 
 def make_list_tool(kind: EntityKind):
     aliases = LIST_ALIASES[kind.name]
-
-    async def tool(**arguments: Any):
-        return await entity_list(kind, tool, arguments)
-
-    tool.__name__ = f"{kind.name}_list"
-    tool.__doc__ = (f"List OpenAlex {kind.plural}: search them by name and filter them ({', '.join(aliases)}, or a "
-                    f"raw OpenAlex filter). Use it {USE[kind.name]}. Returns slim summaries ({KEPT[kind.name]}), "
-                    f"most relevant first with a query, else most cited; next_cursor pages on."
-                    + (f" Use {kind.name}_get for a complete record." if kind.name in GET_TOOLS else "")
-                    + " A query costs 10 of OpenAlex's daily credits, filters alone 1.")
     parameters = [
-        _parameter("query", Annotated[str | None, Field(max_length=300, description="words of the name")]),
-        *[_alias_parameter(kind, alias, value_kind) for alias, (_, value_kind) in aliases.items()],
-        _parameter("filter", Annotated[str | None, Field(max_length=1000, description="a raw OpenAlex filter, e.g. "
-                                                                                     "has_orcid:true")]),
+        _parameter("query", nullable(str, "words to search for", 300)),
+        *_aliases(kind, aliases), _raw_filter(),
         _parameter("sort", Annotated[Literal["relevance", *kind.sorts] | None,  # type: ignore[valid-type]
                                      Field(description="default: relevance with a query, else cited_by_count")]),
         _parameter("limit", Annotated[int, Field(ge=1, le=MAX_LIST_LIMIT)], 10),
-        _parameter("cursor", Annotated[str | None, Field(max_length=MAX_CURSOR_CHARS,
-                                                         description="next_cursor from a previous result")]),
+        _parameter("cursor", Cursor),
     ]
-    tool.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    return declare(ASKS_THE_APIS, EntityPage)(tool)
+    return _tool(f"{kind.name}_list", list_description(kind), parameters, EntityPage,
+                 lambda tool, arguments: entity_list(kind, tool, arguments))
 
 
 def make_get_tool(kind: EntityKind):
-    async def tool(id: str):
-        return await entity_get(kind, id)
+    extra = ", DOI, PMID or PMCID" if kind.name == "work" else ""
+    parameters = [_parameter("id", Annotated[str, Field(min_length=1, max_length=300, description=(
+        f"an OpenAlex {kind.name} id ({kind.id_hint}{extra})"))], inspect.Parameter.empty)]
+    return _tool(f"{kind.name}_get", get_description(kind), parameters, EntityRecord,
+                 lambda _tool, arguments: entity_get(kind, arguments["id"]))
 
-    tool.__name__ = f"{kind.name}_get"
-    extra = "".join(f" or {name.upper()}" for name in kind.external_ids)
-    tool.__doc__ = (f"Get one OpenAlex {kind.name} complete: the full record as OpenAlex gives it (ids, counts by "
-                    f"year, topics and the rest), with only its longest lists shortened if it would pass the result "
-                    f"budget (\"shortened\" says which). Use it after {kind.name}_list, or with an id the user gave. "
-                    f"Free of OpenAlex credits.")
-    tool.__signature__ = inspect.Signature([inspect.Parameter(  # type: ignore[attr-defined]
-        "id", inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[str, Field(
-            min_length=1, max_length=200, description=f"an OpenAlex {kind.name} id ({kind.letter}…){extra}")])])
-    return declare(ASKS_THE_APIS, EntityRecord)(tool)
+
+def make_autocomplete_tool(kind: EntityKind):
+    parameters = [_parameter("query", Annotated[str, Field(min_length=1, max_length=200, description=(
+        "the typed text (a name or its start; an id or DOI is matched too)"))], inspect.Parameter.empty)]
+    return _tool(f"{kind.name}_autocomplete", autocomplete_description(kind), parameters, EntityMatches,
+                 lambda _tool, arguments: entity_autocomplete(kind, arguments["query"]))
+
+
+def make_find_tool():
+    parameters = [
+        _parameter("query", Annotated[str, Field(min_length=1, max_length=MAX_SEMANTIC_CHARS, description=(
+            "what the works should be about: a question, an abstract or a paragraph"))], inspect.Parameter.empty),
+        *_aliases(KINDS["work"], FIND_ALIASES), _raw_filter(),
+        _parameter("limit", Annotated[int, Field(ge=1, le=SEMANTIC_MAX_RESULTS)], 10),
+        _parameter("cursor", Cursor),
+    ]
+    return _tool("work_find", FIND_DESCRIPTION, parameters, EntityPage, work_find)
 
 
 async def entity_list(kind: EntityKind, tool: Any, arguments: dict[str, Any]):
+    from ..providers.openalex_entities import entity_page
+    from ..render.entities import entity_list_markdown
+
+    tool_name = f"{kind.name}_list"
     cursor = arguments.pop("cursor", None)
     start, offset, api_cursor = 1, 0, None
     if cursor:
@@ -121,6 +149,8 @@ async def entity_list(kind: EntityKind, tool: Any, arguments: dict[str, Any]):
                              "again without a cursor")
     query = (arguments.get("query") or "").strip() or None
     sort = arguments.get("sort")
+    if sort == "relevance" and not query:
+        raise UsageError("sort relevance needs a query")
     aliases = {alias: arguments.get(alias) for alias in LIST_ALIASES[kind.name]}
     page, notes = await current().online(lambda http, _store: entity_page(
         http.session("openalex"), kind, query=query, aliases=aliases, raw=arguments.get("filter"),
@@ -130,14 +160,10 @@ async def entity_list(kind: EntityKind, tool: Any, arguments: dict[str, Any]):
     first = start + offset
 
     def result(count: int) -> tuple[str, dict[str, Any]]:
-        from ..render.entities import entity_list_markdown
-
         if count < len(items):  # the rest of this OpenAlex page
-            following = encode_cursor(f"{kind.name}_list", arguments, offset + count, {"start": start,
-                                                                                      "api": api_cursor})
+            following = encode_cursor(tool_name, arguments, offset + count, {"start": start, "api": api_cursor})
         elif page.next_cursor:
-            following = encode_cursor(f"{kind.name}_list", arguments, 0, {"start": first + count,
-                                                                         "api": page.next_cursor})
+            following = encode_cursor(tool_name, arguments, 0, {"start": first + count, "api": page.next_cursor})
         else:
             following = None
         data = {"entity": kind.name, "query": query, "count": page.count, "filters": notes,
@@ -146,11 +172,16 @@ async def entity_list(kind: EntityKind, tool: Any, arguments: dict[str, Any]):
                                     more="pass next_cursor for the next page" if following else None, first=first)
         return text, data
 
-    count = largest_fit(len(items), lambda n: result_size(*result(n)), current().max_chars) if items else 0
-    return tool_result(*result(count))
+    return tool_result(*result(_fitting(len(items), result)))
+
+
+def _fitting(count: int, result: Callable[[int], tuple[str, dict[str, Any]]]) -> int:
+    """How many of ``count`` items fit the result bound (at least one, so a page moves on)."""
+    return largest_fit(count, lambda n: result_size(*result(n)), current().max_chars) if count else 0
 
 
 async def entity_get(kind: EntityKind, entity_id: str):
+    from ..providers.openalex_entities import get_entity
     from ..render.entities import entity_markdown
 
     record = await current().online(lambda http, _store: get_entity(http.session("openalex"), kind, entity_id))
@@ -160,5 +191,51 @@ async def entity_get(kind: EntityKind, entity_id: str):
     return tool_result(text, {"entity": kind.name, "record": shortened_record, "shortened": shortened})
 
 
+async def entity_autocomplete(kind: EntityKind, text: str):
+    from ..providers.openalex_entities import autocomplete
+    from ..render.entities import autocomplete_markdown
+
+    typed = " ".join(text.split())
+    if not typed:
+        raise UsageError(f"{kind.name}_autocomplete needs some text to complete")
+    count, items = await current().online(lambda http, _store: autocomplete(http.session("openalex"), kind, typed))
+    lists = ", ".join(f"{name}_list" for name in lists_filtering_by(kind.name))
+    next_step = f"{kind.name}_get ID for the whole record" + (f"; or the {kind.name} filter of {lists}" if lists else "")
+    return tool_result(autocomplete_markdown(kind, typed, items, count, next_step),
+                       {"entity": kind.name, "query": typed, "count": count, "results": items})
+
+
+async def work_find(tool: Any, arguments: dict[str, Any]):
+    from ..providers.openalex_entities import find_works, semantic_session
+    from ..render.entities import entity_list_markdown
+
+    cursor = arguments.pop("cursor", None)
+    offset = 0
+    if cursor:
+        resumed = resume(tool, cursor)
+        arguments, offset = resumed.arguments, resumed.offset
+    query = " ".join(arguments["query"].split())
+    aliases = {alias: arguments.get(alias) for alias in FIND_ALIASES}
+    # A cursor runs the same call again: answered from the response cache, no new request.
+    page, notes = await current().online(lambda http, _store: find_works(
+        semantic_session(http), query, aliases=aliases, raw=arguments.get("filter"), limit=arguments.get("limit") or 10))
+    items = page.items[offset:]
+
+    def result(count: int) -> tuple[str, dict[str, Any]]:
+        following = encode_cursor("work_find", arguments, offset + count) if count < len(items) else None
+        data = {"entity": "work", "query": query, "count": page.count, "filters": notes, "results": items[:count],
+                "next_cursor": following}
+        text = entity_list_markdown(KINDS["work"], items[:count], query=None, count=None, notes=notes,
+                                    more="pass next_cursor for the rest" if following else None, first=offset + 1,
+                                    heading="OpenAlex works closest in meaning to the text given")
+        return text, data
+
+    return tool_result(*result(_fitting(len(items), result)))
+
+
 def entity_tools() -> list:
-    return [make_list_tool(KINDS[name]) for name in LIST_TOOLS] + [make_get_tool(KINDS[name]) for name in GET_TOOLS]
+    """Every explorer tool, grouped by entity (works first, then the design's order), one per
+    action the entity has (EntityKind.actions, which its command offers too)."""
+    makers = {"list": make_list_tool, "get": make_get_tool, "find": lambda _kind: make_find_tool(),
+              "autocomplete": make_autocomplete_tool}
+    return [makers[action](kind) for kind in KINDS.values() for action in kind.actions]

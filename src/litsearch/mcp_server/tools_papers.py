@@ -109,8 +109,8 @@ async def paper_search(
     """Search the scholarly literature ({searched}) at once:
     duplicates merged, ranked by relevance with citations as a gentle prior, DOIs checked at Crossref,
     open-access links found, retractions marked. Use it to find papers on a topic; give variants for synonyms
-    and filters for years, venues, authors, institutions, topics, countries, citation counts or preprints.
-    Returns the ranked Markdown table and slim summaries (ids, first authors, year, venue, citations, DOI
+    and filters for years, venues, authors, institutions, topics, countries, citation counts or preprints
+    (work_list is OpenAlex alone, with its exact filters). Returns the ranked Markdown table and slim summaries (ids, first authors, year, venue, citations, DOI
     check, open-access link, retraction flag, relevance and why), a search_id for library_save and
     search_report, and a cursor when more rows are left."""
     from ..search.pipeline import run_search

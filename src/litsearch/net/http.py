@@ -153,22 +153,23 @@ class HttpClient:
             await self.shared_state.aclose()
 
     def policy(self, provider: str) -> PacePolicy:
-        """The provider's pace: an override given to this client, else what it declares."""
+        """The pace of a provider (or a lane, ``openalex.semantic``): an override, else its declaration."""
         if provider not in self.policies:
-            self.policies[provider] = self.settings.pace(provider)
+            name, _, lane = provider.partition(".")
+            self.policies[provider] = self.settings.pace(name, lane or None)
         return self.policies[provider]
 
-    def session(self, provider: str, budget: float | None = None,
-                deadline: float | None = None) -> "ProviderSession":
+    def session(self, provider: str, budget: float | None = None, deadline: float | None = None,
+                lane: str | None = None) -> "ProviderSession":
         """A session for one provider's share of a command, with its own time budget (or a
-        deadline shared with other work)."""
+        deadline shared with other work); ``lane``: an endpoint paced on top (Service.lanes)."""
         budget = self.settings.provider_budget if budget is None else budget
         end = self.clock() + budget
-        return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline))
+        return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline), lane=lane)
 
     def _lab_paced(self, provider: str) -> bool:
         """An API at a fixed address is paced with the lab; publishers' open copies are not."""
-        declared = self.settings.services.get(provider)
+        declared = self.settings.services.get(provider.partition(".")[0])  # a lane is its service's
         return declared is None or declared.base_url is not None
 
     def lab_lost(self) -> bool:
@@ -219,10 +220,11 @@ class HttpClient:
 class ProviderSession:
     """Requests for one provider, paced, retried and bounded by one deadline."""
 
-    def __init__(self, http: HttpClient, provider: str, deadline: float):
+    def __init__(self, http: HttpClient, provider: str, deadline: float, lane: str | None = None):
         self.http = http
         self.provider = provider
         self.policy = http.policy(provider)
+        self.lane = f"{provider}.{lane}" if lane and http.policy(f"{provider}.{lane}") else None  # a lane's pace key
         self.deadline = deadline
         self.requests_sent = 0
         self.cache_hits = 0
@@ -385,13 +387,9 @@ class ProviderSession:
         if client is None:
             raise RuntimeError("HttpClient used outside 'async with'")
         async with contextlib.AsyncExitStack() as places:
-            await places.enter_async_context(self.http._slot(self.provider))
-            try:
-                await places.enter_async_context(
-                    self.http._machine_slot(self.provider, self.http.clock() + self.remaining()))
-            except TimeoutError:
-                raise self.error("gave up: other lit-search processes kept this API busy for the whole "
-                                 "time budget", retryable=True) from None
+            # A lane's place and pace first (one request a second …), then the provider's own.
+            lane_turn = await self._places(places, self.lane) if self.lane else None
+            await self._places(places, self.provider, turn=False)
             interval = self.http.interval(self.provider)
             start = self.http.pace_book.reserve(self.provider, interval)
             wait = start - self.http.clock()
@@ -401,12 +399,12 @@ class ProviderSession:
                                      f"({self.policy.min_interval:g} s apart) would pass the time budget",
                                      retryable=True)
                 await self.http.sleep(wait)
-            turn = await places.enter_async_context(self._start_turn(interval))
+            turn = await places.enter_async_context(self._start_turn(interval, self.provider))
             self.requests_sent += 1
             self.http.request_counts[self.provider] = self.http.request_counts.get(self.provider, 0) + 1
             sent_at = self.http.clock()
             try:
-                response = await asyncio.wait_for(self._read(client, method, url, turn, **kwargs),
+                response = await asyncio.wait_for(self._read(client, method, url, (lane_turn, turn), **kwargs),
                                                   timeout=max(self.remaining(), 0.001))
                 response.sent_at = sent_at
                 return response
@@ -414,27 +412,37 @@ class ProviderSession:
                 raise self.error(f"gave up: no complete answer within this provider's time budget of "
                                  f"{self.http.settings.provider_budget:.0f} s", retryable=True) from None
 
+    async def _places(self, places: contextlib.AsyncExitStack, key: str, turn: bool = True) -> Turn | None:
+        """One of ``key``'s in-flight places (here and on the machine); with ``turn``, its turn to start."""
+        await places.enter_async_context(self.http._slot(key))
+        try:
+            await places.enter_async_context(self.http._machine_slot(key, self.http.clock() + self.remaining()))
+        except TimeoutError:
+            raise self.error("gave up: other lit-search processes kept this API busy for the whole "
+                             "time budget", retryable=True) from None
+        return await places.enter_async_context(self._start_turn(self.http.interval(key), key)) if turn else None
+
     @contextlib.asynccontextmanager
-    async def _start_turn(self, interval: float) -> AsyncIterator[Turn | None]:
-        """The provider's turn to start (net/start_turn.py), its pace waited out; None for an
-        unpaced provider. A turn or pace past the time budget ends the provider."""
+    async def _start_turn(self, interval: float, key: str) -> AsyncIterator[Turn | None]:
+        """``key``'s turn to start (net/start_turn.py), its pace waited out; None when it is
+        unpaced. A turn or pace past the time budget ends the provider."""
         if interval <= 0:
             yield None
             return
         try:
-            async with start_turn(self.http.pace_book, self.http.pace_keeper, self.provider,
-                                  lambda: self.http.interval(self.provider), self.http.clock, self.http.sleep,
+            async with start_turn(self.http.pace_book, self.http.pace_keeper, key,
+                                  lambda: self.http.interval(key), self.http.clock, self.http.sleep,
                                   self.http.clock() + self.remaining()) as turn:
                 yield turn
         except TurnTimeout as timeout:
             if timeout.reason == "pace":
                 raise self.error(f"gave up: the next request allowed by this API's pace "
-                                 f"({self.policy.min_interval:g} s apart) would pass the time budget",
+                                 f"({self.http.policy(key).min_interval:g} s apart) would pass the time budget",
                                  retryable=True) from None
             raise self.error("gave up: other lit-search requests kept this API busy for the whole time budget",
                              retryable=True) from None
 
-    async def _read(self, client: httpx.AsyncClient, method: str, url: str, turn: Turn | None,
+    async def _read(self, client: httpx.AsyncClient, method: str, url: str, turns: tuple[Turn | None, ...],
                     **kwargs: Any) -> FetchedResponse:
         cap = self.http.settings.max_response_bytes
         named_by = kwargs.pop("other_origins", None)
@@ -446,8 +454,10 @@ class ProviderSession:
         async def sent(event: str, info: Any) -> None:
             # The API times arrivals: the next request's pace counts from when these headers
             # really left (a new connection, a busy loop), and only then may it start.
-            if event.endswith("send_request_headers.complete") and turn is not None:
-                await turn.started()
+            if event.endswith("send_request_headers.complete"):
+                for turn in turns:
+                    if turn is not None:
+                        await turn.started()
 
         for hops in range(MAX_HOPS):
             # The trust holds while every hop stays on the user's origin: a hop elsewhere, and

@@ -19,7 +19,7 @@ from ..net.http import FetchedResponse, ProviderSession
 from ._common import any_of, as_count, as_dict, as_int, skipped_notes
 from .base import (MOST_CITED, PROBE_DOI, PROBE_STATUSES, CitingPage, Found, Provider, ProviderAnswer, References,
                    SearchRequest)
-from .openalex_entities import count_filter, works_filters
+from .openalex_entity_filters import count_filter, works_filters
 from .openalex_budget import SPENT, budget_notes, budgeted_get, doctor_budget, observe, observed  # noqa: F401
 from .openalex_declaration import SERVICE
 from .openalex_links import ReferenceLists, can_link, fetch_linked_many, fetch_semantic, fetch_works_with_text

@@ -28,6 +28,7 @@ import json
 import time
 from datetime import datetime, timezone
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from ..core.config import Settings
 from ..net.daily_budget import (BudgetState, next_utc_midnight, read_budget, read_shared, remember_budget,
@@ -35,6 +36,7 @@ from ..net.daily_budget import (BudgetState, next_utc_midnight, read_budget, rea
 from ..net.http import FetchedResponse, ProviderSession, parse_retry_after
 from ..net.reasons import status_reason
 from ._common import as_float
+from .openalex_costs import request_credits
 from .openalex_declaration import SERVICE
 
 NAME = SERVICE.name
@@ -146,16 +148,18 @@ def _body_says(response: FetchedResponse) -> tuple[float | None, str]:
 
 async def budgeted_get(session: ProviderSession, url: str, *, params: Mapping[str, Any],
                        accept_status: frozenset[int] = frozenset(), retries: int | None = None) -> FetchedResponse:
-    """GET through the HTTP layer, unless today's allowance is known to be spent (then one
-    ProviderError, status 429, and nothing is sent; a cached answer is still served). Every
-    network answer's budget headers are remembered. A 429 that is the daily budget
-    (``daily_429``) fails at once, remembered; a burst of the per-second rate is retried, after
-    the wait it asks (Retry-After, else the body's retryAfter) or a backoff, within the
-    provider's time budget, and never remembered."""
+    """GET through the HTTP layer, unless today's allowance is known to be spent and the
+    request costs credits (then one ProviderError, status 429, and nothing is sent; a cached
+    answer is still served, and a free request, one entity by id or an autocomplete, still goes:
+    OpenAlex serves it on a spent day, openalex_costs.py). Every network answer's budget headers
+    are remembered. A 429 that is the daily budget (``daily_429``) fails at once, remembered; a
+    burst of the per-second rate is retried, after the wait it asks (Retry-After, else the body's
+    retryAfter) or a backoff, within the provider's time budget, and never remembered."""
     settings = session.settings
     wall = _wall()
     state = await known_state(session)
-    if state is not None and state.exhausted and not await _in_cache(session, url, params):
+    if state is not None and state.exhausted and _credits(session, url, params) > 0 \
+            and not await _in_cache(session, url, params):
         raise session.error(spent_message(state, settings, wall), status=429)
     attempts = (session.policy.retries if retries is None else retries) + 1
     for attempt in range(attempts):
@@ -212,6 +216,15 @@ async def observed(session: ProviderSession, response: FetchedResponse) -> Budge
     return state
 
 
+async def refuse_when_spent(session: ProviderSession, credits: int) -> None:
+    """ProviderError (status 429, naming the key) when today's allowance is known to be spent
+    and the work about to start costs ``credits``: a caller checks before a first, free step
+    (a name resolved by autocomplete) would be sent for nothing."""
+    state = await known_state(session) if credits > 0 else None
+    if state is not None and state.exhausted:
+        raise session.error(spent_message(state, session.settings, _wall()), status=429)
+
+
 def observe(settings: Settings, response: FetchedResponse) -> BudgetState | None:
     """Remember what ``response`` says about the allowance; returns that state."""
     state = read_state(settings, response, _wall())
@@ -248,6 +261,12 @@ def doctor_budget(settings: Settings) -> dict[str, Any] | None:
     return {"remaining_usd": state.remaining_usd, "limit_usd": state.limit_usd, "exhausted": state.exhausted,
             "resets_at": datetime.fromtimestamp(state.resets_at, timezone.utc).isoformat().replace("+00:00", "Z"),
             "seen_at": seen.isoformat().replace("+00:00", "Z"), "words": words}
+
+
+def _credits(session: ProviderSession, url: str, params: Mapping[str, Any]) -> int:
+    """What the request costs, from its path below the configured base URL."""
+    base = session.url("")
+    return request_credits(url[len(base):] if url.startswith(base) else urlsplit(url).path, params)
 
 
 async def _in_cache(session: ProviderSession, url: str, params: Mapping[str, Any]) -> bool:

@@ -63,8 +63,8 @@ async def resolve_filters(http: HttpClient, filters: Filters) -> Filters:
     """``filters`` with each entity filter resolved to its OpenAlex id and name (one lookup
     each, free of credits; an id is looked up for its name). UsageError when a name matches
     nothing; ProviderError when OpenAlex cannot be asked."""
-    from ..providers.openalex_entities import kind_named, resolve_entity
-    from ..providers.openalex_entities_parse import api_entity_id
+    from ..providers.openalex_entities import resolve_entity
+    from ..providers.openalex_entity_kinds import api_entity_id, kind_named
 
     pending = [name for name in ENTITY_FILTERS if getattr(filters, name) and name not in filters.resolved]
     if not pending:
