@@ -24,6 +24,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
+import fake_openalex_rules
 from conftest import FIXTURES
 from fake_server import Answer, SeenRequest
 
@@ -192,6 +193,11 @@ def _text_of(record: dict[str, Any]) -> str:
 
 def _listing(plural: str, request: SeenRequest) -> Answer:
     records = corpus().get(plural, [])
+    refused = (fake_openalex_rules.works_search_problem({name: request.param(name) for name in
+                                                         ("search", "search.exact", "filter")})
+               if plural == "works" else fake_openalex_rules.list_search_problem(request.param("search")))
+    if refused is not None:  # what OpenAlex refuses in search text since June 2026
+        return refused
     semantic = request.param("search.semantic")
     per_page = int(request.param("per_page") or 25)
     expression = request.param("filter") or ""
@@ -210,10 +216,12 @@ def _listing(plural: str, request: SeenRequest) -> Answer:
         scored = [(len(asked & set(_words(_text_of(r)))) / max(len(asked), 1), r) for r in records]
         records = [{**r, "relevance_score": round(score, 4)} for score, r in
                    sorted(scored, key=lambda pair: -pair[0]) if score > 0]
-    elif request.param("search"):
-        asked = _words(request.param("search"))
+    elif request.param("search") or request.param("search.exact"):
+        asked = re.findall(r"[\w*]+", (request.param("search") or request.param("search.exact")).lower())
         field_text = _text_of if plural == "works" else (lambda r: r.get("display_name") or "")
-        records = [r for r in records if all(w in _words(field_text(r)) for w in asked)]
+        records = [r for r in records if all(
+            any(word.startswith(w[:-1]) for word in _words(field_text(r))) if w.endswith("*")
+            else w in _words(field_text(r)) for w in asked)]
     sort = (request.param("sort") or "").split(":")[0]
     if sort:
         records = sorted(records, key=lambda r: r.get(sort) or 0, reverse=True)

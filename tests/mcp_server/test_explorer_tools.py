@@ -168,6 +168,19 @@ def test_a_work_summary_is_the_recorded_work_field_for_field(openalex, shared):
         assert summary["abstract_text"] == " ".join(word for _, word in words)
 
 
+def test_search_text_carries_no_bare_wildcard_or_question_mark(openalex):
+    """OpenAlex refuses ? and * in search= since June 2026 (the fake answers its 400): a works
+    search keeps a truncation star through search.exact, names are searched without it."""
+    works, authors = call(openalex.settings, ("work_list", {"query": "biodivers* hotspots?"}),
+                          ("author_list", {"query": "myer*"}))
+    assert not works.is_error and works.structured_content["results"][0]["id"] == "W2162348455"
+    sent = openalex.requests_to("/openalex/works")[-1]
+    assert sent.param("search.exact") == "biodivers* hotspots" and sent.param("search") is None
+    assert any("search.exact" in note for note in works.structured_content["filters"])
+    assert not authors.is_error and openalex.requests_to("/openalex/authors")[-1].param("search") == "myer"
+    assert any("'myer*'" in note for note in authors.structured_content["filters"])
+
+
 def test_work_list_with_the_year_and_open_aliases(openalex, shared):
     works = json.loads(shared(LARGE).read_text(encoding="utf-8"))["results"]
     answer, = call(openalex.settings, ("work_list", {"year": "2010-2012", "open": True, "limit": 50}))
