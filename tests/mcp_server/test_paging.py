@@ -64,6 +64,24 @@ def test_both_lists_are_cut_when_one_is_not_enough_and_each_says_of_how_many():
     assert cut == {"a": f"{len(fitted['a'])} of 16 kept", "b": f"{len(fitted['b'])} of 16 kept"}
 
 
-def test_a_record_without_lists_to_cut_is_returned_as_it_is():
-    record = {"abstract": "z" * 500, "one": ["only"]}
-    assert fit_record(record, 50) == (record, {})
+def test_a_long_text_is_halved_and_says_how_many_characters_were_kept():
+    record = {"id": "W1", "abstract": "z" * 1000}
+    fitted, cut = fit_record(record, size_of({"id": "W1", "abstract": "z" * 500 + "…"}))
+    assert fitted == {"id": "W1", "abstract": "z" * 500 + "…"}
+    assert cut == {"abstract": "500 of 1,000 characters kept"}
+
+
+def test_an_object_or_a_short_text_too_big_is_left_out_and_says_its_size():
+    record = {"id": "W1", "meta": {"k": "v" * 400}, "note": "n" * 150, "one": ["only"]}
+    meta_size = size_of(record["meta"])
+    fitted, cut = fit_record(record, size_of({**record, "meta": None}))
+    assert fitted == {**record, "meta": None} and cut == {"meta": f"left out ({meta_size:,} characters)"}
+    fitted, cut = fit_record(record, size_of({"id": "W1", "meta": None, "note": None, "one": ["only"]}))
+    assert fitted["note"] is None and cut["note"] == "left out (152 characters)" and fitted["one"] == ["only"]
+
+
+def test_the_kept_fields_are_never_cut_even_when_the_record_stays_too_big():
+    record = {"id": "W" * 300, "title": "t" * 500, "display_name": "d" * 500, "one": ["only"]}
+    fitted, cut = fit_record(record, 50)
+    assert fitted == {**record, "one": None} and cut == {"one": "left out (8 characters)"}
+    assert fit_record({"title": "t" * 500}, 50) == ({"title": "t" * 500}, {})

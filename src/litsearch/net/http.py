@@ -18,11 +18,11 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
 import httpx
 
-from .. import __version__
 from ..core.config import Settings, data_folder
 from ..core.errors import NotCached, ProviderError
 from .addresses import local_address_of
-from .bodies import ACCEPT_ENCODING, BodyError, BoundedBody
+from .agent import ANONYMOUS_AGENT, DEFAULT_CONTACT, connections, trusted_origin, user_agent  # noqa: F401
+from .bodies import BodyError, BoundedBody
 from .pace_keeper import BUSY, PaceKeeper
 from .pacing import PROCESS_PACE_BOOK, PaceBook, PacePolicy, interval_in_force, slowed_after_429
 from .reasons import exchange_failure, status_reason, timeout_reason
@@ -36,41 +36,9 @@ from .waits import parse_retry_after, shown_wait  # noqa: F401  (re-exported too
 
 # 429 and 500-503 per the contract, plus 504 (a gateway timeout is as transient as a 503).
 RETRYABLE_STATUS = frozenset({429, 500, 501, 502, 503, 504})
-DEFAULT_CONTACT = "https://github.com/lit-search/lit-search"
-# The User-Agent for hosts that are no configured API (open copies): lit-search, no contact email.
-ANONYMOUS_AGENT = f"lit-search/{__version__} (+{DEFAULT_CONTACT})"
-MACHINE_SLOT_POLL_SECONDS = 0.02
+MACHINE_SLOT_POLL_SECONDS = 0.02  # how often a request waiting for another process's place looks again
 MAX_HOLD_SECONDS = 600.0  # a 429's wait held for everyone at most this long (a day's Retry-After is the budget's)
-MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first  # how often a request waiting for another process's place looks again
-
-
-def trusted_origin(settings: Settings, named_by: str, url: str) -> str | None:
-    """The origin an anonymous request to ``url`` may reach without the public-address check:
-    the base URL of the service that named it, when the user set that URL in the environment
-    (a local mirror, the test fakes) and ``url`` is on it. Never a built-in default (Zotero
-    desktop's loopback address is one), and never another service's origin: a configured
-    origin is trusted for its own service's requests, not for what a third party names."""
-    base = settings.user_origin(named_by)
-    return base if base is not None and same_origin_as_any(httpx.URL(url), [base]) else None
-
-
-def connections(settings: Settings, transport: httpx.AsyncBaseTransport | None = None) -> httpx.AsyncClient:
-    """The httpx client behind an HttpClient: the settings' timeouts, lit-search's User-Agent,
-    redirects left to ProviderSession._read (same origin only: redirects.py). httpx's own
-    transports unless a test gives one: they honour the environment as curl and pip do
-    (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY, SSL_CERT_FILE/DIR), which an explicit
-    transport would switch off."""
-    timeout = httpx.Timeout(connect=settings.connect_timeout, read=settings.read_timeout,
-                            write=settings.read_timeout, pool=settings.connect_timeout)
-    return httpx.AsyncClient(timeout=timeout, headers={"User-Agent": user_agent(settings),
-                                                       "Accept-Encoding": ACCEPT_ENCODING},
-                             follow_redirects=False, transport=transport)
-
-
-def user_agent(settings: Settings) -> str:
-    # A header is ASCII: an internationalised address goes as its mailto: URI spelling.
-    contact = f"mailto:{settings.email_uri}" if settings.email else DEFAULT_CONTACT
-    return f"lit-search/{__version__} (+{DEFAULT_CONTACT}; {contact})"
+MAX_HOPS = 16  # a bound on the redirect loop itself; redirects.MAX_REDIRECTS ends it first
 
 
 class HttpClient:
