@@ -145,7 +145,7 @@ def entity_command(kind: EntityKind, argv: list[str]) -> int:
         check_limit(args.limit, SEMANTIC_MAX_RESULTS)
         text = " ".join(args.text)
         page, notes = online(lambda http: openalex.find_works(
-            openalex.semantic_session(http), text, aliases=aliases_given(args, FIND_ALIASES), raw=args.filter,
+            http.session("openalex"), text, aliases=aliases_given(args, FIND_ALIASES), raw=args.filter,
             limit=args.limit))
         query, more, heading = " ".join(text.split()), None, "OpenAlex works closest in meaning to the text given"
     else:

@@ -63,6 +63,17 @@ class PacePolicy:
 
 
 @dataclass(frozen=True)
+class Lane:
+    """An endpoint with a pace of its own, kept on top of its service's: every request whose
+    query names ``parameter`` goes through it, whoever sends it (the HTTP layer picks the lane
+    from the request, so no caller can forget it)."""
+
+    name: str
+    parameter: str
+    pace: PacePolicy
+
+
+@dataclass(frozen=True)
 class Key:
     """An API key: the environment variable that holds it and how it is sent.
 
@@ -143,8 +154,7 @@ class Service:
     search_summary: str = ""  # what its search asks, in one sentence (scripts/<name>.py --help)
     max_query_chars: int | None = None  # longer queries are cut (the API refuses them)
     provider: bool = True  # a module providers/<name>.py implements it (providers.base.Provider)
-    # Endpoints with a pace of their own, kept on top of the service's: (lane name, pace).
-    lanes: tuple[tuple[str, PacePolicy], ...] = ()
+    lanes: tuple[Lane, ...] = ()  # endpoints with a pace of their own, kept on top of the service's
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - set(CAPABILITIES)
@@ -165,7 +175,11 @@ class Service:
 
     def lane(self, name: str) -> PacePolicy:
         """The pace of one of its lanes (KeyError for a lane it does not declare)."""
-        return dict(self.lanes)[name]
+        return {lane.name: lane.pace for lane in self.lanes}[name]
+
+    def lane_of(self, parameters: set[str]) -> str | None:
+        """The lane a request with these query parameters goes through, if any."""
+        return next((lane.name for lane in self.lanes if lane.parameter in parameters), None)
 
     def pace_for(self, has_key: bool, has_email: bool) -> PacePolicy:
         if has_key and self.pace_with_key is not None:

@@ -206,7 +206,7 @@ async def entity_autocomplete(kind: EntityKind, text: str):
 
 
 async def work_find(tool: Any, arguments: dict[str, Any]):
-    from ..providers.openalex_entities import find_works, semantic_session
+    from ..providers.openalex_entities import NAME, find_works
     from ..render.entities import entity_list_markdown
 
     cursor = arguments.pop("cursor", None)
@@ -218,7 +218,7 @@ async def work_find(tool: Any, arguments: dict[str, Any]):
     aliases = {alias: arguments.get(alias) for alias in FIND_ALIASES}
     # A cursor runs the same call again: answered from the response cache, no new request.
     page, notes = await current().online(lambda http, _store: find_works(
-        semantic_session(http), query, aliases=aliases, raw=arguments.get("filter"), limit=arguments.get("limit") or 10))
+        http.session(NAME), query, aliases=aliases, raw=arguments.get("filter"), limit=arguments.get("limit") or 10))
     items = page.items[offset:]
 
     def result(count: int) -> tuple[str, dict[str, Any]]:

@@ -127,13 +127,22 @@ class HttpClient:
             self.policies[provider] = self.settings.pace(name, lane or None)
         return self.policies[provider]
 
-    def session(self, provider: str, budget: float | None = None, deadline: float | None = None,
-                lane: str | None = None) -> "ProviderSession":
+    def session(self, provider: str, budget: float | None = None,
+                deadline: float | None = None) -> "ProviderSession":
         """A session for one provider's share of a command, with its own time budget (or a
-        deadline shared with other work); ``lane``: an endpoint paced on top (Service.lanes)."""
+        deadline shared with other work)."""
         budget = self.settings.provider_budget if budget is None else budget
         end = self.clock() + budget
-        return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline), lane=lane)
+        return ProviderSession(self, provider, deadline=end if deadline is None else min(end, deadline))
+
+    def lane(self, provider: str, url: str, params: Any) -> str | None:
+        """The pace key of the lane this request goes through (``openalex.semantic``), chosen by
+        the query parameters its service declares for a lane (Service.lanes); None for most."""
+        declared = self.settings.services.get(provider)
+        if declared is None or not declared.lanes:
+            return None
+        name = declared.lane_of(set(httpx.URL(url).copy_merge_params(params or {}).params.keys()))  # as httpx sends it
+        return f"{provider}.{name}" if name else None
 
     def _lab_paced(self, provider: str) -> bool:
         """An API at a fixed address is paced with the lab; publishers' open copies are not."""
@@ -188,11 +197,10 @@ class HttpClient:
 class ProviderSession:
     """Requests for one provider, paced, retried and bounded by one deadline."""
 
-    def __init__(self, http: HttpClient, provider: str, deadline: float, lane: str | None = None):
+    def __init__(self, http: HttpClient, provider: str, deadline: float):
         self.http = http
         self.provider = provider
         self.policy = http.policy(provider)
-        self.lane = f"{provider}.{lane}" if lane and http.policy(f"{provider}.{lane}") else None  # a lane's pace key
         self.deadline = deadline
         self.requests_sent = 0
         self.cache_hits = 0
@@ -356,7 +364,8 @@ class ProviderSession:
             raise RuntimeError("HttpClient used outside 'async with'")
         async with contextlib.AsyncExitStack() as places:
             # A lane's place and pace first (one request a second …), then the provider's own.
-            lane_turn = await self._places(places, self.lane) if self.lane else None
+            lane = self.http.lane(self.provider, url, kwargs.get("params"))
+            lane_turn = await self._places(places, lane) if lane else None
             await self._places(places, self.provider, turn=False)
             interval = self.http.interval(self.provider)
             start = self.http.pace_book.reserve(self.provider, interval)

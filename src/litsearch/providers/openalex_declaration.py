@@ -15,12 +15,14 @@ from ..core.services import (
     SEMANTIC_SEARCH,
     Email,
     Key,
+    Lane,
     PacePolicy,
     Service,
 )
 
 # Semantic search (/works?search.semantic=) allows one request a second and at most 50 results
-# (help.openalex.org/api/semantic-search, "Limits"): its own lane, kept on top of the service's pace.
+# (help.openalex.org/api/semantic-search, "Limits"): its own lane, kept on top of the service's pace,
+# for every request that asks it (the explorer's work_find, deep search's semantic step).
 SEMANTIC_LANE = "semantic"
 SEMANTIC_MAX_RESULTS = 50
 
@@ -35,7 +37,7 @@ SERVICE = Service(
             where="free, in your openalex.org account settings"),
     email=Email(parameter="mailto", benefit="sent as mailto, so OpenAlex can reach you about your traffic"),
     pace=PacePolicy(min_interval=0.1, max_in_flight=5),
-    lanes=((SEMANTIC_LANE, PacePolicy(min_interval=1.0, max_in_flight=1)),),
+    lanes=(Lane(SEMANTIC_LANE, parameter="search.semantic", pace=PacePolicy(min_interval=1.0, max_in_flight=1)),),
     capabilities=frozenset({SEARCH, OR_QUERIES, FILTERS, PREPRINTS, RETRACTIONS, LOOKUP, CITES, CITED_BY,
                             REFERENCE_IDS, LINKS, SEMANTIC_SEARCH}),
     auto_choice=ALWAYS,

@@ -1,7 +1,8 @@
 """OpenAlex's entities over HTTP: a list (search, filters, cursor paging), one entity by id,
 the autocomplete short list, a name resolved to an id, and works found by meaning (semantic
 search). Every request goes through the daily-budget gate (openalex_budget.budgeted_get)
-and the declaration's pace; semantic search also through its own lane (one a second).
+and the declaration's pace; semantic search also through its own lane (one a second), which
+the HTTP layer picks from the request's ``search.semantic``.
 
 Costs in OpenAlex's pricing (openalex_costs.py, docs/openalex-explorer.md): a list with a
 search is 10 credits, a list with filters only 1, a semantic search 10; one entity by id and
@@ -16,10 +17,10 @@ from typing import Any, Mapping
 from ..core.config import Settings
 from ..core.errors import NotFound, UsageError
 from ..core.urls import id_in_path
-from ..net.http import HttpClient, ProviderSession
+from ..net.http import ProviderSession
 from .openalex_budget import budgeted_get, refuse_when_spent
 from .openalex_costs import FREE_SEARCH_SELECT, request_credits
-from .openalex_declaration import SEMANTIC_LANE, SEMANTIC_MAX_RESULTS, SERVICE
+from .openalex_declaration import SEMANTIC_MAX_RESULTS, SERVICE
 from .openalex_entities_parse import (
     EntityPage,
     parse_autocomplete,
@@ -40,11 +41,6 @@ MAX_SEMANTIC_CHARS = 2_000  # OpenAlex matches on the first 2,000 characters of 
 def identity_params(settings: Settings) -> dict[str, str]:
     """The key (and contact) OpenAlex takes as parameters, as its declaration says."""
     return settings.identity(SERVICE.name)[0]
-
-
-def semantic_session(http: HttpClient) -> ProviderSession:
-    """A session for semantic search: OpenAlex's, paced by its semantic lane as well."""
-    return http.session(NAME, lane=SEMANTIC_LANE)
 
 
 async def list_entities(session: ProviderSession, kind: EntityKind, query: str | None = None,
@@ -160,7 +156,7 @@ async def entity_page(session: ProviderSession, kind: EntityKind, *, query: str 
 async def find_works(session: ProviderSession, query: str, *, aliases: Mapping[str, Any] | None = None,
                      raw: str | None = None, limit: int = 10) -> tuple[EntityPage, list[str]]:
     """Works closest in meaning to ``query`` (OpenAlex's ``search.semantic``): one page of at
-    most 50, each with its ``relevance_score``. Give ``session`` from ``semantic_session``."""
+    most 50, each with its ``relevance_score``; paced by OpenAlex's semantic lane as well."""
     text = " ".join((query or "").split())
     if not text:
         raise UsageError("work_find needs the text to match: a question, an abstract or a paragraph")
