@@ -11,7 +11,7 @@ import re
 import pytest
 
 from litsearch.core.errors import UsageError
-from litsearch.providers.openalex_costs import request_credits
+from litsearch.providers.openalex_costs import action_credits, request_credits
 from litsearch.providers.openalex_entity_filters import (
     FIND_ALIASES,
     LIST_ALIASES,
@@ -222,3 +222,28 @@ def test_every_priced_entity_every_id_form_and_every_search_filter():
     for other in ("domains", "fields", "subfields", "keywords", "awards"):
         assert request_credits(f"/{other}/1") == 1 and request_credits(f"/{other}", {"search": "x"}) == 1, other
 
+
+# Each explorer call's credits by kind, written out: (list with a query, filters only, get, autocomplete, find).
+ACTION_CREDITS = {**{name: (10, 1, 0, 0, None) for name in ("author", "source", "institution", "publisher", "funder")},
+                  "work": (10, 1, 0, 0, 10), "topic": (10, 1, 0, None, None), "domain": (1, 1, 1, None, None),
+                  "field": (1, 1, 1, None, None), "subfield": (1, 1, 1, 0, None)}
+
+
+def test_each_explorer_call_costs_what_its_request_costs_and_both_doors_say_so():
+    from litsearch.cli.entity import costs_in_words
+    from litsearch.mcp_server.entity_words import cost
+
+    assert set(ACTION_CREDITS) == set(KINDS)
+    for name, credits in ACTION_CREDITS.items():
+        kind = KINDS[name]
+        actions = ("search", "list", "get", "autocomplete", "find")
+        assert [action_credits(kind.path, action) if action in kind.actions or action in ("search", "list")
+                else None for action in actions] == list(credits), name
+        words = costs_in_words(kind)
+        said = {0: "free", 1: "1 credit", 10: "10 credits"}
+        assert f"a list with a query {said[credits[0]]}, a list with filters only {said[credits[1]]}, " \
+               f"a get {said[credits[2]]}" in words, (name, words)
+        assert ("an autocomplete free" in words) == (credits[3] == 0), (name, words)
+        assert ("a find (semantic search) 10 credits" in words) == (credits[4] == 10), (name, words)
+        assert cost(kind, "get") == (" Free of OpenAlex credits." if credits[2] == 0
+                                     else f" Costs {credits[2]} of OpenAlex's daily credits."), name

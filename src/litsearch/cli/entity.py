@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.sanitize import json_text
+from ..providers.openalex_costs import action_credits
 from ..providers.openalex_declaration import SEMANTIC_MAX_RESULTS
 from ..providers.openalex_entities import MAX_LIST_LIMIT, MAX_SEMANTIC_CHARS
 from ..providers.openalex_entity_filters import FIND_ALIASES, LIST_ALIASES, lists_filtering_by
@@ -56,15 +57,27 @@ def _alias_options(parser: argparse.ArgumentParser, kind: EntityKind, aliases: d
                                                         "setting the same field is refused)")
 
 
+def costs_in_words(kind: EntityKind) -> str:
+    """Each action's cost, as OpenAlex prices it (providers/openalex_costs.py), in one sentence."""
+    def said(action: str) -> str:
+        credits = action_credits(kind.path, action)
+        return "free" if credits == 0 else f"{credits} credit{'s' if credits != 1 else ''}"
+
+    parts = [f"a list with a query {said('search')}", f"a list with filters only {said('list')}",
+             f"a get {said('get')}"]
+    if "autocomplete" in kind.actions:
+        parts.append(f"an autocomplete {said('autocomplete')}")
+    if "find" in kind.actions:
+        parts.append(f"a find (semantic search) {said('find')}, at most one a second")
+    return f"costs (OpenAlex's daily allowance; docs/openalex-explorer.md): {', '.join(parts)}."
+
+
 def build_parser(kind: EntityKind) -> argparse.ArgumentParser:
     prog = f"lit-search {kind.name}"
     actions = kind.actions
     description = (f"OpenAlex {kind.plural} (OpenAlex alone; `lit-search TOPIC` searches every source): "
                    f"{', '.join(actions)}.")
-    epilog = ("costs (OpenAlex's daily allowance; docs/openalex-explorer.md): a list with a query is a search "
-              "(10 credits), a list with filters only 1 credit, a get and an autocomplete are free"
-              + (", a find (semantic search) 10 credits, at most one a second" if kind.name == "work" else "")
-              + f".\n{EXIT_CODES_HELP}\n  Here: 5 OpenAlex has no {kind.name} with that id.")
+    epilog = (f"{costs_in_words(kind)}\n{EXIT_CODES_HELP}\n  Here: 5 OpenAlex has no {kind.name} with that id.")
     parser = new_parser(prog, description, epilog)
     commands = parser.add_subparsers(dest="action", metavar="ACTION")
     commands.required = True

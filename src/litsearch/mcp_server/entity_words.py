@@ -4,7 +4,7 @@ every client's context, so each description says what a model needs to choose, n
 
 from __future__ import annotations
 
-from ..providers.openalex_costs import request_credits
+from ..providers.openalex_costs import action_credits
 from ..providers.openalex_entity_kinds import EntityKind
 
 KEPT = {
@@ -38,11 +38,11 @@ USE = {
 def cost(kind: EntityKind, action: str) -> str:
     """What a call costs of OpenAlex's daily credits, in words (providers/openalex_costs.py)."""
     if action == "list":
-        searched, filtered = (request_credits(kind.path, {"search": "x"}), request_credits(kind.path, {}))
+        searched, filtered = action_credits(kind.path, "search"), action_credits(kind.path, "list")
         if searched == filtered:
             return f" Costs {filtered} of OpenAlex's daily credits."
         return f" A query costs {searched} of OpenAlex's daily credits, filters alone {filtered}."
-    credits = request_credits(f"/autocomplete{kind.path}" if action == "autocomplete" else f"{kind.path}/1")
+    credits = action_credits(kind.path, action)
     return " Free of OpenAlex credits." if credits == 0 else f" Costs {credits} of OpenAlex's daily credits."
 
 

@@ -51,3 +51,18 @@ def request_credits(path: str, params: Mapping[str, Any] | None = None) -> int:
     if any(kind in str(params.get("filter") or "") for kind in SEARCH_FILTERS):
         return SEARCH_CREDITS
     return 1
+
+
+# What each explorer action sends, as a request whose cost request_credits tells.
+ACTION_REQUESTS = {"search": ("", {"search": "x"}), "list": ("", {}), "get": ("/1", {}),
+                   "find": ("", {"search.semantic": "x"})}
+
+
+def action_credits(path: str, action: str) -> int:
+    """The credits of one explorer call on the entity at ``path`` (``/works``): ``search`` (a
+    list with a query), ``list`` (filters only), ``get``, ``autocomplete`` or ``find``; the
+    words of both doors (tool descriptions, command help) come from here."""
+    if action == "autocomplete":
+        return request_credits(f"/autocomplete{path}")
+    suffix, params = ACTION_REQUESTS[action]
+    return request_credits(path + suffix, params)
