@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 from typing import Any
 
 import pytest
@@ -133,6 +134,18 @@ def test_the_client_lists_the_designs_28_tools_with_schemas_and_short_descriptio
     assert explorer < 55_000, explorer
     assert len(json.dumps(dumped, separators=(",", ":"))) < 100_000
     assert '"title":"' not in json.dumps(listed.model_dump(mode="json", by_alias=True), separators=(",", ":"))
+
+
+def test_lit_search_mcp_help_names_every_tool_the_server_registers():
+    from litsearch.cli.mcp import DESCRIPTION
+    from litsearch.mcp_server.server import TOOLS
+
+    text = " ".join(DESCRIPTION.split())
+    for name in (function.__name__ for function in TOOLS):
+        entity, _, verb = name.rpartition("_")
+        by_pattern = name in EXPLORER_TOOLS and re.search(rf"\b{entity}\b", text) \
+            and (f"{{entity}}_{verb}" in text or f"*_{verb}" in text)
+        assert re.search(rf"\b{name}\b", text) or by_pattern, name
 
 
 def test_every_tool_returns_the_designs_shape_from_the_recorded_bodies(openalex):

@@ -23,10 +23,11 @@ http://127.0.0.1:PORT/mcp). Over HTTP every request needs a bearer token: by def
 in <data folder>/mcp-token (made on the first start, readable by you alone; the start line
 names the file), or for a team the tokens of --token-file, which also lets --host listen
 beyond this machine. Tools: paper_search, paper_get, paper_read, paper_citations,
-paper_network; the OpenAlex explorer's {entity}_list, {entity}_get (work, author, source,
-institution, topic, publisher, funder, domain, field, subfield), *_autocomplete and work_find
-(docs/openalex-explorer.md); library_list, library_save, search_report. Diagnostics go to
-stderr, never stdout."""
+paper_network; deep_search_start, deep_search_next, deep_search_results (a deep search you
+judge batch by batch, docs/deep.md); the OpenAlex explorer's {entity}_list, {entity}_get (work,
+author, source, institution, topic, publisher, funder, domain, field, subfield), *_autocomplete
+and work_find (docs/openalex-explorer.md); library_list, library_save, search_report.
+Diagnostics go to stderr, never stdout."""
 
 EPILOG = f"""\
 token file: one token per line, optionally named ('alice: <token>'; # comments), at least
