@@ -216,15 +216,20 @@ def test_a_gzip_bomb_stops_at_the_cap(server, monkeypatch, capsys):
 
 def test_a_pdf_that_keeps_the_parser_busy_costs_its_budget(server, monkeypatch, capsys):
     """pypdf reading a page of tiny operators for minutes: stopped at the budget, its process
-    killed (nothing left running once the command has failed)."""
-    import multiprocessing
-
+    killed (nothing left running once the command has failed): gone before it has used more CPU
+    seconds than its budget (4 s), where its own limit (budget + 2) would have stopped it."""
+    from litsearch.fulltext import isolated
     from pdf_maker import busy_pdf
+    from process_watch import HAS_PROC, watch_until_gone
 
+    children: list[int] = []
+    monkeypatch.setattr(isolated, "_started", children.append)
     busy = Answer(200, busy_pdf(), content_type="application/pdf")
     run = read_with(monkeypatch, capsys, server, "/oa/", busy, "10.7717/fake.pdfonly")
     check(run, 3, ["reading the PDF's text took longer than"])
-    assert multiprocessing.active_children() == []
+    assert children
+    if HAS_PROC:
+        assert all(watch_until_gone(child) < 4.5 for child in children)
 
 
 def test_unpaywall_answering_404_means_no_open_copy(server, monkeypatch, capsys):

@@ -26,14 +26,13 @@ from litsearch.fulltext.isolated import parse_isolated
 from litsearch.fulltext.jats import parse_jats
 from litsearch.fulltext.pdf import parse_pdf
 from pdf_maker import busy_pdf, make_pdf
+from process_watch import HAS_PROC, watch_until_gone
 
 JATS = (b'<article xmlns:xlink="http://www.w3.org/1999/xlink"><front><article-meta><title-group><article-title>'
         b'A Title</article-title></title-group><permissions><license xlink:href="https://creativecommons.org/'
         b'licenses/by/4.0/">CC BY</license></permissions></article-meta></front><body><sec><title>Intro</title>'
         b'<p>Body text.</p></sec></body></article>')
 WORDS = "This paragraph is part of the article's own text and long enough to count. " * 12
-HAS_PROC = Path("/proc/self/stat").exists()
-GONE_WITHIN = 30  # seconds: a generous deadline for a loaded machine, far below what the busy PDF takes
 
 
 @pytest.fixture(params=["server", "own process"] if isolated.FORKS else ["own process"])
@@ -49,30 +48,6 @@ def children(monkeypatch):
     pids: list[int] = []
     monkeypatch.setattr(isolated, "_started", pids.append)
     return pids
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """A running process's CPU seconds from /proc; None once it is gone (or only a zombie)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    if fields[0] in ("Z", "X"):
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def watch_until_gone(pid: int) -> float:
-    """Waits (GONE_WITHIN at most) for the process to end; the most CPU seconds it was seen with."""
-    most = 0.0
-    deadline = time.monotonic() + GONE_WITHIN
-    while time.monotonic() < deadline:
-        seen = cpu_seconds(pid)
-        if seen is None:
-            return most
-        most = max(most, seen)
-        time.sleep(0.05)
-    raise AssertionError(f"process {pid} still runs {GONE_WITHIN} s later")
 
 
 @pytest.mark.parametrize("kind, data, parse", [

@@ -88,7 +88,7 @@ def _stat(pid: int) -> tuple[int, int] | None:
 
 
 def _tree_ticks(root: int) -> int:
-    """CPU ticks of ``root`` and every live process under it (the parse children, the forkserver)."""
+    """CPU ticks of ``root`` and every live process under it (the parse server and its children)."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):

@@ -89,7 +89,10 @@ async def _through_server(request: bytes, budget: float) -> bytes | str:
     number = None
     finished = False
     try:
-        number = server.start_child(theirs)
+        try:
+            number = server.start_child(theirs)
+        except OSError:  # the server ended between its check and this parse: the next parse starts another
+            raise ProviderError("the process that reads full texts ended; try again") from None
         theirs.close()
         ours.setblocking(False)
         loop = asyncio.get_running_loop()
