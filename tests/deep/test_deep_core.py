@@ -269,6 +269,33 @@ def test_the_fit_moves_towards_what_the_verdicts_say():
     assert weights["topic"] > score.PRIOR["topic"]
 
 
+def test_before_the_first_relevant_paper_the_search_order_stands():
+    """Cold start: rejections alone say only what relevance is not. A fit to them (or a text
+    feature of "unlike the rejected papers") would walk away from the search's own ranking, the
+    best evidence there is; until a paper is judged relevant or maybe, the prior orders."""
+    papers = [paper(f"Graph colouring heuristic number {i}", doi=f"10.1000/g{i}",
+                    abstract=f"A heuristic colours graphs, variant {i}.") for i in range(8)] + \
+             [paper("Protein folding kinetics", doi="10.1000/p1", abstract="Folding rates of small proteins."),
+              paper("Coral reef bleaching", doi="10.1000/p2", abstract="Corals bleach in warm water.")]
+    session = session_with(papers, batch=4)
+    apply(session, resolve(session, {"relevant": None, "maybe": None, "not": None}, rest="not"))
+    weights = score.score_candidates(session)
+    assert weights == {**score.PRIOR, "bias": score.PRIOR_BIAS}
+    table = score.feature_table(session)
+    assert {row["text"] for row in table.values()} == {0.0}
+    unjudged = score.next_order(session)
+    assert [c.paper.doi for c in unjudged] == [p.doi for p in papers[4:]]  # the search's own order
+    # A candidate only a search far down placed comes after every one the search placed higher,
+    # whatever its words: before a relevant verdict the words typed have had their ranking.
+    session.candidates[unjudged[-1].key].evidence = [{"round": 1, "via": "search", "rank": 1_000}]
+    session.candidates[unjudged[0].key].evidence.append({"round": 2, "via": "recommended", "rank": 1})
+    assert score.next_order(session)[0] is unjudged[0] and score.next_order(session)[-1] is unjudged[-1]
+    # One relevant verdict and the fit, and the text profile, come in.
+    session.candidates[unjudged[0].key].verdict = "relevant"
+    assert score.score_candidates(session) != {**score.PRIOR, "bias": score.PRIOR_BIAS}
+    assert any(row["text"] for row in score.feature_table(session).values())
+
+
 # ---------------------------------------------------------------- a round's plan
 
 def test_the_round_keeps_its_budgets_and_the_judges_queries_never_wait():

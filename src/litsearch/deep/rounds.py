@@ -19,7 +19,7 @@ from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
 from .expand import keeps, plan_round, provider_caps, run_actions
 from .pool import Pool
-from .score import score_candidates
+from .score import next_order, score_candidates
 from .session import Options, Round, Session, now_utc
 from .stop import budget_spent, saturation
 from .verdicts import Verdicts, apply
@@ -125,7 +125,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         entry.notes.append(f"{set_aside} candidates with the least evidence set aside (the pool keeps "
                            f"{len(session.candidates):,})")
     room = session.options.max_judged - len(session.judged())
-    unjudged = sorted(session.unjudged(), key=lambda c: (-c.log_odds, int(c.key[1:])))
+    unjudged = next_order(session)
     timing.own_seconds = time.process_time() - started  # the re-ranker's seconds are its own
     unjudged = await by_meaning(session, unjudged, entry)
     started = time.process_time()
