@@ -3,6 +3,8 @@ made to fit by halving its longest list (fit_record)."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from litsearch.mcp_server.paging import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS, fit_record, largest_fit, size_of
@@ -28,6 +30,59 @@ def test_size_is_compact_json_in_characters():
 ])
 def test_largest_fit(count, item, budget, expected):
     assert largest_fit(count, lambda n: n * item, budget) == expected
+
+
+# Sizes a page of n items may have: rows of one size, a header and rows, rows that grow (each
+# row longer than the last), and a size that stays flat then jumps (a row that is much longer).
+SIZES = {
+    "rows": lambda n: 100 * n,
+    "header and rows": lambda n: 250 + 37 * n,
+    "growing rows": lambda n: n * n + 5,
+    "flat then a jump": lambda n: 10 if n < 6 else 10_000 + n,
+}
+
+
+def most_that_fit(count, size, budget):
+    """The answer by looking at every n: the largest in 1..count that fits, else 1 (0 for no items)."""
+    if count < 1:
+        return 0
+    return max((n for n in range(1, count + 1) if size(n) <= budget), default=1)
+
+
+def boundary_budgets(count, size):
+    """Every budget at which the answer changes, one character either side, and extremes."""
+    budgets = {0, 1, 10**9}
+    for n in range(1, count + 2):
+        budgets |= {size(n) - 1, size(n), size(n) + 1}
+    return sorted(budgets)
+
+
+@pytest.mark.parametrize("shape", list(SIZES))
+def test_largest_fit_is_the_most_that_fit_at_every_boundary(shape):
+    size = SIZES[shape]
+    for count in range(0, 34):
+        for budget in boundary_budgets(count, size):
+            found = largest_fit(count, size, budget)
+            assert found == most_that_fit(count, size, budget), (shape, count, budget)
+            if count >= 1:
+                assert found == 1 or size(found) <= budget  # what is shown fits (one item goes anyway)
+                assert found == count or size(found + 1) > budget  # and one more would not
+
+
+@pytest.mark.parametrize("shape", list(SIZES))
+def test_largest_fit_measures_only_real_pages_each_once(shape):
+    """``size`` renders a whole page, so it is asked only for 1..count, never twice for the same n,
+    not at all when there is no choice to make, and about log2(count) times."""
+    for count in range(-1, 70):
+        for budget in boundary_budgets(count, SIZES[shape]):
+            asked = []
+            largest_fit(count, lambda n: asked.append(n) or SIZES[shape](n), budget)
+            assert all(1 <= n <= count for n in asked), (count, budget, asked)
+            assert len(asked) == len(set(asked)), (count, budget, asked)
+            if count <= 1:
+                assert asked == []
+            else:
+                assert len(asked) <= 1 + math.ceil(math.log2(count)), (count, budget, asked)
 
 
 def test_largest_fit_asks_only_what_it_needs():
@@ -85,3 +140,9 @@ def test_the_kept_fields_are_never_cut_even_when_the_record_stays_too_big():
     fitted, cut = fit_record(record, 50)
     assert fitted == {**record, "one": None} and cut == {"one": "left out (8 characters)"}
     assert fit_record({"title": "t" * 500}, 50) == ({"title": "t" * 500}, {})
+
+
+def test_a_list_of_two_is_cut_to_one():
+    record = {"title": "t", "references": ["a" * 100, "b" * 100]}
+    fitted, cut = fit_record(record, 150)
+    assert fitted == {"title": "t", "references": ["a" * 100]} and cut == {"references": "1 of 2 kept"}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import socket
 
 import httpx
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from litsearch.core.config import Settings
 from litsearch.runtime.settings import declared_services, settings_from_env
 from litsearch.core.errors import ProviderError
-from litsearch.net.addresses import is_public, local_address_of
+from litsearch.net.addresses import embedded_ipv4, is_public, local_address_of
 from litsearch.net.http import HttpClient, trusted_origin
 from litsearch.net.pacing import PacePolicy
 
@@ -34,6 +35,9 @@ from fake_server import Answer, FakeServer
     ("2002:7f00:1::", False), ("2002:a9fe:a9fe::1", False), ("2002:808:808::1", True),
     ("::127.0.0.1", False), ("::169.254.169.254", False), ("::8.8.8.8", True),
     ("::ffff:0:127.0.0.1", False), ("::ffff:0:8.8.8.8", True),
+    # With a zone, as a resolver gives link-local addresses: judged by the address.
+    ("::ffff:127.0.0.1%2", False), ("2a00:1450:4001:80b::200e%3", True), ("fe80::1%eth0", False),
+    ("10.0.0.5%eth0", False), ("8.8.8.8%1", True),
 ])
 def test_which_addresses_are_public(address, public):
     assert is_public(address) is public
@@ -201,3 +205,59 @@ def test_a_redirect_from_a_public_copy_to_this_machine_is_refused(monkeypatch):
             refused = _fetch(settings, public.url + "/moved", named_by="unpaywall")
             assert "is a private or local address (127.0.0.1)" in refused
         assert [request.path for request in public.requests] == ["/moved", "/moved"] and local.requests == []
+
+
+# ---------------------------------------------------------------- what an IPv6 address carries, exactly
+
+# RFC 6052 section 2.4's example, 192.0.2.33, in each layout of the local-use prefix 64:ff9b:1::/48,
+# and the other embeddings. The prefix length is not in the address, so a local-use address
+# carries the reading of every layout whose zero bits (the "u" octet, bits 64-71, and the
+# suffix) it has; all of them are judged.
+@pytest.mark.parametrize("address, carried", [
+    ("64:ff9b:1:c000:2:2100::", ["192.0.2.33", "0.2.33.0", "2.33.0.0"]),  # /48
+    ("64:ff9b:1:c0:0:221::", ["192.0.2.33", "0.2.33.0"]),  # /56
+    ("64:ff9b:1:0:c0:2:2100:0", ["33.0.0.0", "192.0.2.33"]),  # /64
+    ("64:ff9b:1::192.0.2.33", ["192.0.2.33"]),  # /96
+    ("64:ff9b:1:c000:2:2100::1", ["0.0.0.1"]),  # a suffix bit set: only the /96 reading
+    ("64:ff9b:1:c000:2:2100:8000:0", ["128.0.0.0", "2.33.0.128"]),  # the /64 layout still fits
+    ("64:ff9b:1:c0:0:221:0:1", ["0.0.0.1"]),
+    ("64:ff9b:1:0:c0:2:2100:1", ["33.0.0.1"]),
+    ("64:ff9b::192.0.2.33", ["192.0.2.33"]),
+    ("::ffff:192.0.2.33", ["192.0.2.33"]), ("::ffff:0:192.0.2.33", ["192.0.2.33"]),
+    ("::192.0.2.33", ["192.0.2.33"]), ("::0.0.0.2", ["0.0.0.2"]),
+    ("::1", []), ("::", []),  # IPv6's own loopback and unspecified addresses
+    ("2002:c000:221::1", ["192.0.2.33"]),
+    ("2001:0:4136:e378:8000:63bf:3fff:fdd2", ["65.54.227.120", "192.0.2.45"]),  # RFC 4380's Teredo example
+    ("2a00:1450:4001:80b::200e", []), ("fe80::1", []),
+])
+def test_every_ipv4_address_an_ipv6_address_carries(address, carried):
+    assert [str(v4) for v4 in embedded_ipv4(ipaddress.IPv6Address(address))] == carried
+
+
+@pytest.mark.parametrize("u_octet", [0x80, 0x01, 0xFF])
+def test_a_local_use_address_with_a_u_octet_set_is_in_no_shorter_layout(u_octet):
+    # 192.0.2.33 in the /48 layout, then a bit of the u octet set: no layout below /96 fits it,
+    # and its /96 reading is 0.0.0.0, so it carries no public host.
+    address = ipaddress.IPv6Address(int(ipaddress.IPv6Address("64:ff9b:1:c000:2:2100::")) | u_octet << 56)
+    assert not any(v4.is_global for v4 in embedded_ipv4(address))
+    assert is_public(str(address)) is False
+
+
+def test_the_ipv4_compatible_form_reaches_an_ipv4_host_however_small():
+    # Python calls ::2 global, but as an IPv4-compatible address it is 0.0.0.2: no public host.
+    assert is_public("::2") is False and is_public("::8.8.8.9") is True and is_public("::1") is False
+
+
+def test_a_resolver_answer_that_is_no_address_is_passed_over(monkeypatch):
+    answers = [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", ("not an address", 0, 0, 0)),
+               (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("8.8.8.8", 443)),
+               (socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.5", 443))]
+
+    async def resolve(host, port, **kwargs):
+        return answers
+
+    async def judged():
+        monkeypatch.setattr(asyncio.get_running_loop(), "getaddrinfo", resolve)
+        return await local_address_of(httpx.URL("https://copies.example/paper.pdf"))
+
+    assert asyncio.run(judged()) == "10.0.0.5"

@@ -19,7 +19,8 @@ def size_of(value: Any) -> int:
 def largest_fit(count: int, size: Callable[[int], int], budget: int) -> int:
     """The most items (1..count) whose result of ``size(n)`` characters stays within
     ``budget``; at least 1, so a page always moves on (an oversized item is cut by its own
-    renderer)."""
+    renderer). Each ``size(n)`` renders a page, so it is asked only for n in 1..count, each at
+    most once, about log2(count) times, and not at all when count is 0 or 1."""
     if count <= 1 or size(count) <= budget:
         return max(count, 0)
     low, high = 1, count - 1  # size(high + 1) is known to be too big

@@ -30,7 +30,6 @@ import socket
 
 import httpx
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _V4_MAPPED = ipaddress.ip_network("::ffff:0:0/96")
 _V4_TRANSLATED = ipaddress.ip_network("::ffff:0:0:0/96")
 _V4_COMPATIBLE = ipaddress.ip_network("::/96")
@@ -81,7 +80,9 @@ def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
 
 def is_public(address: str) -> bool:
     """Whether an IP address is a host the whole Internet can reach: public itself, and every
-    IPv4 address it carries public too (multicast groups are no host)."""
+    IPv4 address it carries public too (multicast groups are no host). A zone ("fe80::1%eth0",
+    as resolvers give link-local addresses) is cut off first: the address alone is judged, and
+    an IPv4 address with one ("10.0.0.5%eth0", which ipaddress refuses) is judged as well."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     if isinstance(ip, ipaddress.IPv6Address):
         carried = embedded_ipv4(ip)
@@ -102,9 +103,8 @@ async def local_address_of(url: httpx.URL) -> str | None:
         return None if is_public(host) else host
     except ValueError:
         pass  # a name, not an address
-    port = url.port or _DEFAULT_PORTS.get(url.scheme, 443)
-    try:
-        found = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    try:  # no port: only the addresses are read, and they do not depend on it
+        found = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError):
         return None
     for *_, address in found:
