@@ -77,7 +77,7 @@ TARGETS = {
     },
     "fulltext_limits": {
         "file": "src/litsearch/fulltext/limits.py", "module": "litsearch.fulltext.limits",
-        "tests": ["tests/fulltext/test_sections_and_limits.py"],
+        "tests": ["tests/fulltext/test_section_rules.py", "tests/fulltext/test_sections_and_limits.py"],
     },
     "fulltext_choice": {
         "file": "src/litsearch/fulltext/choice.py", "module": "litsearch.fulltext.choice",
@@ -101,11 +101,11 @@ TARGETS = {
     },
     "rank": {
         "file": "src/litsearch/search/rank.py", "module": "litsearch.search.rank",
-        "tests": ["tests/search/test_rank_rules.py"],
+        "tests": ["tests/search/test_rank_rules.py", "tests/search/test_ranking.py", "tests/render/test_render.py"],
     },
     "relevance": {
         "file": "src/litsearch/search/relevance.py", "module": "litsearch.search.relevance",
-        "tests": ["tests/search/test_relevance_rules.py"],
+        "tests": ["tests/search/test_relevance_rules.py", "tests/search/test_ranking.py"],
     },
     "openalex_filters": {
         "file": "src/litsearch/providers/openalex_entity_filters.py",
@@ -294,6 +294,47 @@ EQUIVALENT: dict[str, dict[str, str]] = {
     "paging": {
         "largest_fit | 1 -> 2 | middle = (low + high + 1) // 2":
             "both round up inside (low, high] and halve it: the same answer in as many probes at worst",
+    },
+    "cursors": {
+        "checked_arguments | 'arguments' -> 'XX..XX' | problems = \"; \".join(f\"{'.'.join(str(p) for p in item.get('loc', ())) "
+        "or 'arguments'}: {item.get('msg')}\"":
+            "the model is built from the tool's signature and given a dict: each error it raises names its field",
+        "_b64 | '=' -> 'XX..XX' | return base64.urlsafe_b64encode(data).decode().rstrip(\"=\")":
+            "also strips X, but a body ends in the encoding of '}' and a 16-byte tag's last character in A, Q, g or w",
+        "_unb64 | drop unary - | return base64.urlsafe_b64decode(text + \"=\" * (-len(text) % 4))":
+            "the decoder ignores padding past what it needs (3 '=' for 1), and a length of 1 mod 4 is invalid either way",
+    },
+    "fulltext_choice": {
+        "PaperIds.of | 1 -> 2 | arxiv_id = doi.split(\"arxiv.\", 1)[1]":
+            "an arXiv id holds no 'arxiv.', so a DOI with a second one gives no id either way",
+        "Candidate | '' -> 'XX..XX' | identifier: str = \"\"":
+            "the plan gives every candidate its identifier; the default is never used",
+        "_already_planned | ' ' -> 'XX..XX' | urls = \" \".join(u for u in (location.landing_url, location.pdf_url) "
+        "if u).lower()":
+            "each URL starts with http, so no host pattern can run across the joint, whatever joins them",
+        "_pmcid | '' -> 'XX..XX' | text = str(value or \"\").strip()":
+            "the stand-in for no value only has to be no PMCID, which 'XXXX' is not either",
+    },
+    "zotero_matching": {
+        # add_paper builds a Zotero item only to read its ids back: what add() ignores or reads as absent.
+        "LibraryIndex.add_paper | 'version' -> 'XX..XX' | self.add({\"key\": key, \"version\": 0, \"collections\": [collection] if collection else [], \"title\": paper.title,":
+            "the version it gives is 0, which is what add() reads when there is none",
+        "LibraryIndex.add_paper | 'itemType' -> 'XX..XX' | \"itemType\": \"journalArticle\", \"DOI\": paper.doi or \"\", \"PMID\": paper.pmid or \"\",":
+            "add() only refuses notes, attachments and annotations; no item type is read as a paper too",
+        "LibraryIndex.add_paper | 'journalArticle' -> 'XX..XX' | \"itemType\": \"journalArticle\", \"DOI\": paper.doi or \"\", \"PMID\": paper.pmid or \"\",":
+            "any type but note, attachment or annotation is read the same",
+        "LibraryIndex.add_paper | '' -> 'XX..XX' | \"itemType\": \"journalArticle\", \"DOI\": paper.doi or \"\", \"PMID\": paper.pmid or \"\",":
+            "the stand-in for no DOI only has to be no DOI, which 'XXXX' is not either",
+        "LibraryIndex.add_paper | '' -> 'XX..XX' #2 | \"itemType\": \"journalArticle\", \"DOI\": paper.doi or \"\", \"PMID\": paper.pmid or \"\",":
+            "the stand-in for no PMID only has to be no PMID, which 'XXXX' is not either",
+        "LibraryIndex.add_paper | '' -> 'XX..XX' | \"extra\": f\"arXiv: {paper.arxiv_id}\" if paper.arxiv_id else \"\", \"date\": str(paper.year or \"\")})":
+            "the stand-in for no arXiv id only has to hold no 'arXiv:' line, which 'XXXX' does not either",
+        "LibraryIndex.add_paper | '' -> 'XX..XX' #2 | \"extra\": f\"arXiv: {paper.arxiv_id}\" if paper.arxiv_id else \"\", \"date\": str(paper.year or \"\")})":
+            "the stand-in for no year only has to hold no year, which 'XXXX' does not either",
+        "item_identities | 1 -> 0 | candidates.append((\"arxiv_id\", match.group(1)))":
+            "the whole arxiv.org match is read to the same id: identity() takes an arXiv URL itself",
+        "item_identities | 1 -> 0 | found.add((\"title\", f\"{title}|{year.group(1)}\"))":
+            "the year pattern's look-arounds match nothing, so the whole match is the year",
     },
     "redirects": {
         "same_origin_as_any | return ... -> return None | return False":

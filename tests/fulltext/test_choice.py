@@ -82,11 +82,43 @@ def test_a_closed_or_empty_answer_has_no_locations(body):
 
 
 def test_an_answer_that_is_not_json_is_an_error():
-    with pytest.raises(ValueError, match="Unpaywall's answer is not JSON"):
+    with pytest.raises(ValueError) as error:
         unpaywall_locations("<html>busy</html>")
+    assert str(error.value) == "Unpaywall's answer is not JSON"
 
 
 def test_a_landing_page_is_preferred_to_the_plain_url():
     located = unpaywall_locations(unpaywall(best_oa_location={"url_for_landing_page": "https://a.example/l",
                                                                "url": "https://a.example/u", "host_type": " "}))
     assert (located[0].landing_url, located[0].host) == ("https://a.example/l", None)
+
+
+def test_each_link_is_tried_once_whoever_names_it():
+    record = Location("https://j.example/a", "https://j.example/a.pdf", host="publisher")
+    again = Location("https://j.example/a", "https://j.example/a.pdf", host="publisher", named_by=UNPAYWALL)
+    landing_only = Location("https://j.example/a", None)  # a link already planned
+    pdf_elsewhere = Location("https://j.example/a", "https://repo.example/a.pdf", host="repository")
+    planned = plan(PaperIds(doi="10.1/x"), [record, again, landing_only, pdf_elsewhere])
+    assert [c.location for c in planned] == [record, pdf_elsewhere]
+
+
+def test_unpaywalls_locations_are_named_by_the_unpaywall_service():
+    # The name is the service's (net/http.py trusts the origin the user set for it), and the label says it.
+    from litsearch.runtime.settings import declared_services
+
+    located = unpaywall_locations(unpaywall(best_oa_location={"url_for_pdf": "https://r.example/a.pdf",
+                                                               "host_type": "repository"}))
+    assert [location.named_by for location in located] == ["unpaywall"] and "unpaywall" in declared_services()
+    assert plan(PaperIds(doi="10.1/x"), located)[0].label == "open-access copy (repository, from Unpaywall)"
+
+
+def test_an_entry_that_is_no_location_costs_only_itself():
+    body = unpaywall(best_oa_location=None, oa_locations=["x", 3, {"url": "https://repo.example/a"}])
+    assert [location.landing_url for location in unpaywall_locations(body)] == ["https://repo.example/a"]
+
+
+def test_unpaywalls_words_are_kept_on_one_line():
+    entry = {"url_for_pdf": "https://r.example/a.pdf", "license": " cc by\n 4.0 ", "version": "accepted\tVersion",
+             "host_type": "\n"}
+    [located] = unpaywall_locations(unpaywall(best_oa_location=entry))
+    assert (located.license, located.version, located.host) == ("cc by 4.0", "accepted Version", None)

@@ -9,7 +9,7 @@ import pytest
 
 from litsearch.core.errors import UsageError
 from litsearch.fulltext.document import FullText, Section, finish_sections
-from litsearch.fulltext.limits import MIN_CUT_CHARS, cut_text, limit_sections, select_sections
+from litsearch.fulltext.limits import MIN_CUT_CHARS, Selection, cut_text, limit_sections, select_sections
 
 
 def document(*sections: Section) -> FullText:
@@ -136,3 +136,14 @@ def test_the_status_of_each_section():
 ])
 def test_a_cut_ends_at_a_paragraph_a_line_or_a_word_not_too_early(text, limit, start):
     assert cut_text(text, limit) == start
+
+
+def test_the_status_look_up_is_no_part_of_the_selection():
+    # status() keeps a look-up table: asking does not change what the selection is, shows or equals,
+    # and it cannot be given from outside.
+    doc = plain(100, 1000, 50)
+    asked, fresh = (limit_sections(doc, doc.sections, 400) for _ in range(2))
+    assert asked.status(doc.sections[1]) == "cut"
+    assert asked == fresh and repr(asked) == repr(fresh) and "_statuses" not in repr(asked)
+    with pytest.raises(TypeError):
+        Selection(shown=[], _statuses={})

@@ -79,6 +79,14 @@ def test_a_cursor_is_the_signed_compact_json_of_the_call():
     assert "=" not in cursor and len(tag) == 22  # 128 bits, base64url without padding
 
 
+def test_every_cursor_is_the_recipe_and_comes_back():
+    # Bodies of every length modulo 4 (the offset's digits), each with its own tag.
+    for offset in (*range(64), 99_999, 100_000):
+        cursor = encode_cursor("paper_search", {"topic": "t"}, offset)
+        assert cursor == signed(f'{{"args":{{"topic":"t"}},"offset":{offset},"tool":"paper_search"}}'.encode())
+        assert resume(paper_search, cursor).offset == offset
+
+
 def test_the_same_call_gives_the_same_cursor_whatever_the_order_of_its_arguments():
     assert encode_cursor("paper_search", {"topic": "t", "limit": 5}, 0) == \
         encode_cursor("paper_search", {"limit": 5, "topic": "t"}, 0)
@@ -92,7 +100,8 @@ def test_a_cursor_from_another_tool_or_another_server_or_altered_is_refused(serv
     body, tag = cursor.split(".")
     for changed in (f"{body[:-1]}{'A' if body[-1] != 'A' else 'B'}.{tag}",
                     f"{body}.{tag[:-1]}{'A' if tag[-1] != 'A' else 'B'}",
-                    f"{body}.{tag[:-2]}", f"{body}{tag}", body, f"{body}.", f".{tag}", "", "..."):
+                    f"{body}.{tag[:-2]}", f"{body}.{tag[:-1]}", f"{body}.{tag}A", f"{body}{tag}", body, f"{body}.",
+                    f".{tag}", "", "...", f"{body}.{tag}.{tag}"):
         assert refused(changed) == NOT_OURS, changed
     server.restart(bytes(32))
     assert refused(cursor) == NOT_OURS  # after a restart, a new key

@@ -47,6 +47,9 @@ def test_the_year_is_a_four_digit_year_from_1500_to_2199_standing_alone(date, ye
 def test_a_title_without_a_year_or_a_year_without_a_title_is_no_identity():
     assert item_identities({"title": "", "date": "2021"}) == set()
     assert item_identities({"title": "!!!", "date": "2021"}) == set()
+    assert item_identities({"title": None, "date": "2021"}) == set()  # a field that is not text is no text
+    assert item_identities({"title": ["A Title"], "date": "2021"}) == set()
+    assert item_identities({"title": "A Title", "date": 2021}) == set()
     assert paper_identities(Paper("x", "A Title")) == set()
     assert paper_identities(Paper("x", "", year=2021)) == set()
 
