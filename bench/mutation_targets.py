@@ -336,6 +336,14 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "item_identities | 1 -> 0 | found.add((\"title\", f\"{title}|{year.group(1)}\"))":
             "the year pattern's look-arounds match nothing, so the whole match is the year",
     },
+    "zotero_items": {
+        "VENUE_FIELD | 'document' -> 'XX..XX' | \"preprint\": \"repository\", \"thesis\": \"university\", \"report\": \"institution\", \"document\": \"publisher\"}":
+            "a paper is 'other' (a document) only when it has no journal, so a document's venue is always empty",
+        "VENUE_FIELD | 'publisher' -> 'XX..XX' | \"preprint\": \"repository\", \"thesis\": \"university\", \"report\": \"institution\", \"document\": \"publisher\"}":
+            "a paper is 'other' (a document) only when it has no journal, so a document's venue is always empty",
+        "zotero_item | '' -> 'XX..XX' | VENUE_FIELD.get(item_type, \"\"): _venue(paper, item_type, arxiv_id),":
+            "every type but book has a venue field, and 'XXXX' is no field of a book either",
+    },
     "redirects": {
         "same_origin_as_any | return ... -> return None | return False":
             "read only as a condition (net/http.py), where None and False are the same",

@@ -147,3 +147,34 @@ def test_empty_names_are_left_out_and_long_ones_cut():
     assert len(creators([long_group])[0]["name"]) == 10_000
     person = creators(["Ada " + "Lovelace" * 2000])[0]
     assert len(person["lastName"]) == 10_000 and person["firstName"] == "Ada"
+
+
+def test_an_id_the_paper_lacks_is_in_no_field_and_no_extra_line():
+    item = zotero_item(paper(journal="J"))
+    assert not {"DOI", "PMID", "PMCID", "archiveID", "extra"} & set(item)
+    for conservative in (False, True):
+        only_doi = zotero_item(paper(journal="J", doi="10.1234/a"), conservative=conservative)
+        assert only_doi["DOI"] == "10.1234/a" and not {"PMID", "PMCID", "extra"} & set(only_doi)
+
+
+def test_every_author_is_kept_in_order_whatever_comes_before():
+    assert creators(["{World Health Organization}", "Ada Lovelace", "", "Madonna", "WHO Group", "Alan Turing"]) == [
+        {"creatorType": "author", "name": "World Health Organization"},
+        {"creatorType": "author", "firstName": "Ada", "lastName": "Lovelace"},
+        {"creatorType": "author", "firstName": "", "lastName": "Madonna"},
+        {"creatorType": "author", "name": "WHO Group"},
+        {"creatorType": "author", "firstName": "Alan", "lastName": "Turing"}]
+
+
+def test_an_empty_group_name_is_kept_as_written_not_made_an_empty_person():
+    # "{ }" is a group name with nothing in it: the author string is kept, never a person with no names.
+    assert creators(["{ }"]) == [{"creatorType": "author", "name": "{ }"}]
+
+
+def test_a_type_without_a_doi_field_keeps_the_doi_in_extra(monkeypatch):
+    # Every type has DOI in schema 41; in older schemas only journal articles had it.
+    from litsearch.zotero import items
+
+    monkeypatch.setitem(items.ITEM_FIELDS, "report", items.ITEM_FIELDS["report"] - {"DOI"})
+    report = zotero_item(paper(publication_types=["report"], doi="10.1234/r", pmid="42"))
+    assert "DOI" not in report and report["extra"] == "PMID: 42\nDOI: 10.1234/r"
