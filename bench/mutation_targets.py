@@ -344,6 +344,22 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "zotero_item | '' -> 'XX..XX' | VENUE_FIELD.get(item_type, \"\"): _venue(paper, item_type, arxiv_id),":
             "every type but book has a venue field, and 'XXXX' is no field of a book either",
     },
+    "relevance": {
+        "STOP_WORDS | '\\na about above after again ...' -> 'XX..XX' | STOP_WORDS = frozenset(\"\"\"":
+            "adds the word 'XX', which no folded (lower-case) text holds",
+        "Analyzer.terms | 0 -> -1 | return self.terms_of_many([folded])[0]":
+            "a list of one: its first is its last",
+        "_length_norms | 0 -> 0.1 | average = sum(lengths) / len(lengths) if lengths else 0.0":
+            "with no lengths the list of norms is empty whatever the average",
+        "_length_norms | 0 -> -0.1 | average = sum(lengths) / len(lengths) if lengths else 0.0":
+            "with no lengths the list of norms is empty whatever the average",
+        "_length_norms | 1 -> 1.1 | return [1.0] * len(lengths)":
+            "an average of 0 means every field is empty: no term is found there, so the norm is never read",
+        "_length_norms | 1 -> 0.9 | return [1.0] * len(lengths)":
+            "an average of 0 means every field is empty: no term is found there, so the norm is never read",
+        "title_matches | '' -> 'XX..XX' | folded_queries = {fold_title(query) for query in queries} - {\"\"}":
+            "an empty query matches no title (ratio 0), and a folded query is lower case, never 'XXXX'",
+    },
     "redirects": {
         "same_origin_as_any | return ... -> return None | return False":
             "read only as a condition (net/http.py), where None and False are the same",
