@@ -360,6 +360,10 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "title_matches | '' -> 'XX..XX' | folded_queries = {fold_title(query) for query in queries} - {\"\"}":
             "an empty query matches no title (ratio 0), and a folded query is lower case, never 'XXXX'",
     },
+    "fulltext_limits": {
+        "cut_text | // -> / | if position > max_chars // 3:":
+            "for a whole position, being past a third and past the third rounded down are the same",
+    },
     "redirects": {
         "same_origin_as_any | return ... -> return None | return False":
             "read only as a condition (net/http.py), where None and False are the same",

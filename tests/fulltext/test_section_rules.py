@@ -37,6 +37,8 @@ def paper() -> FullText:
     (["Materials and   Methods"], ["materials-and-methods", "patients", "consent", "statistical-methods"]),
     (["methods"], ["materials-and-methods", "patients", "consent", "statistical-methods"]),  # a kind: the top one
     (["introduction"], ["background"]),  # a kind the heading does not spell
+    (["experimental procedures"], ["materials-and-methods", "patients", "consent", "statistical-methods"]),  # a
+    # heading of that kind in other words
     (["background"], ["background"]),
     (["stat"], ["statistical-methods"]),  # the start of a name
     (["compared"], ["methods-compared"]),  # a word of a heading
@@ -123,6 +125,7 @@ def test_the_status_of_each_section():
 
 @pytest.mark.parametrize("text,limit,start", [
     ("short", 5, "short"), ("short", 4, "shor"),
+    ("alpha beta", 10, "alpha beta"), ("alpha beta\n\ngamma", 17, "alpha beta\n\ngamma"),  # it fits: no cut at all
     ("First part.\n\nSecond\npart goes on and on", 30, "First part."),  # a paragraph first
     ("First line\nsecond line goes on and on", 25, "First line"),  # then a line
     ("alpha beta gamma delta", 13, "alpha beta"),  # then a word
