@@ -290,6 +290,22 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             "the stand-in for no reading only has to be no public host, which 0.0.0.1 is not either",
         "embedded_ipv4 | and -> or | if ip in _TEREDO and ip.teredo:":
             "ipaddress gives a teredo reading only inside 2001::/32, so `or` reads the same",
+        "_RFC6052_LAYOUTS | 48 -> 49 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 48 -> 47 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 56 -> 57 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 56 -> 55 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 64 -> 65 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 64 -> 63 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "the prefix length names the layout; only its bit ranges are read",
+        "_RFC6052_LAYOUTS | 72 -> 71 #3 | _RFC6052_LAYOUTS = {48: ((48, 64), (72, 88)), 56: ((56, 64), (72, 96)), 64: ((72, 104),)}":
+            "bit 71 is the u octet's last, checked zero first: one more leading zero bit of the /64 reading",
+        "is_public | 1 -> 2 | ip = ipaddress.ip_address(address.split(\"%\", 1)[0])":
+            "the part before the first % is the same however often the rest is split",
     },
     "paging": {
         "largest_fit | 1 -> 2 | middle = (low + high + 1) // 2":

@@ -146,3 +146,19 @@ def test_a_list_of_two_is_cut_to_one():
     record = {"title": "t", "references": ["a" * 100, "b" * 100]}
     fitted, cut = fit_record(record, 150)
     assert fitted == {"title": "t", "references": ["a" * 100]} and cut == {"references": "1 of 2 kept"}
+
+
+@pytest.mark.parametrize("length,kept,said", [
+    (201, "t" * 100 + "…", "100 of 201 characters kept"),  # past 200 characters a text is halved
+    (200, None, "left out (202 characters)"),  # up to 200 it is left out whole (a half would say little)
+    (199, None, "left out (201 characters)"),
+])
+def test_a_text_is_halved_only_past_200_characters(length, kept, said):
+    record = {"id": "W1", "note": "t" * length}
+    fitted, cut = fit_record(record, size_of(record) - 1)
+    assert fitted == {"id": "W1", "note": kept} and cut == {"note": said}
+
+
+def test_empty_fields_are_nothing_to_cut():
+    record = {"id": "W" * 300, "note": "", "refs": [], "meta": {}, "none": None}
+    assert fit_record(record, 50) == (record, {})
