@@ -380,6 +380,24 @@ EQUIVALENT: dict[str, dict[str, str]] = {
         "cut_text | // -> / | if position > max_chars // 3:":
             "for a whole position, being past a third and past the third rounded down are the same",
     },
+    "rank": {
+        "provider_relevance | > -> >= | if top and top > 0:":
+            "top is not 0 here (the `top and` before), so at least 0 is more than 0",
+        "citation_priors | 0 -> 0.1 | best = max(rates, default=0.0)":
+            "the default is read only for an empty pool, whose list of priors is empty anyway",
+        "citation_priors | 0 -> -0.1 | best = max(rates, default=0.0)":
+            "the default is read only for an empty pool, whose list of priors is empty anyway",
+        "why | 0 -> -1 | if terms.get(\"title_match\", 0) >= 1.0:":
+            "a missing title match read as -1 or 0 is neither 1 nor more than 0",
+        "why | 0 -> -1 | elif terms.get(\"title_match\", 0) > 0:":
+            "a missing title match read as -1 or 0 is neither 1 nor more than 0",
+        "sort_ranked.by_relevance | 0 -> 1 | return (-item.score, -item.relevance, -citations_of(item.paper), -(item.paper.year or 0)) + identity(item)": "no paper is dated year 1 or -1: a missing year read as 0, 1 or -1 sorts the same against any real year",
+        "sort_ranked.by_relevance | 0 -> -1 | return (-item.score, -item.relevance, -citations_of(item.paper), -(item.paper.year or 0)) + identity(item)": "no paper is dated year 1 or -1: a missing year read as 0, 1 or -1 sorts the same against any real year",
+        "sort_ranked | 0 -> 1 | -(i.paper.year or 0)) + identity(i))": "no paper is dated year 1 or -1: a missing year read as 0, 1 or -1 sorts the same against any real year",
+        "sort_ranked | 0 -> -1 | -(i.paper.year or 0)) + identity(i))": "no paper is dated year 1 or -1: a missing year read as 0, 1 or -1 sorts the same against any real year",
+        "sort_ranked | 0 -> 1 | return sorted(items, key=lambda i: (i.paper.year is None, -(i.paper.year or 0)) + by_relevance(i))": "undated papers are sorted last first; among them the year term is the same",
+        "sort_ranked | 0 -> -1 | return sorted(items, key=lambda i: (i.paper.year is None, -(i.paper.year or 0)) + by_relevance(i))": "undated papers are sorted last first; among them the year term is the same",
+    },
     "redirects": {
         "same_origin_as_any | return ... -> return None | return False":
             "read only as a condition (net/http.py), where None and False are the same",

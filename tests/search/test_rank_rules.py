@@ -65,6 +65,7 @@ def test_a_providers_scores_are_divided_by_its_best_and_never_negative():
     [3.0, None, 1.0],  # some missing: by rank, for all
     [0.0, 0.0, 0.0],  # nothing to divide by
     [-1.0, -2.0, -3.0],  # a best below zero
+    [-0.5, -0.7, -0.9],  # a best below zero, however close
 ])
 def test_without_usable_scores_the_rank_decides(scores):
     records = [Paper("pubmed", t, rank=i, score=s) for i, (t, s) in enumerate(zip("abc", scores), start=1)]
@@ -280,3 +281,42 @@ def test_an_open_access_link_replaces_the_papers_own_only_when_there_is_a_new_on
     same = ranked.with_open_access("https://old.example/a.pdf", True, "provider")
     assert same.paper is ranked.paper and same.oa_is_pdf is True
     assert ranked.paper.oa_url == "https://old.example/a.pdf" and ranked.oa_source is None
+
+
+@pytest.mark.parametrize("said,notices,retracted", [
+    (True, [{"type": "correction", "doi": "10.1/fix"}], True),  # Crossref says so, with only a correction
+    (False, [{"type": "correction", "doi": "10.1/fix"}], False),  # Crossref could tell, and says not
+    (None, [{"type": "correction", "doi": "10.1/fix"}], None),
+    (False, [{"type": "retraction", "doi": "10.1/r"}], True),  # a retraction notice says it anyway
+])
+def test_crossrefs_word_on_retraction_is_kept_beside_its_notices(said, notices, retracted):
+    checked = item("t", doi="10.1/x").with_doi_check({"verified": True, "retracted": said, "updates": notices})
+    assert checked.paper.retracted is retracted
+
+
+def test_a_paper_not_ranked_yet_has_no_relevance_and_no_score():
+    # The records a renderer or the library wraps, never scored: their JSON says 0, not a made-up value.
+    unranked = RankedPaper(Paper("openalex", "t"), [])
+    assert (unranked.relevance, unranked.score, unranked.score_terms, unranked.provider_scores) == (0.0, 0.0, {}, {})
+    assert (unranked.best_provider, unranked.best_score, unranked.provider_relevance, why(unranked)) == \
+        (None, None, 0.0, "")
+
+
+def test_a_pool_whose_best_rate_is_small_is_still_divided_by_it():
+    # One citation in its first year: log(1 + 1) = 0.69, below 1, is still the pool's best.
+    papers = [Paper("x", "a", year=2000, citation_count=1), Paper("x", "b", year=2000, citation_count=0)]
+    assert citation_priors(papers, this_year=2000) == pytest.approx([1.0, 0.0])
+
+
+def test_a_twin_without_any_id_comes_before_the_twins_with_one():
+    twins = [item("twin", doi="10.1/z"), item("twin"), item("twin", openalex="W1")]
+    for order in (twins, twins[::-1]):
+        assert [i.paper.doi or i.paper.openalex_id for i in sort_ranked(order)] == [None, "10.1/z", "W1"]
+
+
+def test_impact_order_among_papers_no_source_scored_is_by_citations():
+    # A provider relevance of 0 makes every impact 0: the citations decide, most cited first.
+    items = [item("less cited", scores={"x": 0.0}, citations=5), item("more cited", scores={"x": 0.0}, citations=50),
+             item("unscored", citations=500)]
+    for order in (items, items[::-1]):
+        assert titles(sort_ranked(order, "impact")) == ["unscored", "more cited", "less cited"]
