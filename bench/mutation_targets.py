@@ -146,6 +146,12 @@ EQUIVALENT: dict[str, dict[str, str]] = {
             'the stand-in for no raw filter only has to hold no colon',
     },
     "openalex_costs": {
+        'ACTION_REQUESTS | \'x\' -> \'XX..XX\' | ACTION_REQUESTS = {"search": ("", {"search": "x"}), "list": ("", {}), "get": ("/1", {}),':
+            "the words searched do not change a search's price",
+        'ACTION_REQUESTS | \'x\' -> \'XX..XX\' | "find": ("", {"search.semantic": "x"})}':
+            "the text of a semantic search does not change its price",
+        'ACTION_REQUESTS | \'\' -> \'XX..XX\' #2 | ACTION_REQUESTS = {"search": ("", {"search": "x"}), "list": ("", {}), "get": ("/1", {}),':
+            "a list with no parameters costs 1 on any path, priced entity or not",
         "SEARCH_FILTERS | 'title_and_abstract.search' -> 'XX..XX' | \"title_and_abstract.search\")":
             "a filter naming it also holds abstract.search, which is matched as a substring, as the proxy does",
         'request_credits | \'\' -> \'XX..XX\' | per_page = str(params.get("per_page") or params.get("per-page") or "")':
