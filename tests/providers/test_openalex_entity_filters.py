@@ -192,6 +192,7 @@ def test_short_ids_and_their_kinds():
     ("/authors", {"search": "x", "per_page": 10, "select": "id,display_name"}, 10),
     ("/domains/3", {}, 1), ("/fields", {"search": "x", "per_page": 10, "select": "id,display_name,works_count"}, 1),
     ("/subfields", {}, 1), ("/topics/T1", {}, 0),
+    ("/works/W1X", {}, 1),  # not an id the proxy reads as one (a letter after the digits): priced as any request
 ])
 def test_what_a_request_costs_as_openalex_counts_it(path, params, credits):
     assert request_credits(path, params) == credits
