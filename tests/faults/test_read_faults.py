@@ -17,7 +17,7 @@ import tempfile
 
 import httpx
 import pytest
-from fault_support import run_cli
+from fault_support import HANG, run_cli
 
 import fake_fulltext
 from fake_server import Answer, FakeServer
@@ -110,7 +110,7 @@ def read_with(monkeypatch, capsys, server, route, answer, paper):
     env = fake_fulltext.install(server, {route: ncbi_only(answer) if route.startswith("/eutils") else
                                          (lambda request: answer)})
     env.update({"LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-read-fault-"), "NCBI_API_KEY": NCBI_KEY,
-                "LITSEARCH_EMAIL": EMAIL, "LITSEARCH_PROVIDER_BUDGET": "4"})
+                "LITSEARCH_EMAIL": EMAIL, "LITSEARCH_PROVIDER_BUDGET": "4", **HANG})
     return run_cli(monkeypatch, capsys, env, ["read", paper, "--max-chars", "2000"])
 
 

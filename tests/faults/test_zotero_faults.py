@@ -15,7 +15,7 @@ import json
 import tempfile
 
 import pytest
-from fault_support import run_cli
+from fault_support import HANG, run_cli
 
 import fake_apis
 import fake_zotero
@@ -67,7 +67,7 @@ def push(monkeypatch, capsys, env, via, papers=3):
     with open(path, "w", encoding="utf-8") as handle:
         json.dump({"results": results}, handle)
     env = {**env, "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-zotero-fault-"),
-           "LITSEARCH_PROVIDER_BUDGET": "4"}
+           "LITSEARCH_PROVIDER_BUDGET": "4", **HANG}
     if via == "connector":
         env.update(ZOTERO_API_KEY="", ZOTERO_LIBRARY_ID="")
     for name in ("ZOTERO_API_KEY", "ZOTERO_LIBRARY_ID", "ZOTERO_LIBRARY_TYPE"):
