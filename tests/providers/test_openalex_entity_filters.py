@@ -18,6 +18,7 @@ from litsearch.providers.openalex_entity_filters import (
     SYNONYMS,
     filter_expression,
     lists_filtering_by,
+    searchable_filter,
     semantic_refusals,
 )
 from litsearch.providers.openalex_entity_kinds import KINDS, api_entity_id, short_id
@@ -248,3 +249,18 @@ def test_each_explorer_call_costs_what_its_request_costs_and_both_doors_say_so()
         assert ("a find (semantic search) 10 credits" in words) == (credits[4] == 10), (name, words)
         assert cost(kind, "get") == (" Free of OpenAlex credits." if credits[2] == 0
                                      else f" Costs {credits[2]} of OpenAlex's daily credits."), name
+
+
+@pytest.mark.parametrize("raw,cleaned,notes", [
+    (None, None, []), ("", "", []), ("type:article", "type:article", []),
+    ("title.search:plain,doi:10.1/a?b", "title.search:plain,doi:10.1/a?b", []),  # ? outside a search is left alone
+    ("title.search:machine learn*,publication_year:2020", "title.search:machine learn,publication_year:2020",
+     ["title.search: searched for 'machine learn' (OpenAlex takes no ? * ~ there)"]),
+    ("display_name.search:*?,type:x", "type:x", ["display_name.search: left out, nothing but ? * ~ to search for"]),
+    ("x:(a,b)?,title.search:y*", "x:(a,b)?,title.search:y",  # a comma inside brackets is no separator
+     ["title.search: searched for 'y' (OpenAlex takes no ? * ~ there)"]),
+    (" Title.Search :x~", " Title.Search :x", ["Title.Search: searched for 'x' (OpenAlex takes no ? * ~ there)"]),
+])
+def test_a_raw_filters_search_values_lose_their_wildcards_with_a_note(raw, cleaned, notes):
+    said: list[str] = []
+    assert searchable_filter(raw, said) == cleaned and said == notes
