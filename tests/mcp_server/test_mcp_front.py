@@ -358,8 +358,22 @@ def test_the_launcher_under_a_bare_python_serves_the_real_tools_from_a_ready_env
             assert not result.get("isError"), result
             assert "DNA targeting specificity" in json.dumps(result)
             front.send_signal(signal.SIGINT)  # how Claude Code stops its MCP servers
-            assert front.wait(timeout=60) == 0
-            assert "Traceback" not in front.stderr.read().decode()
+            # Both pipes drained while it stops: a full pipe nobody reads would hold the front's
+            # last writes (and the exit that flushes them), which is this test's doing, not the front's.
+            drained = {name: bytearray() for name in ("stdout", "stderr")}
+            readers = [threading.Thread(target=lambda name=name: drained[name].extend(getattr(front, name).read()),
+                                        daemon=True) for name in drained]
+            for reader in readers:
+                reader.start()
+            try:
+                code = front.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                raise AssertionError("the front did not stop within 60 s of SIGINT; its stderr so far: "
+                                     + drained["stderr"].decode(errors="replace")[-2000:]) from None
+            for reader in readers:
+                reader.join(timeout=30)
+            assert code == 0, drained["stderr"].decode(errors="replace")[-2000:]
+            assert "Traceback" not in drained["stderr"].decode(errors="replace")
         finally:
             front.stdin.close()
             if front.poll() is None:
