@@ -193,22 +193,37 @@ def tool_results(log: Path) -> list[str]:
 
 
 def kill_tree(pid: int) -> None:
-    """SIGKILL a process and every descendant (a build in a session of its own included)."""
-    doomed = {pid}
-    for _ in range(3):  # again: a process may have started a child before it was killed
-        children: dict[int, list[int]] = {}
+    """SIGKILL a process and every descendant (a build in a session of its own included). A pid is
+    killed again only while it names the same process (its start time in /proc unchanged): on a
+    busy machine a dead one's pid is soon reused, by a process of another test."""
+    def stats() -> dict[int, tuple[int, str]]:
+        found = {}
         for stat in Path("/proc").glob("[0-9]*/stat"):
             try:
                 fields = stat.read_text().rsplit(")", 1)[1].split()
-            except (OSError, IndexError):
+                found[int(stat.parent.name)] = (int(fields[1]), fields[19])  # parent, start time
+            except (OSError, IndexError, ValueError):
                 continue
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-        queue = list(doomed)
+        return found
+
+    doomed: dict[int, str] = {}  # pid -> its start time
+    for _ in range(3):  # again: a process may have started a child before it was killed
+        now = stats()
+        children: dict[int, list[int]] = {}
+        for child, (parent, _started) in now.items():
+            children.setdefault(parent, []).append(child)
+        if pid in now:
+            doomed.setdefault(pid, now[pid][1])
+        queue = [p for p, started in doomed.items() if now.get(p, (0, None))[1] == started]
         while queue:
             current = queue.pop()
-            doomed.add(current)
-            queue.extend(child for child in children.get(current, []) if child not in doomed)
-        for victim in doomed:
+            for child in children.get(current, []):
+                if child not in doomed:
+                    doomed[child] = now[child][1]
+                    queue.append(child)
+        for victim, started in doomed.items():
+            if now.get(victim, (0, None))[1] != started:
+                continue  # gone, or its pid now names another process
             try:
                 os.kill(victim, signal.SIGKILL)
             except OSError:
