@@ -41,7 +41,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests"), str(REPO / "bench")]
 
-from deep_world import Judge, World, load_world  # noqa: E402
+from deep_world import Judge, World, judge_batch, load_world  # noqa: E402
 
 RANKING = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared")) / "benchmarks" / "ranking"
 REVIEWS = sorted(f"reviews/{p.name}" for p in (RANKING / "reviews").iterdir() if p.is_dir()) \
@@ -71,7 +71,6 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     from litsearch.deep.rounds import Timing, expand, judge as record, start
     from litsearch.deep.session import Options
     from litsearch.deep.stop import saturation
-    from litsearch.deep.verdicts import Verdicts
     from litsearch.runtime.settings import settings_from_env
 
     settings = settings_from_env(world.env)
@@ -83,12 +82,7 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
         search_order = [world.doc_id(c.paper) for c in session.candidates.values()
                         if any(e.get("via") == "search" for e in c.evidence)]
         while not session.done:
-            given = {}
-            for key in session.batch:
-                doc = world.doc_id(session.candidates[key].paper)
-                order.append(doc)
-                given[key] = "relevant" if judge.says_relevant(doc) else "not"
-            record(session, Verdicts(given, []), [])
+            record(session, judge_batch(world, judge, session, order), [])
             if stop_at is None:
                 session.options, running = rule, session.options
                 if saturation(session)[0]:

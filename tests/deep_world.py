@@ -76,3 +76,16 @@ def load_world(ranking: Path, name: str) -> Collection:
     if name.startswith("reviews/"):
         return review_world(ranking / "reviews", name.split("/", 1)[1])
     return Collection.load(ranking / name)
+
+
+def judge_batch(world: World, judge: Judge, session, order: list) -> "Verdicts":
+    """The judge's verdicts on the session's current batch, each paper's doc id appended to
+    ``order`` (the order papers were judged in)."""
+    from litsearch.deep.verdicts import Verdicts
+
+    given = {}
+    for key in session.batch:
+        doc = world.doc_id(session.candidates[key].paper)
+        order.append(doc)
+        given[key] = "relevant" if judge.says_relevant(doc) else "not"
+    return Verdicts(given, [])

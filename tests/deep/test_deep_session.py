@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from deep_world import Judge, World  # noqa: E402
+from deep_world import Judge, World, judge_batch  # noqa: E402
 from small_world import small_world  # noqa: E402
 
 from litsearch.core.config import Settings  # noqa: E402
@@ -20,7 +20,6 @@ from litsearch.core.filters import Filters  # noqa: E402
 from litsearch.core.services import PacePolicy  # noqa: E402
 from litsearch.deep.rounds import Timing, advance, start  # noqa: E402
 from litsearch.deep.session import Options, as_document, from_document  # noqa: E402
-from litsearch.deep.verdicts import Verdicts  # noqa: E402
 from litsearch.net.http import HttpClient  # noqa: E402
 from litsearch.providers import registry  # noqa: E402
 
@@ -37,12 +36,7 @@ def run_session(world: World, judge: Judge, options: Options) -> tuple[list, lis
             session = await start(http, "coral reef bleaching", [], Filters(), options)
             states.append(from_document(as_document(session), "s"))
             while not session.done:
-                given = {}
-                for key in session.batch:
-                    doc = world.doc_id(session.candidates[key].paper)
-                    order.append(doc)
-                    given[key] = "relevant" if judge.says_relevant(doc) else "not"
-                await advance(http, session, Verdicts(given, []), [], Timing())
+                await advance(http, session, judge_batch(world, judge, session, order), [], Timing())
                 states.append(from_document(as_document(session), "s"))  # every step survives its file
             return session
 
