@@ -310,9 +310,13 @@ def test_a_client_that_leaves_during_the_build_leaves_the_build_alone(scripted):
     assert client.result == [0] and len(backend.builds) == 1
 
 
-def test_the_launcher_under_a_bare_python_serves_the_real_tools_from_a_ready_environment(tmp_path, monkeypatch):
+@pytest.mark.parametrize("sigint", ["default", "ignored by its parent"])
+def test_the_launcher_under_a_bare_python_serves_the_real_tools_from_a_ready_environment(tmp_path, monkeypatch,
+                                                                                         sigint):
     """The launcher as .mcp.json starts it, with no package in its Python and an environment
-    in place (its interpreter: this test's, which has the package), against the fake APIs."""
+    in place (its interpreter: this test's, which has the package), against the fake APIs.
+    SIGINT stops it even when its parent ignores SIGINT, as a shell's background job does (the
+    front then inherits the ignoring; it failed this way in .ci/run started with `&`)."""
     import fake_apis
     from fake_server import FakeServer
     from plugin_support import SKILL, clean_env, python_without_packages
@@ -333,7 +337,9 @@ def test_the_launcher_under_a_bare_python_serves_the_real_tools_from_a_ready_env
     with FakeServer() as server:
         front = subprocess.Popen([str(python), str(REPO / SKILL / "scripts" / "lit_search.py"), "mcp"],
                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                 env={**env, **fake_apis.install(server)})
+                                 env={**env, **fake_apis.install(server)},
+                                 preexec_fn=(lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+                                 if sigint != "default" else None)
         try:
             def ask(message: dict) -> None:
                 front.stdin.write(json.dumps({"jsonrpc": "2.0", **message}).encode() + b"\n")

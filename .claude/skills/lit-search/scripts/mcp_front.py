@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -343,6 +344,11 @@ class BackgroundEnvironment:
 
 def main(root: Path, launcher: Path, args: list[str]) -> int:
     import environment
+
+    # SIGINT is how a client stops its MCP servers. A Python whose parent ignores SIGINT (a
+    # shell's background job, nohup) inherits that and would serve on until its stdin closed;
+    # the command line takes SIGINT back the same way (litsearch/cli/__init__.py).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def tidy() -> None:
         environment.remove_leftovers(environment.environments_folder())
