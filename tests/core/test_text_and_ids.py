@@ -1,6 +1,7 @@
 """Text cleaning and identifier normalization: the small functions everything relies on."""
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from litsearch.core.identifiers import arxiv_id_from_doi, is_arxiv_doi, normalize_arxiv_id, normalize_doi, normalize_openalex_id, normalize_pmid, split_arxiv_id
 from litsearch.core.text import fold_title, plain_text
@@ -51,6 +52,19 @@ def test_plain_text(raw, expected):
 
 def test_fold_title_ignores_case_accents_markup_and_punctuation():
     assert fold_title("Genome-wide <i>in vivo</i> Édition.") == fold_title("genome wide in vivo edition")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from("aZ09 _-.,;:()[]/'\"<>&;#\t\n\x0b\x1f\x7féÉ\u0301\u200bß"), max_size=40)
+       | st.text(alphabet=st.characters(max_codepoint=0x7f), max_size=40) | st.none()
+       | st.lists(st.sampled_from(["Tabu", " search", "&amp;", "&#233;", "&lt;i&gt;", "<i>", "</i>", "_", "-"]),
+                  max_size=8).map("".join))
+def test_fold_title_fast_path_folds_as_the_full_path(title):
+    # Plain ASCII titles skip plain_text (the deep-search pool keys thousands a round): the key
+    # must be the one the full path gives, whatever the title holds.
+    from litsearch.core.text import _fold_any_title
+
+    assert fold_title(title) == _fold_any_title(title)
 
 
 @pytest.mark.parametrize("url, is_pdf", [

@@ -74,6 +74,14 @@ def _without_accents(text: str) -> str:
 
 def fold_title(value: str | None) -> str:
     """Comparison key for titles: plain text, accents removed, lower-case, punctuation as spaces."""
+    if type(value) is str and value.isascii() and value.isprintable() and "<" not in value and "&" not in value:
+        # Most titles: no markup, entity, accent or control character, so plain_text would only
+        # collapse spaces (the deep-search pool keys thousands of titles a round).
+        return fold_plain(value)
+    return _fold_any_title(value)
+
+
+def _fold_any_title(value: str | None) -> str:
     text = _without_accents(plain_text(value) or "")
     text = text.lower()
     text = re.sub(r"[^\w\s]|_", " ", text)

@@ -26,6 +26,7 @@ so the fit sees what an unjudged paper would look like.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 from .session import Candidate, Session
@@ -60,7 +61,7 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
     """Every candidate's features (judged ones leave-one-out)."""
     candidates = list(session.candidates.values())
     space = Space(candidate.terms for candidate in candidates)
-    vectors = {c.key: space.vector(c.terms) for c in candidates}
+    weighed = {c.key: space.weights(c.terms) for c in candidates}
     positive: dict[str, float] = {}
     negative: dict[str, float] = {}
     for candidate in candidates:
@@ -68,8 +69,9 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
         target = positive if weight else negative if candidate.verdict == "not" else None
         if target is None:
             continue
-        for term, value in vectors[candidate.key].items():
-            target[term] = target.get(term, 0.0) + (weight or 1.0) * value
+        terms, weights, norm = weighed[candidate.key]
+        for term, value in zip(terms, weights):
+            target[term] = target.get(term, 0.0) + (weight or 1.0) * (value / norm)
     topic = space.vector(_query_terms(session))
     verdict_of = {c.key: c.verdict for c in candidates}
     cocited, coupling = citation_features(candidates)
@@ -77,17 +79,22 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
     # what was rejected" means "unlike the search's first rows", no evidence of relevance.
     liked, disliked = Prototype(positive), Prototype(negative if positive else {})
     table = {}
-    liked_total, disliked_total = liked.total, disliked.total
+    profiles = _profiles(liked.total, disliked.total, topic)
     for candidate in candidates:
-        vector = vectors[candidate.key]
+        terms, weights, norm = weighed[candidate.key]
         own = VERDICT_WEIGHT.get(candidate.verdict or "", 0.0)
-        # One pass over the candidate's terms for its three dot products (the round's own time is
-        # mostly here: a few thousand candidates of up to 48 terms).
+        # One pass over the candidate's terms for its three dot products with its unit vector
+        # (the round's own time is mostly here: a few thousand candidates of up to 48 terms). A
+        # term in no profile adds nothing; one in some adds 0.0 to the others: each sum is, bit
+        # for bit, the one a look-up of every term in every profile gives.
         to_liked = to_disliked = to_topic = 0.0
-        for term, value in vector.items():
-            to_liked += value * liked_total.get(term, 0.0)
-            to_disliked += value * disliked_total.get(term, 0.0)
-            to_topic += value * topic.get(term, 0.0)
+        for term, weight in zip(terms, weights):
+            found = profiles.get(term)
+            if found is not None:
+                value = weight / norm
+                to_liked += value * found[0]
+                to_disliked += value * found[1]
+                to_topic += value * found[2]
         text = liked.cosine_from_dot(to_liked, own) - 0.5 * disliked.cosine_from_dot(
             to_disliked, 1.0 if candidate.verdict == "not" else 0.0)
         table[candidate.key] = {"text": text, "topic": to_topic,
@@ -95,6 +102,16 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
                                 "coupling": math.log1p(coupling.get(candidate.key, 0.0)),
                                 **_evidence_features(candidate, verdict_of)}
     return table
+
+
+def _profiles(liked: dict[str, float], disliked: dict[str, float],
+              topic: dict[str, float]) -> dict[str, tuple[float, float, float]]:
+    """Per term of any of the three profiles: its weight in each (0.0 where absent)."""
+    found = {}
+    for term in (*liked, *disliked, *topic):
+        if term not in found:
+            found[term] = (liked.get(term, 0.0), disliked.get(term, 0.0), topic.get(term, 0.0))
+    return found
 
 
 def citation_features(candidates: Sequence[Candidate]) -> tuple[dict[str, float], dict[str, float]]:
@@ -214,22 +231,25 @@ def fit(rows: Sequence[dict[str, float]], labels: Sequence[float]) -> tuple[dict
     precision = [PENALTY] * len(FEATURES) + [PENALTY * 0.1]
     beta = list(prior)
     data = [[row[f] for f in FEATURES] + [1.0] for row in rows]
+    # Most features of a row are 0 (no link, no recommendation…): adding their zero products
+    # changes no sum, so only the non-zero ones are walked, in the same order.
+    present = [[(i, xi) for i, xi in enumerate(x) if xi] for x in data]
     size = len(names)
     value = _log_posterior(beta, data, labels, prior, precision)
     for _ in range(NEWTON_STEPS):
         gradient = [precision[i] * (beta[i] - prior[i]) for i in range(size)]
         hessian = [[precision[i] if i == j else 0.0 for j in range(size)] for i in range(size)]
-        for x, label in zip(data, labels):
+        for x, nonzero, label in zip(data, present, labels):
             p = _sigmoid(sum(b * v for b, v in zip(beta, x)))
             error, curvature = p - label, p * (1.0 - p)
-            for i in range(size):
-                xi = x[i]
-                if xi:
-                    gradient[i] += error * xi
-                    row = hessian[i]
-                    scaled = curvature * xi
-                    for j in range(i + 1):
-                        row[j] += scaled * x[j]
+            for i, xi in nonzero:
+                gradient[i] += error * xi
+                row = hessian[i]
+                scaled = curvature * xi
+                for j, xj in nonzero:
+                    if j > i:
+                        break
+                    row[j] += scaled * xj
         for i in range(size):
             for j in range(i):
                 hessian[j][i] = hessian[i][j]
@@ -305,11 +325,13 @@ def score_candidates(session: Session) -> dict[str, float]:
         rows += [table[key] for key in sample]
         labels += [0.0] * len(sample)
     weights, bias = fit(rows, labels)
+    context = WhyContext.of(session)
+    weighted = [(weights[f], f) for f in FEATURES]
     for candidate in session.candidates.values():
         row = table[candidate.key]
-        candidate.log_odds = bias + sum(weights[f] * row[f] for f in FEATURES)
+        candidate.log_odds = bias + sum(weight * row[f] for weight, f in weighted)
         candidate.score = _sigmoid(candidate.log_odds)
-        candidate.why = why(candidate, raw[candidate.key], session)
+        candidate.why = why(candidate, raw[candidate.key], session, context)
     return {**{f: round(w, 3) for f, w in weights.items()}, "bias": round(bias, 3)}
 
 
@@ -335,11 +357,27 @@ def next_order(session: Session) -> list[Candidate]:
     return sorted(unjudged, key=lambda c: (-c.log_odds, int(c.key[1:])))
 
 
-def why(candidate: Candidate, features: dict[str, float], session: Session) -> str:
-    """Where the candidate came from, in a few words."""
-    from ..providers import registry
+@dataclass(frozen=True)
+class WhyContext:
+    """What ``why`` reads of the session and the registry, looked up once per round, not once
+    per candidate."""
 
-    label = lambda name: registry.service(name).label if name in registry.providers() else name  # noqa: E731
+    labels: dict[str, str]  # provider name -> its label
+    any_relevant: bool  # some paper is judged relevant
+
+    @classmethod
+    def of(cls, session: Session) -> "WhyContext":
+        from ..providers import registry
+
+        return cls({name: registry.service(name).label for name in registry.providers()},
+                   bool(session.judged("relevant")))
+
+
+def why(candidate: Candidate, features: dict[str, float], session: Session,
+        context: WhyContext | None = None) -> str:
+    """Where the candidate came from, in a few words."""
+    context = context or WhyContext.of(session)
+    label = lambda name: context.labels.get(name, name)  # noqa: E731
     parts: list[str] = []
     cites = sorted({e["seed"] for e in candidate.evidence if e.get("via") == "references" and e.get("seed")})
     cited = sorted({e["seed"] for e in candidate.evidence if e.get("via") == "citing" and e.get("seed")})
@@ -369,7 +407,7 @@ def why(candidate: Candidate, features: dict[str, float], session: Session) -> s
         parts.append(f"cited together with relevant papers ({math.expm1(features['cocited']):.0f}×)")
     if features.get("coupling", 0.0) > 0:
         parts.append(f"shares {math.expm1(features['coupling']):.0f} references with relevant papers")
-    if features.get("text", 0.0) > 0.15 and session.judged("relevant"):
+    if features.get("text", 0.0) > 0.15 and context.any_relevant:
         parts.append(f"reads like the relevant papers ({features['text']:.2f})")
     return "; ".join(parts) or "found while chasing"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,7 +19,7 @@ from .. import __version__
 from ..core.errors import InputError
 from ..core.files import MB, read_input
 from ..core.filters import Filters
-from ..core.records import ATTRIBUTES, Paper
+from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
 from ..providers import registry
 from ..search.record import filters_as_dict, filters_from_dict
 from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
@@ -131,11 +131,29 @@ def now_utc() -> str:
 # ---------------------------------------------------------------- to and from the file
 
 PAPER_FIELDS = tuple(Paper(provider="", title="").to_dict())  # the record's JSON names ("paper_id" …)
+_PAPER_NAMES = tuple((f.name, JSON_NAMES.get(f.name, f.name)) for f in fields(Paper))  # (attribute, JSON name)
+_PAPER_FIELD_SET = frozenset(PAPER_FIELDS)
+_EMPTY = (None, [], {}, "")
 
 
 def paper_as_dict(paper: Paper) -> dict[str, Any]:
-    """The record without its empty fields (a session holds thousands)."""
-    return {name: value for name, value in paper.to_dict().items() if value not in (None, [], {}, "")}
+    """The record without its empty fields (a session holds thousands): what ``Paper.to_dict``
+    gives, read field by field (its deep copy of every value was most of a session's writing)."""
+    found = {}
+    for attribute, name in _PAPER_NAMES:
+        value = getattr(paper, attribute)
+        if value not in _EMPTY:
+            found[name] = _copied(value) if isinstance(value, (list, dict)) else value
+    return found
+
+
+def _copied(value: Any) -> Any:
+    """Lists and maps copied as ``to_dict`` copies them: the document never shares the session's."""
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    if isinstance(value, dict):
+        return {name: _copied(item) for name, item in value.items()}
+    return value
 
 
 def as_document(session: Session) -> dict[str, Any]:
@@ -237,7 +255,7 @@ def from_document(document: Any, shown: str) -> Session:
 def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
     if entry.get("verdict") not in (None, *VERDICTS):
         raise InputError(f"{shown}: damaged session: candidate {entry['key']!r} has verdict {entry['verdict']!r}")
-    fields_read = {ATTRIBUTES.get(k, k): v for k, v in entry["paper"].items() if k in PAPER_FIELDS}
+    fields_read = {ATTRIBUTES.get(k, k): v for k, v in entry["paper"].items() if k in _PAPER_FIELD_SET}
     fields_read.setdefault("provider", "merged")
     paper = Paper(**fields_read)
     return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),

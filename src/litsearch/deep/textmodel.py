@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import repeat
+from operator import mul
 from typing import Iterable, Mapping, Sequence
 
 from ..core.records import Paper
@@ -30,6 +32,7 @@ describe described discuss discussed consider considered propose proposed report
 illustrate illustrated illustrates example examples introduce introduced demonstrate demonstrated
 """.split())
 TITLE_WEIGHT = 2
+_TF = (0.0, *(1.0 + math.log(count) for count in range(1, 256)))  # a count's sublinear weight, by count
 _ANALYZER: list[Analyzer] = []
 
 
@@ -72,10 +75,25 @@ class Space:
         self.default_idf = math.log(1.0 + self.size)  # a term no candidate has
 
     def vector(self, counts: Mapping[str, int | float]) -> dict[str, float]:
-        weights = {term: (1.0 + math.log(count)) * self.idf.get(term, self.default_idf)
-                   for term, count in counts.items() if count > 0}
-        norm = math.sqrt(sum(value * value for value in weights.values()))
-        return {term: value / norm for term, value in weights.items()} if norm else {}
+        terms, weights, norm = self.weights(counts)
+        return {term: value / norm for term, value in zip(terms, weights)}
+
+    def weights(self, counts: Mapping[str, int | float]) -> tuple[list[str], list[float], float]:
+        """The tf-idf weights of ``counts`` (its terms and their weights, in the counts' order) and
+        their norm: the unit vector is each weight over the norm (nothing when the norm is 0). A
+        round weighs every candidate, so the usual counts (whole numbers below ``len(_TF)``) are
+        weighed by the built-ins; the floats are the very ones a plain loop gives."""
+        terms, counts_of = list(counts), list(counts.values())
+        try:
+            if not counts_of or min(counts_of) <= 0:
+                raise TypeError("a count to leave out")
+            weights = list(map(mul, map(_TF.__getitem__, counts_of), map(self.idf.get, terms, repeat(self.default_idf))))
+        except (TypeError, IndexError):
+            kept = {term: (1.0 + math.log(count)) * self.idf.get(term, self.default_idf)
+                    for term, count in counts.items() if count > 0}
+            terms, weights = list(kept), list(kept.values())
+        norm = math.sqrt(sum(map(mul, weights, weights)))
+        return (terms, weights, norm) if norm else ([], [], 0.0)
 
     def centroid(self, vectors: Sequence[Mapping[str, float]]) -> dict[str, float]:
         """The mean of unit vectors, made unit again (Rocchio's prototype of a set)."""

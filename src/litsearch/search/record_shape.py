@@ -11,7 +11,7 @@ excerpt of the value.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from ..core.environment import excerpt
 
@@ -72,11 +72,25 @@ RECORD = Fields({
 def shape_problem(value: Any, spec: Any = RECORD, where: str = "") -> str | None:
     """What is wrong with ``value`` against ``spec``, in words; None when it fits. Fields
     the spec does not name are left alone (a newer minor addition, a note of the user's)."""
+    # A file that fits (nearly always) is checked without building the path of every value it
+    # holds (a deep-search session has hundreds of thousands); one that does not is walked again
+    # to name where.
+    if fits(value, spec):
+        return None
+    return _problem(value, spec, where)
+
+
+def fits(value: Any, spec: Any) -> bool:
+    """Whether ``shape_problem`` finds nothing wrong: the same rules, without the words."""
+    return _checker(spec)(value)
+
+
+def _problem(value: Any, spec: Any, where: str) -> str | None:
     if isinstance(spec, Fields):
         if not isinstance(value, dict):
             return f"'{where or 'the record'}' is not an object"
         for name, inner in spec.fields.items():
-            if name in value and (problem := shape_problem(value[name], inner, _join(where, name))):
+            if name in value and (problem := _problem(value[name], inner, _join(where, name))):
                 return problem
         for name in spec.required:
             if name not in value:
@@ -88,7 +102,7 @@ def shape_problem(value: Any, spec: Any = RECORD, where: str = "") -> str | None
         if len(value) > spec.cap:
             return f"'{where}' holds {len(value):,} entries; at most {spec.cap:,} are read"
         for position, item in enumerate(value):
-            if problem := shape_problem(item, spec.item, f"{where}[{position}]"):
+            if problem := _problem(item, spec.item, f"{where}[{position}]"):
                 return problem
         return None
     if isinstance(spec, MapOf):
@@ -97,7 +111,7 @@ def shape_problem(value: Any, spec: Any = RECORD, where: str = "") -> str | None
         if len(value) > MAX_LISTED:
             return f"'{where}' holds {len(value):,} entries; at most {MAX_LISTED:,} are read"
         for name, item in value.items():
-            if problem := shape_problem(item, spec.value, f"{where}.{excerpt(str(name), 40)}"):
+            if problem := _problem(item, spec.value, f"{where}.{excerpt(str(name), 40)}"):
                 return problem
         return None
     kinds = spec if isinstance(spec, tuple) else (spec,)
@@ -109,9 +123,82 @@ def shape_problem(value: Any, spec: Any = RECORD, where: str = "") -> str | None
             return f"'{where}' is {len(value):,} characters long; at most {MAX_TEXT:,} are read"
         return None
     for inner in nested:
-        if shape_problem(value, inner, where) is None:
+        if _problem(value, inner, where) is None:
             return None
     return f"'{where}' should be {_names(kinds)}, not {_described(value)}"
+
+
+_CHECKERS: dict[int, tuple[Any, Callable[[Any], bool]]] = {}  # id(spec) -> (spec, its checker)
+
+
+def _checker(spec: Any) -> Callable[[Any], bool]:
+    """``spec`` made into one function, once per spec (the specs are module constants)."""
+    known = _CHECKERS.get(id(spec))
+    if known is not None and known[0] is spec:
+        return known[1]
+    if isinstance(spec, Fields):
+        check = _fields_checker(spec)
+    elif isinstance(spec, (ListOf, MapOf)):
+        check = _collection_checker(spec)
+    else:
+        check = _value_checker(spec if isinstance(spec, tuple) else (spec,))
+    _CHECKERS[id(spec)] = (spec, check)
+    return check
+
+
+def _fields_checker(spec: Fields) -> Callable[[Any], bool]:
+    named = [(name, _checker(inner)) for name, inner in spec.fields.items()]
+    required = spec.required
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, dict):
+            return False
+        for name, inner in named:
+            if name in value and not inner(value[name]):
+                return False
+        return all(name in value for name in required)
+    return check
+
+
+def _collection_checker(spec: ListOf | MapOf) -> Callable[[Any], bool]:
+    item_spec = spec.item if isinstance(spec, ListOf) else spec.value
+    inner = _checker(item_spec)
+    kind, cap = (list, spec.cap) if isinstance(spec, ListOf) else (dict, MAX_LISTED)
+    # Items of JSON's own scalar types the spec names (a list of texts, a map of counts) are
+    # told apart by their types all at once; anything else is checked item by item.
+    kinds = item_spec if isinstance(item_spec, tuple) else (item_spec,)
+    at_once = frozenset(k for k in kinds if k in (str, int, float, type(None))) \
+        if all(isinstance(k, type) for k in kinds) else frozenset()
+
+    def check(value: Any) -> bool:
+        if not isinstance(value, kind) or len(value) > cap:
+            return False
+        items = value if kind is list else value.values()
+        if at_once:
+            found = set(map(type, items))
+            if found <= at_once:
+                return str not in found or max(len(item) for item in items if type(item) is str) <= MAX_TEXT
+        for item in items:
+            if not inner(item):
+                return False
+        return True
+    return check
+
+
+def _value_checker(kinds: tuple) -> Callable[[Any], bool]:
+    plain = tuple(kind for kind in kinds if isinstance(kind, type))
+    nested = [_checker(kind) for kind in kinds if not isinstance(kind, type)]
+    bool_allowed = bool in plain
+    exact = frozenset(kind for kind in plain if kind in (str, int, float, type(None)))
+
+    def check(value: Any) -> bool:
+        kind = type(value)
+        if kind in exact:  # the common case, JSON's own types: no subclass, no bool
+            return kind is not str or len(value) <= MAX_TEXT
+        if isinstance(value, plain) and (bool_allowed or not isinstance(value, bool)):
+            return not (isinstance(value, str) and len(value) > MAX_TEXT)
+        return any(inner(value) for inner in nested)
+    return check
 
 
 def _join(where: str, name: str) -> str:
