@@ -3,9 +3,10 @@
 ``record`` runs one seeded session (the simulated judge of bench/deep_benchmark.py against the
 fake providers, pacing off) to its budget and writes, into a folder: the session file after every
 round (``round-NN.json``) and ``fingerprint.json``: every round's batch, in order, and the final
-session document (its timestamps left out). Two runs of the same code give the same fingerprint,
-so comparing the fingerprints before and after a change to scoring shows whether the change moved
-any batch, score or field.
+session document (its timestamps left out). With ``--sequential`` (a round's requests one after
+another, the hash seed fixed) two runs of the same code give the same fingerprint, so comparing
+the fingerprints before and after a change to scoring shows whether the change moved any batch,
+score or field (``cmp before/fingerprint.json after/fingerprint.json``).
 
 ``time`` replays, on a recorded session file, what a ``lit-search deep next`` process does besides
 waiting for the network: read and check the file, record a batch's verdicts, write the file, score
@@ -68,9 +69,11 @@ async def _one_after_another(*jobs):
 
 def record_main(args: argparse.Namespace) -> int:
     if args.sequential:
-        # A round's actions run at once and note what they did as they finish, so two runs differ
-        # in those notes' order and, through them, in a few merged fields; run one after another,
-        # two runs of the same code give the same fingerprint.
+        # A round's actions run at once and note what they did as they finish, and the fake
+        # providers order some answers by string hashes: run one after another, with the hash
+        # seed fixed, two runs of the same code give the same fingerprint.
+        if os.environ.get("PYTHONHASHSEED") != "0":
+            os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
         from types import SimpleNamespace
 
         from litsearch.deep import expand
