@@ -97,13 +97,14 @@ def test_text_and_topic_features_are_the_plain_cosines(seed):
 
 
 def dense_fit(rows, labels):
-    """The Newton steps over every feature of every row."""
+    """The damped Newton steps over every feature of every row."""
     names = (*score.FEATURES, "bias")
     prior = [score.PRIOR[f] for f in score.FEATURES] + [score.PRIOR_BIAS]
     precision = [score.PENALTY] * len(score.FEATURES) + [score.PENALTY * 0.1]
     beta = list(prior)
     data = [[row[f] for f in score.FEATURES] + [1.0] for row in rows]
     size = len(names)
+    value = score._log_posterior(beta, data, labels, prior, precision)
     for _ in range(score.NEWTON_STEPS):
         gradient = [precision[i] * (beta[i] - prior[i]) for i in range(size)]
         hessian = [[precision[i] if i == j else 0.0 for j in range(size)] for i in range(size)]
@@ -119,7 +120,15 @@ def dense_fit(rows, labels):
             for j in range(i):
                 hessian[j][i] = hessian[i][j]
         step = score._solve(hessian, gradient)
-        beta = [b - s for b, s in zip(beta, step)]
+        for _halving in range(score.MAX_HALVINGS):
+            trial = [b - s for b, s in zip(beta, step)]
+            trial_value = score._log_posterior(trial, data, labels, prior, precision)
+            if trial_value >= value:
+                break
+            step = [s / 2 for s in step]
+        else:
+            break
+        beta, value = trial, trial_value
         if max(abs(s) for s in step) < 1e-4:
             break
     return dict(zip(score.FEATURES, beta[:-1])), beta[-1]
