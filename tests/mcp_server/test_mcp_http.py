@@ -187,6 +187,54 @@ def test_a_flood_of_initialize_from_one_token_never_fills_the_table(tmp_path):
     assert not others.is_error and not again.is_error  # nobody is locked out, not even the flooder's own client
 
 
+def test_an_initialize_answered_but_not_yet_recorded_still_holds_its_place():
+    """A session is recorded when its request is done, but its answer is out before that, and a
+    client may open the next one in between (a flood, under load: 17 sessions of 16). Here ten
+    initializes are answered and held there: the cap counts the ones still being answered."""
+    from litsearch.mcp_server.http_guard import SESSION_HEADER, CallGate, SessionBook
+    from litsearch.mcp_server.tokens import RequestBudget
+
+    async def scenario() -> tuple[list[int], int, int]:
+        answered_all = asyncio.Event()
+        opened = 0
+
+        async def sdk(scope, receive, send):  # answers, then finishes its work later
+            nonlocal opened
+            opened += 1
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(SESSION_HEADER.encode(), f"s{opened}".encode())]})
+            await send({"type": "http.response.body", "body": b"{}"})
+            await answered_all.wait()
+
+        sessions = SessionBook(per_token=4)
+        gate = CallGate(sdk, TokenTable([Token("alice", ALICE)]), RequestBudget(0), sessions)
+        statuses: list[int] = []
+
+        async def initialize() -> None:
+            async def receive():
+                return {"type": "http.request", "body": json.dumps(INITIALIZE).encode(), "more_body": False}
+
+            async def send(message):
+                if message["type"] == "http.response.start":
+                    statuses.append(message["status"])
+
+            scope = {"type": "http", "method": "POST", "path": "/mcp", "query_string": b"",
+                     "headers": [(b"authorization", f"Bearer {ALICE}".encode())]}
+            await gate(scope, receive, send)
+
+        calls = [asyncio.ensure_future(initialize()) for _ in range(10)]
+        while len(statuses) < 10:
+            await asyncio.sleep(0)
+        held = sessions.count("alice")
+        answered_all.set()
+        await asyncio.gather(*calls)
+        return statuses, held, sessions.count("alice")
+
+    statuses, held, after = asyncio.run(scenario())
+    assert sorted(statuses) == [200] * 4 + [503] * 6  # the rest are told the token's sessions are busy
+    assert held == 4 and after == 4
+
+
 # ---------------------------------------------------------------- connections
 
 

@@ -48,9 +48,23 @@ class SessionBook:
         self._by_token: dict[str, OrderedDict[str, None]] = {}
         self._owner: dict[str, str] = {}
         self._busy: dict[str, int] = {}
+        # Places taken by an initialize still being answered: its session is known only once the
+        # answer has gone out, and the client may send the next initialize before the server has
+        # recorded it; without the place, both fitted under the cap (17 sessions of 16, under load).
+        self._opening: dict[str, int] = {}
 
     def count(self, name: str) -> int:
-        return len(self._by_token.get(name, ()))
+        return len(self._by_token.get(name, ())) + self._opening.get(name, 0)
+
+    def take_place(self, name: str) -> None:
+        self._opening[name] = self._opening.get(name, 0) + 1
+
+    def give_place_back(self, name: str) -> None:
+        left = self._opening.get(name, 0) - 1
+        if left > 0:
+            self._opening[name] = left
+        else:
+            self._opening.pop(name, None)
 
     def opened(self, name: str, session: str) -> None:
         self._by_token.setdefault(name, OrderedDict())[session] = None
@@ -130,7 +144,8 @@ class CallGate:
         scope = {**scope, "user": AuthenticatedUser(AccessToken(token=f"name:{token.name}", client_id=token.name,
                                                                 scopes=[]))}
         session = headers.get(SESSION_HEADER)
-        if session is None and method == "POST" and not await self._room_for(token.name, scope):
+        opening = session is None and method == "POST"
+        if opening and not await self._room_for(token.name, scope):
             await _answer(send, 503, f"this token already has {self.sessions.per_token} busy sessions")
             return
         answered: dict[str, Any] = {"status": 500, "session": None}
@@ -148,6 +163,8 @@ class CallGate:
             await self.app(scope, receive, watched)
         finally:
             self.sessions.end(session)
+            if opening:
+                self.sessions.give_place_back(token.name)
             status = answered["status"]
             if session is None and answered["session"] and status < 400:
                 self.sessions.opened(token.name, answered["session"])
@@ -165,6 +182,7 @@ class CallGate:
             self.sessions.closed(oldest)
             log.info("%s: ended its least recently used session to open another (%d at most)", name,
                      self.sessions.per_token)
+        self.sessions.take_place(name)  # no await since the count: the place is this request's
         return True
 
     async def _end_session(self, session: str, scope: Scope) -> None:
