@@ -39,7 +39,7 @@ class LabRun:
     exit_codes: list[int] = field(default_factory=list)
     stderr: list[str] = field(default_factory=list)  # one per machine's process
     stdout: list[str] = field(default_factory=list)
-    killed_at: float | None = None  # when the lab's Redis was killed (the fake server's clock)
+    killed_at: float | None = None  # when the lab's Redis was dead (the fake server's clock)
 
     @property
     def requests(self) -> int:
@@ -92,8 +92,11 @@ def run_lab(machines: int, searches: int, shared_state: str | None = None, kill=
         killed = kill is None
         while any(process.poll() is None for process, _ in processes):
             if not killed and len(limit.arrivals) >= (kill_after or 0):
-                run.killed_at = time.monotonic()
                 kill()
+                # Taken once Redis is gone (reaped), not before the signal: a request that arrives
+                # later records its start in Redis after it left, so its machine must find Redis
+                # gone and say so. Before the kill had landed, a machine could still reach Redis.
+                run.killed_at = time.monotonic()
                 killed = True
             if time.monotonic() - started > timeout:
                 for process, _ in processes:
