@@ -116,13 +116,18 @@ class FakeServer:
                     self.rfile.close()
                     self.rfile = io.BufferedReader(_StampedReader(self.connection))
 
+            def stamped(self) -> _StampedReader | None:
+                raw = getattr(self.rfile, "raw", None)
+                return raw if isinstance(raw, _StampedReader) else None
+
             def handle_one_request(self) -> None:
-                if isinstance(getattr(self.rfile, "raw", None), _StampedReader):
-                    self.rfile.raw.mark()
+                if (reader := self.stamped()) is not None:
+                    reader.mark()
                 super().handle_one_request()
 
             def arrived(self) -> float:
-                stamp = self.rfile.raw.first if isinstance(getattr(self.rfile, "raw", None), _StampedReader) else None
+                reader = self.stamped()
+                stamp = reader.first if reader is not None else None
                 return stamp if stamp is not None else time.monotonic()
 
             def do_GET(self) -> None:

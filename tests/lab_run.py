@@ -12,6 +12,7 @@ bench/pace_under_load.py --lab (the wall-time figures).
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,6 +31,10 @@ TOPICS = ("CRISPR off-target effects", "protein folding dynamics", "bacterial qu
           "malaria vaccine trials", "soil carbon sequestration", "gut microbiome obesity",
           "neutrino oscillation", "antibiotic resistance genes", "glacier mass balance")
 S2_SEARCH = "/s2/graph/v1/paper/search"
+# Each topic ends with the machine's and the search's number as words ("machine3 search1"): they
+# reach Semantic Scholar as typed. A form like "3-1" does not (lit-search sends inner hyphens as
+# spaces, "3 1"), and reading the machine from the last word had read the search's number.
+MACHINE_WORD = re.compile(r"\bmachine(\d+)\b")
 
 
 @dataclass
@@ -46,9 +51,17 @@ class LabRun:
         return len(self.limit.arrivals)
 
     def machines_asking_after_kill(self) -> set[int]:
-        """The machines that sent a request after Redis was killed (their topics end "<machine>-<search>")."""
-        return {int(arrival.query.rsplit(" ", 1)[-1].split("-")[0]) for arrival in self.limit.arrivals
+        """The machines that sent a request after Redis was killed (named in their topics)."""
+        return {machine_of(arrival.query) for arrival in self.limit.arrivals
                 if self.killed_at is not None and arrival.time > self.killed_at}
+
+
+def machine_of(query: str) -> int:
+    """The machine whose topic this request searched; ValueError when no machine is named."""
+    found = MACHINE_WORD.search(query)
+    if found is None:
+        raise ValueError(f"no machine named in the query {query!r}")
+    return int(found.group(1))
 
 
 WORKER = Path(__file__).resolve().parent / "lab_worker.py"
@@ -57,7 +70,7 @@ WORKER = Path(__file__).resolve().parent / "lab_worker.py"
 def machine_script(machine: int, searches: int) -> list[list[str]]:
     """The one process a machine runs: its searches on distinct topics, so no machine is
     answered from another's cache (the cache is shared with the lab too)."""
-    topics = [f"{TOPICS[(machine * searches + search) % len(TOPICS)]} {machine}-{search}"
+    topics = [f"{TOPICS[(machine * searches + search) % len(TOPICS)]} machine{machine} search{search}"
               for search in range(searches)]
     return [[sys.executable, str(WORKER), *topics]]
 
