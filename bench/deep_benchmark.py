@@ -16,7 +16,10 @@ collection, first 100 read by the judge (the ceiling of any one-shot ranking); a
 today's commands (search, then ``snowball`` from each batch's confirmed papers) at 100 judged;
 the most the judge can confirm in 100; rounds, requests per provider, stop reasons and how often
 "saturated" was right (the judge had confirmed ≥ 0.9 of the relevant documents it could
-confirm among those some provider holds).
+confirm among those some provider holds; also against going on to the budget, and how many of
+the wrong ones could not have been right, as even the budget confirmed less than 0.9 of them).
+``--dump FILE`` appends each session's judged order, verdicts and checks as a JSON line, for
+bench/deep_stop_study.py to replay other stop rules on.
 
 The session runs in-process through the same functions as ``lit-search deep`` (deep/rounds.py),
 with pacing off (the figures are recall and requests, not time; bench/search_benchmark.py
@@ -25,12 +28,14 @@ measures pacing). Budget: ``max(300, 3 × relevant)`` judged per query, as the i
     .venv/bin/python bench/deep_benchmark.py                       # CACM and every review (~20 min)
     .venv/bin/python bench/deep_benchmark.py cacm --queries 16
     .venv/bin/python bench/deep_benchmark.py reviews/cohen_NSAIDS --hit 0.9 --false-alarm 0.01
+    .venv/bin/python bench/deep_benchmark.py --no-naive --seed 7 --dump /tmp/seed7.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -70,19 +75,21 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     from litsearch.core.filters import Filters
     from litsearch.deep.rounds import Timing, expand, judge as record, start
     from litsearch.deep.session import Options
-    from litsearch.deep.stop import saturation
+    from litsearch.deep.stop import pending_chases, saturation
     from litsearch.runtime.settings import settings_from_env
 
     settings = settings_from_env(world.env)
     rule = Options(batch=batch, max_judged=max_judged)
     order: list[str | None] = []
     own, stop_at = [], None
+    checks: list[dict[str, int]] = []  # after each batch: papers judged so far, relevant papers still to chase
     async with unpaced_client(settings) as http:
         session = await start(http, text, [], Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
         search_order = [world.doc_id(c.paper) for c in session.candidates.values()
                         if any(e.get("via") == "search" for e in c.evidence)]
         while not session.done:
             record(session, judge_batch(world, judge, session, order), [])
+            checks.append({"judged": len(order), "pending": pending_chases(session)})
             if stop_at is None:
                 session.options, running = rule, session.options
                 if saturation(session)[0]:
@@ -95,7 +102,7 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
         requests = dict(http.request_counts)
     return {"order": order, "search_order": search_order, "stop_at": stop_at, "end": session.stop_reason,
             "rounds": len(session.rounds), "requests": requests, "own_seconds": max(own or [0.0]),
-            "candidates": len(session.candidates)}
+            "candidates": len(session.candidates), "checks": checks}
 
 
 async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: int = 20) -> list[str | None]:
@@ -150,6 +157,8 @@ def main() -> int:
     parser.add_argument("--false-alarm", type=float, default=0.03, help="its chance to call another relevant")
     parser.add_argument("--seed", type=int, default=2026, help="the judge's seed")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive loop (the slowest part)")
+    parser.add_argument("--dump", type=Path, help="append one JSON line per session (the judged order, the "
+                        "judge's verdicts, the findable papers, the checks after each batch) to study stop rules")
     args = parser.parse_args()
     if not RANKING.is_dir():
         print(f"needs the judged collections in {RANKING}")
@@ -159,8 +168,9 @@ def main() -> int:
     print(f"deep search vs one-shot; judge: hit {args.hit}, false alarm {args.false_alarm}, seed {args.seed}")
     print("recall = relevant documents the judge confirmed / all relevant; 'stop' where the default stop rule "
           "fired (else the budget or the end); 'budget': going on to max(300, 3 x relevant) judged; "
-          "saturated (right strict / right vs budget): >= 0.9 of the confirmable relevant papers some provider "
-          "holds / of what going on to the budget confirmed")
+          "saturated (right strict / right vs budget / could not be right): >= 0.9 of the confirmable relevant "
+          "papers some provider holds / of what going on to the budget confirmed / sessions where even the "
+          "budget confirmed less than 0.9 of the held ones")
     header = (f"{'collection':<30}{'q':>3} | {'deep@50':>7} {'@100':>5} {'@200':>5} {'@stop':>6} {'judged':>6} "
               f"{'@budget':>7} | {'1shot@50':>8} {'@100':>5} | {'BM25@100':>8} | {'naive@100':>9} | "
               f"{'max@100':>7} {'held':>5} | {'stops (right)':<28} {'rounds':>6} {'own s':>5}")
@@ -190,7 +200,17 @@ def main() -> int:
                     at_stop, at_end = len(findable & set(stopped)), len(findable & set(order))
                     right["strict"] += bool(findable) and at_stop >= 0.9 * len(findable)
                     right["budget"] += at_stop >= 0.9 * at_end
+                    # No stop before the budget could have been right: even the whole budget
+                    # confirmed less than 0.9 of the held papers (the rest no round reached).
+                    right["unreachable"] += not (bool(findable) and at_end >= 0.9 * len(findable))
                 requests.update(run["requests"])
+                if args.dump:
+                    with args.dump.open("a") as dump:
+                        dump.write(json.dumps({
+                            "collection": name, "query": qid, "relevant": len(relevant), "budget": budget,
+                            "order": order, "said": [judge.says_relevant(doc) for doc in order],
+                            "findable": sorted(findable), "checks": run["checks"], "stop_at": run["stop_at"],
+                            "end": run["end"]}) + "\n")
                 anchor = [ids[p] for p in bm25.rank(text, depth=100)]
                 values = {f"deep@{k}": recall_at(order, judge, k) for k in CHECKPOINTS}
                 values["deep@stop"] = recall_at(order, judge, len(stopped))
@@ -208,7 +228,7 @@ def main() -> int:
                 for key, value in values.items():
                     rows.setdefault(key, []).append(value)
         mean = {key: statistics.mean(values) for key, values in rows.items()}
-        stop_text = ", ".join(f"{reason} {count}" + (f" ({right['strict']}/{right['budget']})"
+        stop_text = ", ".join(f"{reason} {count}" + (f" ({right['strict']}/{right['budget']}/{right['unreachable']})"
                                                      if reason == "saturated" else "")
                               for reason, count in sorted(stops.items()))
         naive = f"{mean['naive@100']:>9.3f}" if "naive@100" in mean else f"{'-':>9}"
