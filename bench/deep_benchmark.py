@@ -160,6 +160,10 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="append one JSON line per session (the judged order, the "
                         "judge's verdicts, the findable papers, the checks after each batch) to study stop rules")
     args = parser.parse_args()
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # The fake providers order some answers by string hashes: with the hash seed fixed, the
+        # same code and judge give the same figures from one run to the next.
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     if not RANKING.is_dir():
         print(f"needs the judged collections in {RANKING}")
         return 1
