@@ -116,7 +116,12 @@ class CollectionGraph:
         rest = request.path.split("/graph/v1/paper/", 1)[1]
         if rest == "batch":
             return self.s2_batch(request)
-        wanted, _, listing = rest.partition("/")
+        # A DOI holds slashes ("DOI:10.1000/x.y/references"): the listing is the last part, when
+        # it is one, and the id everything before it, as the real API reads the path.
+        wanted, listing = rest, ""
+        for name in ("references", "citations"):
+            if rest.endswith("/" + name):
+                wanted, listing = rest[: -len(name) - 1], name
         paper = self._s2_ids.get(wanted.lower())
         if paper is None or paper["key"] not in self.held["semantic_scholar"]:
             return Answer(404, json.dumps({"error": f"Paper with id {wanted} not found"}))
@@ -127,9 +132,7 @@ class CollectionGraph:
         offset, limit = int(request.param("offset") or 0), int(request.param("limit") or 100)
         if limit > S2_LIST_MAX:
             return Answer(400, json.dumps({"error": f"Limit must be <= {S2_LIST_MAX}"}))
-        wrap = {"references": "citedPaper", "citations": "citingPaper"}.get(listing)
-        if wrap is None:
-            return Answer(404, json.dumps({"error": "Not found"}))
+        wrap = {"references": "citedPaper", "citations": "citingPaper"}[listing]
         source = self.references if listing == "references" else self.citing
         everything = self._held("semantic_scholar", source.get(paper["key"], []))
         page = everything[offset: offset + limit]
