@@ -20,6 +20,8 @@ from command import command_env, command_runner, lit_search_command  # noqa: E40
 from deep_world import World  # noqa: E402
 from small_world import small_world  # noqa: E402
 
+from litsearch.deep.session import as_document, load  # noqa: E402
+
 BATCH_FIELDS = {"row", "doi", "pmid", "arxiv_id", "openalex_id", "paper_id", "title", "abstract", "year", "venue",
                 "why"}
 STEP_FIELDS = {"session", "round", "done", "stop_reason", "judged", "relevant", "batch", "yield", "requests"}
@@ -35,6 +37,13 @@ def world():
 def run(world, tmp_path):
     env = command_env(world.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"))
     return command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+
+
+def whole(path: Path) -> dict:
+    """The session at ``path`` (its document and papers file, read and checked) as one document."""
+    document = as_document(load(path))
+    document.pop("saved_at")
+    return document
 
 
 def start(run, name="review.json", *extra: str) -> dict:
@@ -57,7 +66,7 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert step["yield"][0] == {**step["yield"][0], "judged": 3, "relevant": 1}
     assert not {row["doi"] for row in step["batch"]} & set(first)  # a judged paper is never shown again
     assert sum(step["requests"].values()) == sum(entry["requests"] for entry in step["yield"])
-    document = json.loads((tmp_path / "review.json").read_text())
+    document = whole(tmp_path / "review.json")
     assert [c["verdict"] for c in document["candidates"] if c["paper"].get("doi") in first] == \
         ["relevant", "maybe", "not"]
     assert "zooxanthellae" in document["queries"]  # the judge's query was searched in round 2
@@ -121,14 +130,14 @@ def test_a_next_killed_at_any_moment_keeps_every_verdict(world, tmp_path):
     session = tmp_path / "review.json"
     start(run)
     for delay in (0.0, 0.4, 0.8, 1.5, 3.0):
-        before = json.loads(session.read_text())
+        before = whole(session)
         batch = list(before["batch"])
         process = subprocess.Popen([*lit_search_command(), "deep", "next", "review.json", "--relevant", "1", "-q"],
                                    cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(delay)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
-        after = json.loads(session.read_text())  # whole JSON: never a partial file
+        after = whole(session)  # read and checked: never a partial file
         verdicts = {c["key"]: c["verdict"] for c in after["candidates"]}
         if after["batch"] == batch:  # killed before the verdicts were written
             assert after == before
@@ -138,6 +147,6 @@ def test_a_next_killed_at_any_moment_keeps_every_verdict(world, tmp_path):
             if not after["batch"] and not after["done"]:  # killed during the round: it is owed
                 owed = json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)
                 assert owed["batch"] and owed["round"] == len(after["rounds"]) + 1
-        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.json.")]  # no temporary left
-    final = json.loads(session.read_text())
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]  # no temporary left
+    final = whole(session)
     assert sum(1 for c in final["candidates"] if c["verdict"] == "relevant") == 5

@@ -12,13 +12,12 @@ the same JSON documents as dicts.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..core.config import Settings
 from ..core.errors import UsageError
-from ..deep.session import Options, as_text
-from ..runtime.files import write_file_atomically
+from ..deep.session import Options
+from ..deep.session_file import save
 from ._run import run_sync, settings as environment_settings
 
 
@@ -33,7 +32,7 @@ def _list(value: str | Sequence[int | str] | None) -> str | None:
 
 
 def _saver(path: str):
-    return lambda session: write_file_atomically(Path(path), as_text(session))
+    return lambda session: save(path, session)
 
 
 def _checked(call):

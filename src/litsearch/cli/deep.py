@@ -12,9 +12,9 @@ from typing import Sequence
 from ..core.errors import EXIT_CODES_HELP, UsageError
 from ..core.sanitize import json_text
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
-from ..deep.session import Options, as_text
+from ..deep.session import Options
+from ..deep.session_file import save
 from ..runtime.console import Console
-from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
 from ..search.options import COMMAND_LINE, checked_options, clean_query
@@ -148,9 +148,7 @@ def deep_command(argv: Sequence[str]) -> int:
 
 
 def _saver(path: str):
-    from pathlib import Path
-
-    return lambda session: write_file_atomically(Path(path), as_text(session))
+    return lambda session: save(path, session)
 
 
 def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:

@@ -1,10 +1,12 @@
 """A deep-search session: what was asked, every candidate with the evidence that brought it and
 its verdict, the rounds, and the current batch. The session file is the user's data.
 
-It is one JSON document, replaced atomically after every step (a kill leaves the last complete
-step), and read back as the command line's own input is: a regular file within a size bound,
-every field checked for its type and every list for its cap, so a damaged or hand-edited file
-is one clear line (exit 2), never a traceback or a run of a thousand requests.
+Its document is replaced atomically after every step (a kill leaves the last complete step),
+and read back as the command line's own input is: a regular file within a size bound, every
+field checked for its type and every list for its cap, so a damaged or hand-edited file is one
+clear line (exit 2), never a traceback or a run of a thousand requests. Here: the session in
+memory, the shapes, and the whole document (version 1, every record in it); the file on disk
+is the document of what changes beside a papers file (version 2: deep/session_file.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from .. import __version__
 from ..core.errors import InputError
-from ..core.files import MB, read_input
+from ..core.files import MB
 from ..core.filters import Filters
 from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
 from ..providers import registry
@@ -25,7 +27,8 @@ from ..search.record import filters_as_dict, filters_from_dict
 from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
 
 KIND = "deep-search session"
-VERSION = 1
+VERSION = 2  # the document of what changes, beside a papers file (deep/paper_store.py)
+WHOLE_VERSION = 1  # one document holding every record (read; written before a papers file is replaced)
 VERDICTS = ("relevant", "maybe", "not")
 MAX_FILE_BYTES = 200 * MB
 MAX_CANDIDATES = 20_000  # read back; a session keeps far fewer (deep/pool.py MAX_POOL)
@@ -97,6 +100,7 @@ class Session:
     pending_queries: list[str] = field(default_factory=list)  # the judge's queries, searched next round
     recommended_with: str = ""  # the judged set the last recommendation request was made for
     next_number: int = 1
+    store: Any = field(default=None, repr=False, compare=False)  # its papers file, once read or saved
 
     # ----- what the rest of the package reads
 
@@ -158,7 +162,7 @@ def _copied(value: Any) -> Any:
 
 def as_document(session: Session) -> dict[str, Any]:
     return {
-        "kind": KIND, "version": VERSION, "tool": {"name": "lit-search", "version": __version__},
+        "kind": KIND, "version": WHOLE_VERSION, "tool": {"name": "lit-search", "version": __version__},
         "created_at": session.created_at, "saved_at": now_utc(),
         "topic": session.topic, "variants": session.variants, "filters": filters_as_dict(session.filters),
         "options": session.options.__dict__,
@@ -210,15 +214,25 @@ SESSION_SHAPE = Fields({
 
 
 def from_document(document: Any, shown: str) -> Session:
-    """The session a document holds, or InputError naming what is wrong (one line)."""
-    if not isinstance(document, dict) or document.get("kind") != KIND:
-        raise InputError(f"{shown}: not a lit-search deep-search session (start one with `lit-search deep start`)")
-    if document.get("version") != VERSION:
-        raise InputError(f"{shown}: a session of version {document.get('version')!r}; this lit-search reads "
-                         f"version {VERSION}")
+    """The session a whole document (version 1: every record in it) holds, or InputError naming
+    what is wrong (one line). A session file of version 2 is read by deep/session_file.py."""
+    check_kind(document, shown, (WHOLE_VERSION,))
     problem = shape_problem(document, SESSION_SHAPE)
     if problem:
         raise InputError(f"{shown}: damaged session: {problem}")
+    return session_of(document, document["candidates"], shown)
+
+
+def check_kind(document: Any, shown: str, versions: tuple[int, ...]) -> None:
+    if not isinstance(document, dict) or document.get("kind") != KIND:
+        raise InputError(f"{shown}: not a lit-search deep-search session (start one with `lit-search deep start`)")
+    if document.get("version") not in versions:
+        raise InputError(f"{shown}: a session of version {document.get('version')!r}; this lit-search reads "
+                         f"versions {WHOLE_VERSION} and {VERSION}")
+
+
+def session_of(document: dict[str, Any], entries: list[dict[str, Any]], shown: str) -> Session:
+    """The session of a checked document whose candidate ``entries`` each hold their paper and terms."""
     options = Options(**{k: v for k, v in document["options"].items() if k in Options.__dataclass_fields__})
     _check_options(options, shown)
     session = Session(topic=document["topic"], variants=list(document.get("variants") or []),
@@ -230,7 +244,7 @@ def from_document(document: Any, shown: str) -> Session:
                       pending_queries=list(document.get("pending_queries") or []),
                       recommended_with=str(document.get("recommended_with") or ""),
                       next_number=int(document.get("next_number") or 1))
-    for entry in document["candidates"]:
+    for entry in entries:
         candidate = _candidate(entry, shown)
         if candidate.key in session.candidates:
             raise InputError(f"{shown}: damaged session: candidate {candidate.key!r} appears twice")
@@ -275,15 +289,13 @@ def _check_options(options: Options, shown: str) -> None:
 
 
 def load(path: str | os.PathLike) -> Session:
-    shown = str(path)
-    body = read_input(path, MAX_FILE_BYTES, what="a session")
-    try:
-        document = json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise InputError(f"{shown}: not a readable session (JSON: {str(error)[:120]})") from None
-    return from_document(document, shown)
+    """The session file at ``path``, of either version (deep/session_file.py)."""
+    from .session_file import load as load_file
+
+    return load_file(path)
 
 
 def as_text(session: Session) -> str:
-    """The session file's text (the doors write it with the atomic writer: runtime/files.py)."""
+    """The whole session as one document of version 1 (the doors save version 2 with
+    deep/session_file.py ``save``; this is its first step when the papers file is written whole)."""
     return json.dumps(as_document(session), ensure_ascii=False, separators=(",", ":"))

@@ -13,7 +13,8 @@ from pydantic import Field
 
 from ..core.errors import UsageError
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE
-from ..deep.session import Options, as_text
+from ..deep.session import Options
+from ..deep.session_file import save
 from ..runtime.files import write_file_atomically
 from ..runtime.results import RESULT_FORMATS
 from .conduct import Conduct, declare
@@ -39,7 +40,7 @@ def _list(value: str | list[int | str] | None) -> str | None:
 
 
 def _saver(path: str):
-    return lambda session: write_file_atomically(Path(path), as_text(session))
+    return lambda session: save(path, session)
 
 
 def _step_result(session, path: str):

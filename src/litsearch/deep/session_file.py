@@ -1,0 +1,109 @@
+"""A deep-search session on disk: two files, ``review.json`` and ``review.papers.jsonl`` beside it.
+
+The document (version 2) holds what changes from step to step: what was asked, the rounds,
+the batch, and per candidate its verdict, score, evidence and ``why``, with the byte offset of
+its record in the papers file (deep/paper_store.py), which holds what a record says (the paper
+with its abstract, its terms) and is appended to, not rewritten. A save appends the new and
+changed records, flushed to disk, then replaces the document atomically: a step killed at any
+moment leaves the last complete step. When the papers file must be written whole (the first
+save, a session of version 1, a file replaced by someone else, or one mostly of unused lines),
+the whole session is first written as one document of version 1, which needs no papers file,
+so that no moment leaves a document pointing into a papers file it does not match.
+
+A session of version 1 (every record in the document: lit-search before 0.4.11) is read as it
+is and written as version 2 at its next save.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..core.errors import InputError
+from ..core.files import read_input
+from ..runtime.files import write_file_atomically
+from ..search.record import filters_as_dict
+from ..search.record_shape import Fields, ListOf, shape_problem
+from . import paper_store
+from .paper_store import HEADER_SHAPE, papers_path
+from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
+                      Session, as_text, check_kind, from_document, now_utc, session_of)
+
+STATE_SHAPE = Fields({**{name: spec for name, spec in CANDIDATE_SHAPE.fields.items() if name not in ("paper", "terms")},
+                      "record_at": int}, required=("key", "record_at"))
+DOCUMENT_SHAPE = Fields({**SESSION_SHAPE.fields, "candidates": ListOf(STATE_SHAPE, MAX_CANDIDATES),
+                         "papers": HEADER_SHAPE}, required=(*SESSION_SHAPE.required, "papers"))
+
+
+def load(path: str | os.PathLike) -> Session:
+    """The session at ``path`` (either version), or InputError naming what is wrong (one line)."""
+    shown = str(path)
+    folder = Path(path).parent
+    with paper_store.locked(folder, exclusive=False):
+        body = read_input(path, MAX_FILE_BYTES, what="a session")
+        try:
+            document = json.loads(body.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+            raise InputError(f"{shown}: not a readable session (JSON: {str(error)[:120]})") from None
+        return session_from(document, path)
+
+
+def session_from(document: Any, path: str | os.PathLike) -> Session:
+    """The session a parsed session document holds, reading its papers file when it has one."""
+    shown = str(path)
+    check_kind(document, shown, (WHOLE_VERSION, VERSION))
+    if document["version"] == WHOLE_VERSION:
+        return from_document(document, shown)
+    problem = shape_problem(document, DOCUMENT_SHAPE)
+    if problem:
+        raise InputError(f"{shown}: damaged session: {problem}")
+    states = document["candidates"]
+    store, records = paper_store.read_records(papers_path(path), document["papers"],
+                                              [(state["key"], state["record_at"]) for state in states], shown)
+    entries = [{**state, "paper": record["paper"], "terms": record["terms"]} for state, record in zip(states, records)]
+    session = session_of(document, entries, shown)
+    paper_store.remember_read(store, list(session.candidates.values()))
+    session.store = store
+    return session
+
+
+def save(path: str | os.PathLike, session: Session) -> None:
+    """Write ``session`` to ``path`` and its papers file: the new and changed records appended,
+    then the document replaced; or, when the papers file must be written whole, the whole
+    session as one document first, then the papers file, then the document."""
+    path = Path(path)
+    side = papers_path(path)
+    candidates = list(session.candidates.values())
+    with paper_store.locked(path.parent, exclusive=True):
+        store = session.store if session.store is not None and session.store.path == side else None
+        if store is None or not paper_store.append(store, candidates):
+            if os.path.lexists(path):
+                write_file_atomically(path, as_text(session))  # needs no papers file while that one is replaced
+            store = paper_store.rewrite(side, candidates)
+        write_file_atomically(path, document_text(session, store))
+    session.store = store
+
+
+def document_text(session: Session, store: paper_store.PaperStore) -> str:
+    """The document of version 2: everything but the records, which ``store`` holds."""
+    document = {
+        "kind": KIND, "version": VERSION, "tool": {"name": "lit-search", "version": __version__},
+        "created_at": session.created_at, "saved_at": now_utc(),
+        "topic": session.topic, "variants": session.variants, "filters": filters_as_dict(session.filters),
+        "options": session.options.__dict__,
+        "done": session.done, "stop_reason": session.stop_reason, "queries": session.queries,
+        "search_providers": session.search_providers, "asked_ids": session.asked_ids,
+        "pending_queries": session.pending_queries, "recommended_with": session.recommended_with,
+        "next_number": session.next_number, "batch": session.batch,
+        "rounds": [entry.__dict__ for entry in session.rounds],
+        "papers": store.header(),
+        "candidates": [{"key": c.key, "record_at": store.offset(c.key), "evidence": c.evidence,
+                        "verdict": c.verdict, "judged_round": c.judged_round, "shown_round": c.shown_round,
+                        "score": round(c.score, 6), "log_odds": round(c.log_odds, 4), "why": c.why, "chased": c.chased,
+                        **({"refs": c.refs} if c.refs else {})}
+                       for c in session.candidates.values()],
+    }
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
