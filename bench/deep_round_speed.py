@@ -8,11 +8,16 @@ another, the hash seed fixed) two runs of the same code give the same fingerprin
 the fingerprints before and after a change to scoring shows whether the change moved any batch,
 score or field (``cmp before/fingerprint.json after/fingerprint.json``).
 
+Each round's file is saved as a ``deep next`` saves it (the document and its papers file,
+deep/session_file.py) and read back: the session read must be the session written, field for field.
+
 ``time`` replays, on a recorded session file, what a ``lit-search deep next`` process does besides
-waiting for the network: read and check the file, record a batch's verdicts, write the file, score
-every candidate, set aside the excess, choose the next batch, write the file again. It prints the
-CPU seconds of each part (the best of ``--repeat`` runs: the machine is shared, and the slower runs
-measure the neighbours).
+waiting for the network: read and check the session, record a batch's verdicts, save, score every
+candidate, set aside the excess, choose the next batch, save again with ``--changed`` records new or
+changed (what a round's arrivals do: the recorded sessions changed or added 100-300 a round). It
+prints the CPU seconds of each part (the best of ``--repeat`` runs, each from the same files: the
+machine is shared, and the slower runs measure the neighbours). A session of version 1 (one
+document) is first saved as version 2 in a scratch folder.
 
     nice .venv/bin/python bench/deep_round_speed.py record reviews/cohen_ACEInhibitors /tmp/ace --sequential
     nice .venv/bin/python bench/deep_round_speed.py time /tmp/ace/round-15.json
@@ -40,8 +45,12 @@ from deep_world import Judge, World, judge_batch, load_world  # noqa: E402
 async def recorded_session(world: World, text: str, judge: Judge, budget: int, folder: Path) -> dict:
     from litsearch.core.filters import Filters
     from litsearch.deep.rounds import Timing, expand, judge as record, start
-    from litsearch.deep.session import Options, as_document, as_text
+    from litsearch.deep.session import Options, as_document, load
+    from litsearch.deep.session_file import save
     from litsearch.runtime.settings import settings_from_env
+
+    def same(read, written) -> bool:
+        return {**as_document(read), "saved_at": ""} == {**as_document(written), "saved_at": ""}
 
     order: list = []
     batches, own = [], []
@@ -56,7 +65,11 @@ async def recorded_session(world: World, text: str, judge: Judge, budget: int, f
             await expand(http, session, timing)
             own.append(timing.own_seconds)
             batches.append(list(session.batch))
-            (folder / f"round-{session.round:02d}.json").write_text(as_text(session), encoding="utf-8")
+            path = folder / f"round-{session.round:02d}.json"
+            save(path, session)
+            session.store = None  # the next round's file is written whole, as a file of its own
+            if not same(load(path), session):
+                raise SystemExit(f"{path}: the session read back is not the session saved")
     document = as_document(session)
     for stamp in ("created_at", "saved_at"):
         document.pop(stamp)
@@ -97,12 +110,16 @@ def record_main(args: argparse.Namespace) -> int:
 
 
 def time_main(args: argparse.Namespace) -> int:
+    import shutil
+    from dataclasses import replace
+
+    from litsearch.deep.paper_store import papers_path
     from litsearch.deep.pool import Pool
     from litsearch.deep.rounds import judge
     from litsearch.deep.score import next_order, score_candidates
-    from litsearch.deep.session import as_text, load
+    from litsearch.deep.session import load
+    from litsearch.deep.session_file import save
     from litsearch.deep.verdicts import Verdicts
-    from litsearch.runtime.files import write_file_atomically
 
     parts: dict[str, list[float]] = {}
 
@@ -113,22 +130,26 @@ def time_main(args: argparse.Namespace) -> int:
         return value
 
     with tempfile.TemporaryDirectory() as scratch:
+        source = Path(scratch) / "source.json"
+        session = load(args.session)
+        save(source, grown(session, args.candidates) if args.candidates else session)
         target = Path(scratch) / "session.json"
-        source = args.session
-        if args.candidates:
-            source = str(Path(scratch) / "grown.json")
-            Path(source).write_text(as_text(grown(load(args.session), args.candidates)), encoding="utf-8")
         for _ in range(args.repeat):
-            session = timed("read", lambda: load(source))
+            for path in (source, papers_path(source)):
+                shutil.copyfile(path, Path(scratch) / path.name.replace("source", "session"))
+            session = timed("read", lambda: load(target))
             verdicts = Verdicts({key: "not" for key in session.batch}, [])
             timed("judge", lambda: judge(session, verdicts, []))
-            timed("write", lambda: write_file_atomically(target, as_text(session)))
+            timed("write", lambda: save(target, session))
             timed("score", lambda: score_candidates(session))
             timed("choose", lambda: (Pool(session).set_aside(), next_order(session)))
-            timed("write again", lambda: write_file_atomically(target, as_text(session)))
-        size = os.path.getsize(source)
+            for candidate in [c for c in session.candidates.values() if c.verdict is None][: args.changed]:
+                candidate.paper = replace(candidate.paper)  # a record a round's arrivals changed: written again
+            timed("write again", lambda: save(target, session))
+        sizes = [os.path.getsize(source), os.path.getsize(papers_path(source))]
     best = {name: min(values) for name, values in parts.items()}
-    print(f"{args.session}: {len(session.candidates):,} candidates, {size / 1e6:.1f} MB; CPU s, best of {args.repeat}: "
+    print(f"{args.session}: {len(session.candidates):,} candidates, document {sizes[0] / 1e6:.1f} MB + papers "
+          f"{sizes[1] / 1e6:.1f} MB; CPU s, best of {args.repeat}: "
           + ", ".join(f"{name} {value:.3f}" for name, value in best.items())
           + f"; total {sum(best.values()):.3f} (score + choose {best['score'] + best['choose']:.3f})")
     return 0
@@ -172,6 +193,8 @@ def main() -> int:
     timing.add_argument("--repeat", type=int, default=5)
     timing.add_argument("--candidates", type=int, default=0,
                         help="grow the pool to this many candidates first (copies of its unjudged ones)")
+    timing.add_argument("--changed", type=int, default=300,
+                        help="records a round changed or added, written again by the second save (default 300)")
     args = parser.parse_args()
     return record_main(args) if args.step == "record" else time_main(args)
 

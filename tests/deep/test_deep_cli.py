@@ -20,7 +20,7 @@ from command import command_env, command_runner, lit_search_command  # noqa: E40
 from deep_world import World  # noqa: E402
 from small_world import small_world  # noqa: E402
 
-from litsearch.deep.session import as_document, load  # noqa: E402
+from litsearch.deep.session import as_document, as_text, load  # noqa: E402
 
 BATCH_FIELDS = {"row", "doi", "pmid", "arxiv_id", "openalex_id", "paper_id", "title", "abstract", "year", "venue",
                 "why"}
@@ -150,3 +150,97 @@ def test_a_next_killed_at_any_moment_keeps_every_verdict(world, tmp_path):
         assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]  # no temporary left
     final = whole(session)
     assert sum(1 for c in final["candidates"] if c["verdict"] == "relevant") == 5
+
+
+# A `deep next` that kills itself (SIGKILL) at a counted point of its writes: after ``count``
+# bytes of the papers file's append, or before or after its ``count``-th rename.
+KILLED_AT = """
+import os, signal, sys
+from litsearch.deep import paper_store
+where, count = sys.argv[1], int(sys.argv[2])
+def die():
+    os.kill(os.getpid(), signal.SIGKILL)
+if where == "append":
+    whole = paper_store._write_all
+    def cut(descriptor, at, blob):
+        whole(descriptor, at, blob[:count])
+        die()
+    paper_store._write_all = cut
+else:
+    rename, seen = os.replace, []
+    def counted(*args):
+        seen.append(args)
+        if len(seen) == count and where == "before-rename":
+            die()
+        rename(*args)
+        if len(seen) == count and where == "after-rename":
+            die()
+    os.replace = counted
+from litsearch.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.parametrize("where,count,state", [
+    ("before-rename", 1, "before"),  # the verdicts' document not yet in place
+    ("after-rename", 1, "owed"),  # the verdicts saved, the round not run
+    ("append", 0, "owed"), ("append", 700, "owed"), ("append", 10**9, "owed"),  # the round's records, cut anywhere
+    ("before-rename", 2, "owed"),  # the records appended and flushed, the document not replaced
+    ("after-rename", 2, "after"),
+])
+def test_a_next_killed_during_the_append_or_the_rename_keeps_the_last_step(world, tmp_path, where, count, state):
+    env = command_env(world.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"))
+    run = command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+    session = tmp_path / "review.json"
+    start(run)
+    before = whole(session)
+    killed = subprocess.run([sys.executable, "-c", KILLED_AT, where, str(count), "deep", "next", "review.json",
+                             "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True, timeout=300)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    after = whole(session)  # read and checked
+    verdicts = {c["key"]: c["verdict"] for c in after["candidates"]}
+    if state == "before":
+        assert after == before
+    else:
+        assert verdicts[before["batch"][0]] == "relevant" and all(verdicts[k] == "not" for k in before["batch"][1:])
+        assert (after["batch"] == [] and len(after["rounds"]) == 1) == (state == "owed")
+    step = json.loads(run(["next", "review.json", "--format", "json", "-q",
+                           *(["--relevant", "1"] if state == "before" else [])]).stdout)
+    assert step["round"] == (3 if state == "after" else 2) and step["batch"] and step["relevant"] == 1
+    papers = (tmp_path / "review.papers.jsonl").read_bytes()
+    assert papers.endswith(b"\n") and all(json.loads(line) for line in papers.splitlines())  # a cut line is gone
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]
+
+
+def test_a_session_of_version_1_still_opens_and_is_saved_as_version_2(run, tmp_path):
+    start(run)
+    session = tmp_path / "review.json"
+    old = whole(session)
+    session.write_text(as_text(load(session)))  # what lit-search before 0.4.11 wrote
+    (tmp_path / "review.papers.jsonl").unlink()
+    assert json.loads(run(["results", "review.json", "--all", "--format", "json"]).stdout)["results"]
+    assert json.loads(session.read_text())["version"] == 1  # reading writes nothing
+    step = json.loads(run(["next", "review.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+    assert step["round"] == 2 and json.loads(session.read_text())["version"] == 2
+    now = whole(session)
+    assert [c["key"] for c in now["candidates"]][: len(old["candidates"])] == [c["key"] for c in old["candidates"]]
+    assert [c["paper"] for c in now["candidates"][:3]] != [] and now["candidates"][0]["verdict"] == "relevant"
+
+
+def test_a_copied_session_reads_and_a_damaged_papers_file_is_one_line(run, tmp_path):
+    start(run)
+    (tmp_path / "copy").mkdir()
+    for name in ("review.json", "review.papers.jsonl"):
+        (tmp_path / "copy" / name.replace("review", "mine")).write_bytes((tmp_path / name).read_bytes())
+    copied = json.loads(run(["results", "copy/mine.json", "--all", "--format", "json"]).stdout)
+    original = json.loads(run(["results", "review.json", "--all", "--format", "json"]).stdout)
+    assert copied["results"] == original["results"] and copied["session"] == "copy/mine.json"
+    (tmp_path / "copy" / "mine.papers.jsonl").unlink()
+    out = run(["next", "copy/mine.json", "--relevant", "1"], code=2)
+    assert "its papers file mine.papers.jsonl is missing" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    papers = tmp_path / "review.papers.jsonl"
+    papers.write_bytes(papers.read_bytes().replace(b'"title":"', b'"title":"X', 1))
+    out = run(["results", "review.json"], code=2)
+    assert "does not match the session" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    report = command_runner(command_env(), tmp_path)(["report", "review.json"], code=2)
+    assert "does not match the session" in report.stderr

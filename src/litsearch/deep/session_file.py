@@ -16,6 +16,8 @@ is and written as version 2 at its next save.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
 from pathlib import Path
@@ -78,6 +80,7 @@ def save(path: str | os.PathLike, session: Session) -> None:
     side = papers_path(path)
     candidates = list(session.candidates.values())
     with paper_store.locked(path.parent, exclusive=True):
+        _remove_temporaries(path, side)
         store = session.store if session.store is not None and session.store.path == side else None
         if store is None or not paper_store.append(store, candidates):
             if os.path.lexists(path):
@@ -85,6 +88,15 @@ def save(path: str | os.PathLike, session: Session) -> None:
             store = paper_store.rewrite(side, candidates)
         write_file_atomically(path, document_text(session, store))
     session.store = store
+
+
+def _remove_temporaries(*paths: Path) -> None:
+    """The temporary files a save killed before its rename left (runtime/files.py names them
+    ``.NAME.*.tmp``): under the lock no other save of this session is writing one."""
+    for path in paths:
+        for left in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            with contextlib.suppress(OSError):
+                left.unlink()
 
 
 def document_text(session: Session, store: paper_store.PaperStore) -> str:

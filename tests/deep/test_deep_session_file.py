@@ -1,0 +1,297 @@
+"""The session on disk (deep/session_file.py, deep/paper_store.py), in-process: the document of
+what changes beside an append-only papers file; a save appends only the new and changed records;
+a session of version 1 is read and written as version 2; a killed append is never read and is cut
+at the next save; a write stopped at any byte leaves the last complete step; a damaged or hostile
+papers file is one line naming the problem."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from litsearch.core.errors import InputError
+from litsearch.core.filters import Filters
+from litsearch.core.records import Paper
+from litsearch.deep import paper_store
+from litsearch.deep.paper_store import MAX_RECORD_BYTES, papers_path
+from litsearch.deep.pool import Pool
+from litsearch.deep.session import Options, Round, Session, as_document, as_text, load
+from litsearch.deep.session_file import save
+from litsearch.deep.verdicts import apply, resolve
+
+
+def paper(n: int, **fields) -> Paper:
+    return Paper(provider="openalex", title=f"Colouring sparse graphs greedily, part {n}", doi=f"10.1000/p{n}",
+                 openalex_id=f"W{n}", year=2000 + n, abstract=f"Part {n}: we colour sparse graphs and bound colours.",
+                 **fields)
+
+
+def built(count: int = 6) -> Session:
+    session = Session(topic="graph colouring heuristics", variants=[], filters=Filters(), options=Options(batch=3))
+    session.rounds.append(Round(1))
+    Pool(session).add([(paper(n), {"round": 1, "via": "search", "rank": n}) for n in range(1, count + 1)])
+    session.batch = list(session.candidates)[:3]
+    return session
+
+
+def whole(session: Session) -> dict:
+    return {**as_document(session), "saved_at": ""}
+
+
+def lines(path: Path) -> list[bytes]:
+    return papers_path(path).read_bytes().splitlines(keepends=True)
+
+
+def test_papers_file_name_is_beside_the_session():
+    assert papers_path("a/review.json") == Path("a/review.papers.jsonl")
+    assert papers_path("Review.JSON") == Path("Review.papers.jsonl")
+
+
+def test_a_save_appends_only_new_and_changed_records_and_reads_back_the_same(tmp_path):
+    path = tmp_path / "s.json"
+    session = built()
+    save(path, session)
+    document = json.loads(path.read_text())
+    assert document["version"] == 2 and "abstract" not in path.read_text()  # the records are beside it
+    assert len(lines(path)) == 6 and whole(load(path)) == whole(session)
+
+    apply(session, resolve(session, {"relevant": "1"}, rest="not"))  # verdicts only: nothing appended
+    before = papers_path(path).read_bytes()
+    save(path, session)
+    assert papers_path(path).read_bytes() == before and whole(load(path)) == whole(session)
+
+    session = load(path)  # a new step reads the file back
+    pool = Pool(session)
+    pool.add([(paper(7), {"round": 2, "via": "citing"}),  # new
+              (replace(paper(2), citation_count=41, abstract=None), {"round": 2, "via": "references"})])  # changes c2
+    session.candidates["c3"].terms = {"colour": 9}  # terms changed alone
+    session.candidates["c4"].verdict = "maybe"  # state only
+    save(path, session)
+    added = [json.loads(line)["key"] for line in lines(path)[6:]]
+    assert sorted(added) == ["c2", "c3", "c7"]
+    again = load(path)
+    assert whole(again) == whole(session)
+    assert again.candidates["c2"].paper.citation_count == 41 and again.candidates["c3"].terms == {"colour": 9}
+
+    del again.candidates["c5"]  # set aside: its line is left unused, never read
+    size = papers_path(path).stat().st_size
+    save(path, again)
+    assert papers_path(path).stat().st_size == size and "c5" not in load(path).candidates
+
+
+def test_lines_the_document_does_not_name_are_never_read(tmp_path):
+    path = tmp_path / "s.json"
+    save(path, built())
+    stranger = json.dumps({"key": "c99", "paper": {"title": "Planted"}, "terms": {}}).encode() + b"\n"
+    older = json.dumps({"key": "c1", "paper": {"title": "An older c1"}, "terms": {}}).encode() + b"\n"
+    _rewrite(path, lambda document, side: (document, side + stranger + older))
+    session = load(path)
+    assert "c99" not in session.candidates and session.candidates["c1"].paper.title.startswith("Colouring")
+
+
+def test_a_killed_append_is_ignored_then_cut(tmp_path):
+    path = tmp_path / "s.json"
+    session = built()
+    save(path, session)
+    whole_line = json.dumps({"key": "c50", "paper": {"title": "another process's"}, "terms": {}}).encode() + b"\n"
+    with open(papers_path(path), "ab") as side:
+        side.write(whole_line + b'{"key":"c2","paper":{"tit')  # a whole uncommitted line, then a cut one
+    assert whole(load(path)) == whole(session)
+    session = load(path)
+    session.candidates["c2"].paper = replace(session.candidates["c2"].paper, citation_count=3)
+    save(path, session)
+    every = lines(path)
+    assert all(line.endswith(b"\n") for line in every) and every[6] == whole_line
+    assert [json.loads(line)["key"] for line in every[7:]] == ["c2"]
+    assert whole(load(path)) == whole(session)
+
+
+class Stopped(BaseException):
+    """A write stopped where a kill would stop it (raised past every ``except Exception``)."""
+
+
+@pytest.mark.parametrize("migrating", [False, True])
+def test_a_save_stopped_at_any_write_leaves_a_complete_step(tmp_path, monkeypatch, migrating):
+    """Every few bytes of the append, every flush and every rename of a save, stopped in turn
+    (as a kill stops it): the files read back are the step before or the step after, and the
+    next save over what the stop left reads back the same."""
+    path = tmp_path / "s.json"
+    first = built()
+    if migrating:
+        path.write_text(as_text(first))  # version 1: this save writes the papers file whole
+    else:
+        save(path, first)
+    pristine = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+
+    def restored_step() -> Session:
+        for name in [p.name for p in tmp_path.iterdir()]:
+            (tmp_path / name).unlink()
+        for name, body in pristine.items():
+            (tmp_path / name).write_bytes(body)
+        step = load(path)
+        apply(step, resolve(step, {"relevant": "2"}, rest="not"))
+        Pool(step).add([(paper(8), {"round": 2, "via": "citing"}),
+                        (replace(paper(1), citation_count=7), {"round": 2, "via": "citing"})])
+        return step
+
+    before, after = whole(first), whole(restored_step())
+    appended = sum(len(paper_store.record_line(restored_step().candidates[key])) for key in ("c1", "c7"))
+    stops = [("pwrite", n) for n in range(0, appended + 1, max(1, appended // 7))] + [("pwrite", appended)]
+    stops += [("replace", n) for n in range(1, 4)] + [("fsync", n) for n in range(1, 4)]
+    outcomes = set()
+    for kind, count in stops:
+        step = restored_step()
+        _stop_at(monkeypatch, kind, count)
+        try:
+            save(path, step)
+            finished = True
+        except Stopped:
+            finished = False
+        monkeypatch.undo()
+        read = whole(load(path))
+        assert read in (before, after), (kind, count)
+        assert read == after or not finished
+        outcomes.add((finished, read == after))
+        save(path, load(path))  # the next step saves over whatever the stop left
+        assert whole(load(path)) == read and all(line.endswith(b"\n") for line in lines(path))
+    assert (False, False) in outcomes  # stopped before the commit
+    assert ((False, True) in outcomes) == migrating  # stopped after the whole document, before the papers file
+
+
+def _stop_at(monkeypatch, kind: str, count: int) -> None:
+    calls = [0]
+    real = {"pwrite": os.pwrite, "replace": os.replace, "fsync": os.fsync}[kind]
+
+    def stopping(*args):
+        calls[0] += 1
+        if kind == "pwrite":  # ``count`` bytes of the append reach the file, then the stop
+            descriptor, data, at = args
+            written = real(descriptor, bytes(data)[: max(0, count - sum(_written))], at)
+            _written.append(written)
+            if sum(_written) >= count:
+                raise Stopped()
+            return written
+        if calls[0] == count:
+            raise Stopped()
+        return real(*args)
+
+    _written: list[int] = []
+    monkeypatch.setattr(os, kind, stopping)
+
+
+# ---------------------------------------------------------------- version 1
+
+def test_a_session_of_version_1_is_read_and_saved_as_version_2(tmp_path):
+    path = tmp_path / "old.json"
+    session = built()
+    apply(session, resolve(session, {"relevant": "1,2"}, rest="maybe"))
+    path.write_text(as_text(session))
+    assert json.loads(path.read_text())["version"] == 1 and not papers_path(path).exists()
+    old = load(path)
+    assert whole(old) == whole(session)
+    save(path, old)
+    assert json.loads(path.read_text())["version"] == 2 and len(lines(path)) == 6
+    assert whole(load(path)) == whole(session)
+
+
+def test_a_copied_pair_reads_as_the_original_and_a_lone_document_says_why(tmp_path):
+    path = tmp_path / "s.json"
+    save(path, built())
+    (tmp_path / "copy").mkdir()
+    shutil.copy(path, tmp_path / "copy" / "renamed.json")
+    shutil.copy(papers_path(path), tmp_path / "copy" / "renamed.papers.jsonl")
+    assert whole(load(tmp_path / "copy" / "renamed.json")) == whole(load(path))
+    shutil.copy(path, tmp_path / "lone.json")
+    with pytest.raises(InputError, match=r"its papers file lone\.papers\.jsonl is missing \(a session is two files"):
+        load(tmp_path / "lone.json")
+
+
+# ---------------------------------------------------------------- damaged and hostile papers files
+
+def _rewrite(path: Path, edit, rehash: bool = True) -> None:
+    """``edit(document, side bytes) -> (document, side bytes)``, the header naming the new side
+    when ``rehash`` (a hostile pair made consistent), the old one when not (a damaged side)."""
+    document = json.loads(path.read_text())
+    document, side = edit(document, papers_path(path).read_bytes())
+    if rehash:
+        document["papers"] = {"bytes": len(side), "sha256": hashlib.sha256(side).hexdigest()}
+    path.write_text(json.dumps(document))
+    papers_path(path).write_bytes(side)
+
+
+def _point(key: str, at) -> callable:
+    def edit(document, side):
+        next(c for c in document["candidates"] if c["key"] == key)["record_at"] = at
+        return document, side
+    return edit
+
+
+def _last_line(replacement: bytes):
+    def edit(document, side):
+        kept = side[: side.rstrip(b"\n").rfind(b"\n") + 1]
+        return document, kept + replacement
+    return edit
+
+
+def _record(**changes) -> bytes:
+    record = {"key": "c6", "paper": {"title": "T"}, "terms": {"t": 1}}
+    record.update(changes)
+    return json.dumps(record).encode() + b"\n"
+
+
+HOSTILE = [
+    ("truncated line", _last_line(b'{"key":"c6","paper":{"title":"T"}'), True, "line 6: the record is cut short"),
+    ("a record of another candidate", _point("c2", 0), True, "line 1 is the record of 'c1', not of candidate 'c2'"),
+    ("missing record_at", lambda d, s: (d["candidates"][1].pop("record_at") and d, s), True,
+     r"'candidates\[1\]\.record_at' is missing"),
+    ("record_at past the end", _point("c2", 10**6), True, "points at byte 1000000, which starts no record"),
+    ("record_at inside a line", _point("c2", 3), True, "points at byte 3, which starts no record"),
+    ("record_at negative", _point("c2", -1), True, "points at byte -1"),
+    ("record_at true", _point("c2", True), True, r"'candidates\[1\]\.record_at' should be a whole number"),
+    ("oversize line", _last_line(b'{"key":"c6","paper":{"title":"' + b"x" * MAX_RECORD_BYTES + b'"}}\n'), True,
+     "line 6: longer than 16 MB"),
+    ("not JSON", _last_line(b"{oops}\n"), True, "line 6: not a JSON record"),
+    ("invalid UTF-8", _last_line(b'{"key":"c6","paper":{"title":"\xff"},"terms":{}}\n'), True, "line 6: not a JSON"),
+    ("deeply nested", _last_line(b"[" * 100_000 + b"\n"), True, "line 6: not a JSON record"),
+    ("a list, not a record", _last_line(b"[1]\n"), True, "line 6: 'record' is not an object"),
+    ("paper year as text", _last_line(_record(paper={"title": "T", "year": "1999"})), True,
+     r"'record\.paper\.year' should be a whole number or null"),
+    ("terms of text", _last_line(_record(terms={"t": "3"})), True, r"'record\.terms\..+' should be a whole number"),
+    ("key a number", _last_line(_record(key=6)), True, r"'record\.key' should be text"),
+    ("no terms", _last_line(json.dumps({"key": "c6", "paper": {"title": "T"}}).encode() + b"\n"), True,
+     r"'record\.terms' is missing"),
+    ("oversize authors", _last_line(_record(paper={"title": "T", "authors": ["a"] * 10_001})), True,
+     r"'record\.paper\.authors' holds 10,001 entries"),
+    ("a byte changed", lambda d, s: (d, s.replace(b"part 1", b"part 9", 1)), False, "does not match the session"),
+    ("cut short", lambda d, s: (d, s[:-40]), False, r"holds \d[\d,]* bytes; the session names"),
+    ("header too large", lambda d, s: ({**d, "papers": {"bytes": 10**12, "sha256": ""}}, s), False,
+     "at most 200 MB are read"),
+    ("header missing", lambda d, s: ({k: v for k, v in d.items() if k != "papers"}, s), False, "'papers' is missing"),
+    ("header of text", lambda d, s: ({**d, "papers": {"bytes": "9", "sha256": ""}}, s), False,
+     r"'papers\.bytes' should be a whole number"),
+]
+
+
+@pytest.mark.parametrize("name,edit,rehash,message", HOSTILE, ids=[case[0] for case in HOSTILE])
+def test_a_damaged_or_hostile_papers_file_is_one_line(tmp_path, name, edit, rehash, message):
+    path = tmp_path / "s.json"
+    save(path, built())
+    _rewrite(path, edit, rehash)
+    with pytest.raises(InputError, match=message) as caught:
+        load(path)
+    assert "\n" not in str(caught.value) and str(caught.value).startswith(f"{path}: ")
+
+
+def test_a_papers_file_that_is_no_file(tmp_path):
+    path = tmp_path / "s.json"
+    save(path, built())
+    papers_path(path).unlink()
+    papers_path(path).mkdir()
+    with pytest.raises(InputError, match="its papers file s.papers.jsonl is not a regular file"):
+        load(path)
