@@ -45,8 +45,9 @@ from deep_world import Judge, World, judge_batch, load_world  # noqa: E402
 async def recorded_session(world: World, text: str, judge: Judge, budget: int, folder: Path) -> dict:
     from litsearch.core.filters import Filters
     from litsearch.deep.rounds import Timing, expand, judge as record, start
-    from litsearch.deep.session import Options, as_document, load
-    from litsearch.deep.session_file import save
+    from litsearch.deep.session import Options, as_document
+    from litsearch.deep.session_file import load, save
+    from litsearch.runtime.files import write_file_atomically
     from litsearch.runtime.settings import settings_from_env
 
     def same(read, written) -> bool:
@@ -66,7 +67,7 @@ async def recorded_session(world: World, text: str, judge: Judge, budget: int, f
             own.append(timing.own_seconds)
             batches.append(list(session.batch))
             path = folder / f"round-{session.round:02d}.json"
-            save(path, session)
+            save(path, session, write_file_atomically)
             session.store = None  # the next round's file is written whole, as a file of its own
             if not same(load(path), session):
                 raise SystemExit(f"{path}: the session read back is not the session saved")
@@ -117,8 +118,8 @@ def time_main(args: argparse.Namespace) -> int:
     from litsearch.deep.pool import Pool
     from litsearch.deep.rounds import judge
     from litsearch.deep.score import next_order, score_candidates
-    from litsearch.deep.session import load
-    from litsearch.deep.session_file import save
+    from litsearch.deep.session_file import load, save
+    from litsearch.runtime.files import write_file_atomically
     from litsearch.deep.verdicts import Verdicts
 
     parts: dict[str, list[float]] = {}
@@ -132,7 +133,7 @@ def time_main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         source = Path(scratch) / "source.json"
         session = load(args.session)
-        save(source, grown(session, args.candidates) if args.candidates else session)
+        save(source, grown(session, args.candidates) if args.candidates else session, write_file_atomically)
         target = Path(scratch) / "session.json"
         for _ in range(args.repeat):
             for path in (source, papers_path(source)):
@@ -140,12 +141,12 @@ def time_main(args: argparse.Namespace) -> int:
             session = timed("read", lambda: load(target))
             verdicts = Verdicts({key: "not" for key in session.batch}, [])
             timed("judge", lambda: judge(session, verdicts, []))
-            timed("write", lambda: save(target, session))
+            timed("write", lambda: save(target, session, write_file_atomically))
             timed("score", lambda: score_candidates(session))
             timed("choose", lambda: (Pool(session).set_aside(), next_order(session)))
             for candidate in [c for c in session.candidates.values() if c.verdict is None][: args.changed]:
                 candidate.paper = replace(candidate.paper)  # a record a round's arrivals changed: written again
-            timed("write again", lambda: save(target, session))
+            timed("write again", lambda: save(target, session, write_file_atomically))
         sizes = [os.path.getsize(source), os.path.getsize(papers_path(source))]
     best = {name: min(values) for name, values in parts.items()}
     print(f"{args.session}: {len(session.candidates):,} candidates, document {sizes[0] / 1e6:.1f} MB + papers "

@@ -20,7 +20,8 @@ from command import command_env, command_runner, lit_search_command  # noqa: E40
 from deep_world import World  # noqa: E402
 from small_world import small_world  # noqa: E402
 
-from litsearch.deep.session import as_document, as_text, load  # noqa: E402
+from litsearch.deep.session import as_document, as_text  # noqa: E402
+from litsearch.deep.session_file import load  # noqa: E402
 
 BATCH_FIELDS = {"row", "doi", "pmid", "arxiv_id", "openalex_id", "paper_id", "title", "abstract", "year", "venue",
                 "why"}
@@ -216,7 +217,7 @@ def test_a_session_of_version_1_still_opens_and_is_saved_as_version_2(run, tmp_p
     start(run)
     session = tmp_path / "review.json"
     old = whole(session)
-    session.write_text(as_text(load(session)))  # what lit-search before 0.4.11 wrote
+    session.write_text(as_text(load(session)))  # what lit-search 0.4.10 and earlier wrote
     (tmp_path / "review.papers.jsonl").unlink()
     assert json.loads(run(["results", "review.json", "--all", "--format", "json"]).stdout)["results"]
     assert json.loads(session.read_text())["version"] == 1  # reading writes nothing

@@ -14,7 +14,8 @@ from litsearch.core.records import Paper
 from litsearch.deep import score
 from litsearch.deep.expand import Action, _within_budget, cocited_ids, derived_query
 from litsearch.deep.pool import Pool
-from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document, load
+from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document
+from litsearch.deep.session_file import load
 from litsearch.deep.stop import recent_yield, saturation, yield_curve
 from litsearch.deep.textmodel import distinctive_terms, term_counts
 from litsearch.deep.verdicts import apply, resolve

@@ -21,9 +21,14 @@ from litsearch.core.records import Paper
 from litsearch.deep import paper_store
 from litsearch.deep.paper_store import MAX_RECORD_BYTES, papers_path
 from litsearch.deep.pool import Pool
-from litsearch.deep.session import Options, Round, Session, as_document, as_text, load
-from litsearch.deep.session_file import save
+from litsearch.deep.session import Options, Round, Session, as_document, as_text
+from litsearch.deep.session_file import load, save as save_to
+from litsearch.runtime.files import write_file_atomically
 from litsearch.deep.verdicts import apply, resolve
+
+
+def save(path: Path, session: Session) -> None:
+    save_to(path, session, write_file_atomically)
 
 
 def paper(n: int, **fields) -> Paper:

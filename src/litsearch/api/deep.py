@@ -18,6 +18,7 @@ from ..core.config import Settings
 from ..core.errors import UsageError
 from ..deep.session import Options
 from ..deep.session_file import save
+from ..runtime.files import write_file_atomically
 from ._run import run_sync, settings as environment_settings
 
 
@@ -32,7 +33,7 @@ def _list(value: str | Sequence[int | str] | None) -> str | None:
 
 
 def _saver(path: str):
-    return lambda session: save(path, session)
+    return lambda session: save(path, session, write_file_atomically)
 
 
 def _checked(call):

@@ -14,6 +14,7 @@ from ..core.sanitize import json_text
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
 from ..deep.session import Options
 from ..deep.session_file import save
+from ..runtime.files import write_file_atomically
 from ..runtime.console import Console
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
@@ -148,7 +149,7 @@ def deep_command(argv: Sequence[str]) -> int:
 
 
 def _saver(path: str):
-    return lambda session: save(path, session)
+    return lambda session: save(path, session, write_file_atomically)
 
 
 def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:

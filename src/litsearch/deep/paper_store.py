@@ -226,11 +226,10 @@ def _write_all(descriptor: int, at: int, blob: bytes) -> None:
         view, at = view[written:], at + written
 
 
-def rewrite(side: Path, candidates: list[Candidate]) -> PaperStore:
+def rewrite(side: Path, candidates: list[Candidate], write_file_atomically: Any) -> PaperStore:
     """The papers file written whole (every candidate's record, in order) and committed: a new
-    file renamed over the old one (runtime/files.py), so a reader sees one or the other."""
-    from ..runtime.files import write_file_atomically
-
+    file renamed over the old one (the doors' writer, runtime/files.py), so a reader sees one or
+    the other."""
     lines = [record_line(c) for c in candidates]
     blob = b"".join(lines)
     write_file_atomically(side, blob)

@@ -12,7 +12,6 @@ is the document of what changes beside a papers file (version 2: deep/session_fi
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
@@ -286,13 +285,6 @@ def _check_options(options: Options, shown: str) -> None:
     problem = check_options(options)
     if problem:
         raise InputError(f"{shown}: damaged session: {problem}")
-
-
-def load(path: str | os.PathLike) -> Session:
-    """The session file at ``path``, of either version (deep/session_file.py)."""
-    from .session_file import load as load_file
-
-    return load_file(path)
 
 
 def as_text(session: Session) -> str:

@@ -10,7 +10,7 @@ save, a session of version 1, a file replaced by someone else, or one mostly of 
 the whole session is first written as one document of version 1, which needs no papers file,
 so that no moment leaves a document pointing into a papers file it does not match.
 
-A session of version 1 (every record in the document: lit-search before 0.4.11) is read as it
+A session of version 1 (every record in the document: lit-search 0.4.10 and earlier) is read as it
 is and written as version 2 at its next save.
 """
 
@@ -21,12 +21,11 @@ import glob
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .. import __version__
 from ..core.errors import InputError
 from ..core.files import read_input
-from ..runtime.files import write_file_atomically
 from ..search.record import filters_as_dict
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
@@ -72,10 +71,14 @@ def session_from(document: Any, path: str | os.PathLike) -> Session:
     return session
 
 
-def save(path: str | os.PathLike, session: Session) -> None:
+Write = Callable[[Path, "str | bytes"], None]  # the doors' atomic writer (runtime/files.py)
+
+
+def save(path: str | os.PathLike, session: Session, write_file_atomically: Write) -> None:
     """Write ``session`` to ``path`` and its papers file: the new and changed records appended,
     then the document replaced; or, when the papers file must be written whole, the whole
-    session as one document first, then the papers file, then the document."""
+    session as one document first, then the papers file, then the document. Every whole file
+    is written by ``write_file_atomically`` (a temporary file, flushed, renamed)."""
     path = Path(path)
     side = papers_path(path)
     candidates = list(session.candidates.values())
@@ -85,7 +88,7 @@ def save(path: str | os.PathLike, session: Session) -> None:
         if store is None or not paper_store.append(store, candidates):
             if os.path.lexists(path):
                 write_file_atomically(path, as_text(session))  # needs no papers file while that one is replaced
-            store = paper_store.rewrite(side, candidates)
+            store = paper_store.rewrite(side, candidates, write_file_atomically)
         write_file_atomically(path, document_text(session, store))
     session.store = store
 

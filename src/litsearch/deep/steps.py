@@ -15,7 +15,8 @@ from ..core.errors import UsageError
 from ..core.filters import Filters
 from ..net.http import HttpClient
 from . import rounds
-from .session import Options, Session, load
+from .session import Options, Session
+from .session_file import load
 from .verdicts import resolve
 
 Save = Callable[[Session], None]

@@ -40,7 +40,7 @@ def _list(value: str | list[int | str] | None) -> str | None:
 
 
 def _saver(path: str):
-    return lambda session: save(path, session)
+    return lambda session: save(path, session, write_file_atomically)
 
 
 def _step_result(session, path: str):
