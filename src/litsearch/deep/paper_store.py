@@ -95,7 +95,7 @@ def read_records(side: Path, header: Any, wanted: list[tuple[str, Any]], shown: 
         raise InputError(f"{shown}: damaged session: {name} does not match the session (its first {committed:,} "
                          f"bytes changed, or it is another session's papers file)")
     store = PaperStore(side, committed, digest, identity)
-    records = []
+    lines = []
     for key, at in wanted:
         if type(at) is not int or not 0 <= at < committed or (at and data[at - 1] != 0x0A):
             raise InputError(f"{shown}: damaged session: candidate {key!r} points at byte {at!r}, which starts "
@@ -106,20 +106,37 @@ def read_records(side: Path, header: Any, wanted: list[tuple[str, Any]], shown: 
             raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: "
                              + ("the record is cut short" if cut else
                                 f"longer than {MAX_RECORD_BYTES / MB:,.0f} MB, the most a record may be"))
-        try:
-            record = json.loads(data[at:end])
-        except (ValueError, RecursionError) as error:
-            raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: not a JSON record "
-                             f"({str(error)[:100]})") from None
+        lines.append(data[at:end])
+        store.at[key] = (at, end + 1 - at, None, None)
+    records = _decoded(lines, data, [at for _, at in wanted], name, shown)
+    for (key, at), record in zip(wanted, records):
         if not fits(record, RECORD_SHAPE):
             raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: "
                              f"{shape_problem(record, RECORD_SHAPE, 'record') or 'not a record'}")
         if record["key"] != key:
             raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)} is the record of "
                              f"{record['key'][:40]!r}, not of candidate {key!r}")
-        store.at[key] = (at, end + 1 - at, None, None)
-        records.append(record)
     return store, records
+
+
+def _decoded(lines: list[bytes], data: bytes, starts: list[int], name: str, shown: str) -> list[Any]:
+    """Every line's JSON value. Decoded as one array: the decoder then makes each name (every
+    term) once, and the records share it, which is also what makes scoring's look-ups quick.
+    When that fails, line by line, to name the line that is not JSON; a line holding more than
+    one value is caught by the count."""
+    try:
+        records = json.loads(b"[" + b",".join(lines) + b"]")
+        if len(records) == len(lines):
+            return records
+    except (ValueError, RecursionError):
+        pass
+    for line, at in zip(lines, starts):
+        try:
+            json.loads(line)
+        except (ValueError, RecursionError) as error:
+            raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: not a JSON record "
+                             f"({str(error)[:100]})") from None
+    raise InputError(f"{shown}: damaged session: {name}: a line holds more than one JSON value")
 
 
 def _committed_bytes(side: Path, committed: int, shown: str) -> tuple[bytes, tuple[int, int]]:
