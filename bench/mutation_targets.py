@@ -118,6 +118,14 @@ TARGETS = {
         # what a request costs decides whether the budget gate stops it on a spent day
         "tests": ["tests/providers/test_openalex_entity_filters.py"],
     },
+    "deep_papers": {
+        "file": "src/litsearch/deep/paper_store.py", "module": "litsearch.deep.paper_store",
+        "tests": ["tests/deep/test_deep_session_file.py"],
+    },
+    "deep_session_file": {
+        "file": "src/litsearch/deep/session_file.py", "module": "litsearch.deep.session_file",
+        "tests": ["tests/deep/test_deep_session_file.py"],
+    },
 }
 
 # Mutants no test can tell from the original, by target: the mutant's key (as the runner prints

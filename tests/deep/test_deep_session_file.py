@@ -300,3 +300,43 @@ def test_a_papers_file_that_is_no_file(tmp_path):
     papers_path(path).mkdir()
     with pytest.raises(InputError, match="its papers file s.papers.jsonl is not a regular file"):
         load(path)
+
+
+def test_unused_lines_that_outweigh_the_live_ones_are_dropped_by_a_whole_write(tmp_path, monkeypatch):
+    path = tmp_path / "s.json"
+    session = built()
+    save(path, session)
+    monkeypatch.setattr(paper_store, "REWRITE_OVER", 0)
+    for count in (1, 2):  # every record changed: once appended (half unused), then the file written whole
+        session = load(path)
+        for candidate in session.candidates.values():
+            candidate.paper = replace(candidate.paper, citation_count=count)
+        save(path, session)
+        assert len(lines(path)) == (12 if count == 1 else 6)
+        assert whole(load(path)) == whole(session)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_two_steps_saving_one_session_in_turn_leave_a_readable_pair(tmp_path):
+    """Two steps read the same files (two MCP calls at once); each save leaves the pair whole:
+    the last one saved is the session (as when the session was one file)."""
+    path = tmp_path / "s.json"
+    save(path, built())
+    first, second = load(path), load(path)
+    Pool(first).add([(paper(20), {"round": 2, "via": "citing"})])
+    Pool(second).add([(paper(30), {"round": 2, "via": "citing"})])
+    save(path, first)
+    save(path, second)  # appends after the first's line, which it keeps (unused)
+    assert whole(load(path)) == whole(second) and len(lines(path)) == 8
+    third = load(path)
+    path.write_text(as_text(first))  # someone wrote the whole session: the next save writes the papers file
+    papers_path(path).unlink()
+    save(path, third)
+    assert whole(load(path)) == whole(third)
+
+
+def test_a_start_over_a_papers_file_left_alone_replaces_it(tmp_path):
+    path = tmp_path / "s.json"
+    papers_path(path).write_bytes(b'{"left": "by a killed start"}\n' * 3)
+    save(path, built())
+    assert len(lines(path)) == 6 and whole(load(path)) == whole(built())
