@@ -17,11 +17,12 @@ is and written as version 2 at its next save.
 from __future__ import annotations
 
 import contextlib
+import gc
 import glob
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from .. import __version__
 from ..core.errors import InputError
@@ -43,13 +44,27 @@ def load(path: str | os.PathLike) -> Session:
     """The session at ``path`` (either version), or InputError naming what is wrong (one line)."""
     shown = str(path)
     folder = Path(path).parent
-    with paper_store.locked(folder, exclusive=False):
+    with paper_store.locked(folder, exclusive=False), _collector_paused():
         body = read_input(path, MAX_FILE_BYTES, what="a session")
         try:
             document = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
             raise InputError(f"{shown}: not a readable session (JSON: {str(error)[:120]})") from None
         return session_from(document, path)
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a session is decoded and built: its millions of
+    objects hold no cycles, and the collections their allocation set off walked them all again
+    and again (a fifth of the reading time at 5,000 candidates)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def session_from(document: Any, path: str | os.PathLike) -> Session:
