@@ -80,6 +80,8 @@ def test_a_save_appends_only_new_and_changed_records_and_reads_back_the_same(tmp
     save(path, session)
     added = [json.loads(line)["key"] for line in lines(path)[6:]]
     assert sorted(added) == ["c2", "c3", "c7"]
+    save(path, session)  # saved again unchanged: the appended records are known as written
+    assert len(lines(path)) == 9
     again = load(path)
     assert whole(again) == whole(session)
     assert again.candidates["c2"].paper.citation_count == 41 and again.candidates["c3"].terms == {"colour": 9}
@@ -251,13 +253,15 @@ def _record(**changes) -> bytes:
 
 
 HOSTILE = [
-    ("truncated line", _last_line(b'{"key":"c6","paper":{"title":"T"}'), True, "line 6: the record is cut short"),
+    ("truncated line", _last_line(b'{"key":"c6","paper":{"title":"T"}'), True,
+     r"s\.papers\.jsonl line 6: the record is cut short"),
     ("a record of another candidate", _point("c2", 0), True, "line 1 is the record of 'c1', not of candidate 'c2'"),
     ("missing record_at", lambda d, s: (d["candidates"][1].pop("record_at") and d, s), True,
      r"'candidates\[1\]\.record_at' is missing"),
     ("record_at past the end", _point("c2", 10**6), True, "points at byte 1000000, which starts no record"),
     ("record_at inside a line", _point("c2", 3), True, "points at byte 3, which starts no record"),
     ("record_at negative", _point("c2", -1), True, "points at byte -1"),
+    ("record_at at the end", lambda d, s: _point("c2", len(s))(d, s), True, "which starts no record of s.papers.jsonl"),
     ("record_at true", _point("c2", True), True, r"'candidates\[1\]\.record_at' should be a whole number"),
     ("oversize line", _last_line(b'{"key":"c6","paper":{"title":"' + b"x" * MAX_RECORD_BYTES + b'"}}\n'), True,
      "line 6: longer than 16 MB"),
@@ -280,6 +284,12 @@ HOSTILE = [
     ("header missing", lambda d, s: ({k: v for k, v in d.items() if k != "papers"}, s), False, "'papers' is missing"),
     ("header of text", lambda d, s: ({**d, "papers": {"bytes": "9", "sha256": ""}}, s), False,
      r"'papers\.bytes' should be a whole number"),
+    ("header without its hash", lambda d, s: ({**d, "papers": {"bytes": len(s)}}, s), False,
+     r"'papers\.sha256' is missing"),
+    ("a hash of a number", lambda d, s: ({**d, "papers": {"bytes": len(s), "sha256": 5}}, s), False,
+     r"'papers\.sha256' should be text"),
+    ("negative length", lambda d, s: ({**d, "papers": {"bytes": -1, "sha256": ""}}, s), False,
+     "it names -1 bytes of s.papers.jsonl"),
 ]
 
 
@@ -340,3 +350,115 @@ def test_a_start_over_a_papers_file_left_alone_replaces_it(tmp_path):
     papers_path(path).write_bytes(b'{"left": "by a killed start"}\n' * 3)
     save(path, built())
     assert len(lines(path)) == 6 and whole(load(path)) == whole(built())
+
+
+def test_a_record_of_the_longest_length_is_read_and_one_byte_more_is_not(tmp_path, monkeypatch):
+    path = tmp_path / "s.json"
+    session = built()
+    save(path, session)
+    biggest = max(session.candidates.values(), key=lambda c: len(paper_store.record_line(c)))
+    longest = len(paper_store.record_line(biggest)) - 1  # without its line end
+    monkeypatch.setattr(paper_store, "MAX_RECORD_BYTES", longest)
+    assert whole(load(path)) == whole(session)
+    paper_store.record_line(biggest)
+    monkeypatch.setattr(paper_store, "MAX_RECORD_BYTES", longest - 1)
+    with pytest.raises(InputError, match="line [0-9]: longer than"):
+        load(path)
+    with pytest.raises(ValueError, match="at most"):  # nor is one written
+        paper_store.record_line(biggest)
+
+
+def test_an_empty_session_round_trips(tmp_path):
+    path = tmp_path / "s.json"
+    session = built(0)
+    save(path, session)
+    assert papers_path(path).read_bytes() == b"" and whole(load(path)) == whole(session)
+
+
+def test_unused_lines_are_dropped_only_once_they_outweigh_the_live_ones(tmp_path, monkeypatch):
+    path = tmp_path / "s.json"
+    save(path, built())
+
+    def change(keys, count):
+        session = load(path)
+        for key in keys:
+            session.candidates[key].paper = replace(session.candidates[key].paper, citation_count=count)
+        save(path, session)
+        assert whole(load(path)) == whole(session)
+        return len(lines(path))
+
+    assert change(["c1", "c2", "c3"], 1) == 9 and change(["c1", "c2", "c3"], 2) == 12  # unused = live: kept
+    assert change(["c4"], 3) == 12 + 1  # under 1 MB of unused lines: never rewritten
+    monkeypatch.setattr(paper_store, "REWRITE_OVER", 0)
+    assert change(["c5"], 4) == 6  # unused now outweigh the live ones: written whole
+
+
+def test_a_papers_file_replaced_under_a_step_is_written_whole_by_its_save(tmp_path, monkeypatch):
+    path = tmp_path / "s.json"
+    save(path, built())
+    mine, theirs = load(path), load(path)
+    monkeypatch.setattr(paper_store, "REWRITE_OVER", 0)
+    for candidate in theirs.candidates.values():
+        candidate.paper = replace(candidate.paper, citation_count=5)
+    save(path, theirs)
+    for candidate in theirs.candidates.values():
+        candidate.paper = replace(candidate.paper, citation_count=6)
+    save(path, theirs)  # the papers file is now another file, its lines elsewhere
+    Pool(mine).add([(paper(9), {"round": 2, "via": "citing"})])
+    save(path, mine)
+    assert whole(load(path)) == whole(mine)
+
+
+def test_short_writes_are_written_on_from_where_they_stopped(tmp_path, monkeypatch):
+    path = tmp_path / "s.json"
+    save(path, built())
+    session = load(path)
+    Pool(session).add([(paper(n), {"round": 2, "via": "citing"}) for n in (11, 12, 13)])
+    pwrite = os.pwrite
+    monkeypatch.setattr(os, "pwrite", lambda fd, data, at: pwrite(fd, bytes(data)[:7], at))
+    save(path, session)
+    monkeypatch.undo()
+    assert whole(load(path)) == whole(session)
+
+
+def test_no_descriptor_is_left_open(tmp_path):
+    path = tmp_path / "s.json"
+    folder = Path("/proc/self/fd")
+    if not folder.is_dir():
+        pytest.skip("needs /proc")
+    before = len(list(folder.iterdir()))
+    session = built()
+    save(path, session)
+    session = load(path)
+    Pool(session).add([(paper(9), {"round": 2, "via": "citing"})])
+    save(path, session)
+    load(path)
+    assert len(list(folder.iterdir())) == before
+
+
+def test_a_save_holds_the_folder_for_itself_and_reads_share_it(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    other = os.open(tmp_path, os.O_RDONLY)
+    try:
+        with paper_store.locked(tmp_path, exclusive=True):
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        with paper_store.locked(tmp_path, exclusive=False):
+            fcntl.flock(other, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            fcntl.flock(other, fcntl.LOCK_UN)
+            with pytest.raises(BlockingIOError):
+                fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)  # released
+    finally:
+        os.close(other)
+
+
+def test_a_papers_file_that_is_a_fifo_is_refused_without_waiting(tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    path = tmp_path / "s.json"
+    save(path, built())
+    papers_path(path).unlink()
+    os.mkfifo(papers_path(path))
+    with pytest.raises(InputError, match="is not a regular file"):
+        load(path)

@@ -59,9 +59,9 @@ class PaperStore:
     written from (a candidate still holding those same objects needs no new line)."""
 
     path: Path
-    committed: int = 0
-    digest: Any = field(default_factory=hashlib.sha256)
-    identity: tuple[int, int] = (0, 0)
+    committed: int
+    digest: Any  # hashlib's SHA-256 of the committed bytes, carried on as lines are appended
+    identity: tuple[int, int]
     at: dict[str, tuple[int, int, Any, Any]] = field(default_factory=dict)  # key -> (offset, length, paper, terms)
 
     def header(self) -> dict[str, Any]:
@@ -78,13 +78,12 @@ class PaperStore:
 # ---------------------------------------------------------------- reading
 
 
-def read_records(side: Path, header: Any, wanted: list[tuple[str, Any]], shown: str) -> tuple[PaperStore, list[dict]]:
+def read_records(side: Path, header: dict[str, Any], wanted: list[tuple[str, Any]],
+                 shown: str) -> tuple[PaperStore, list[dict]]:
     """The records at the offsets of ``wanted`` ((key, offset) pairs, the document's order),
-    each checked, and the store that knows them; InputError (one line) for anything wrong."""
+    each checked, and the store that knows them; InputError (one line) for anything wrong.
+    ``header`` is the document's ``papers`` (checked with it: HEADER_SHAPE)."""
     name = side.name
-    problem = shape_problem(header, HEADER_SHAPE, "papers")
-    if problem:
-        raise InputError(f"{shown}: damaged session: {problem}")
     committed, expected = header["bytes"], header["sha256"]
     if not 0 <= committed <= MAX_FILE_BYTES:
         raise InputError(f"{shown}: damaged session: it names {committed:,} bytes of {name}; at most "
@@ -179,7 +178,7 @@ def _line(data: bytes, at: int) -> int:
 def record_line(candidate: Candidate) -> bytes:
     line = json.dumps({"key": candidate.key, "paper": paper_as_dict(candidate.paper), "terms": candidate.terms},
                       ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-    if len(line) > MAX_RECORD_BYTES:  # never write what would not be read back
+    if len(line) - 1 > MAX_RECORD_BYTES:  # never write what would not be read back
         raise ValueError(f"the record of {candidate.key} is {len(line) / MB:,.1f} MB; at most "
                          f"{MAX_RECORD_BYTES / MB:,.0f} MB")
     return line
