@@ -131,6 +131,21 @@ TARGETS = {
 # Mutants no test can tell from the original, by target: the mutant's key (as the runner prints
 # it) -> the one-line reason.
 EQUIVALENT: dict[str, dict[str, str]] = {
+    "deep_session_file": {
+        "_collector_paused | delete call gc.disable(...) | gc.disable()":
+            "the collector only costs time while a session is read: the session read is the same",
+        'document_text | False -> True | return json.dumps(document, ensure_ascii=False, separators=(",", ":"))':
+            "ASCII escapes or UTF-8: the same JSON read back",
+        'Write | \'str | bytes\' -> \'XX..XX\' | Write = Callable[[Path, "str | bytes"], None]  '
+        "# the doors' atomic writer (runtime/files.py)":
+            "the text of a type annotation",
+    },
+    "deep_papers": {
+        'record_line | False -> True | ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\\n"':
+            "ASCII escapes or UTF-8: the same JSON read back",
+        "append | return ... -> return None | return False":
+            "its one caller reads the answer as true or false",
+    },
     "openalex_filters": {
         'count_filter | > -> >= | return f"{key}:>{low - 1}" if low > 0 else f"{key}:>-1"':
             'at least 0 is ">-1" by either branch',

@@ -462,3 +462,98 @@ def test_a_papers_file_that_is_a_fifo_is_refused_without_waiting(tmp_path):
     os.mkfifo(papers_path(path))
     with pytest.raises(InputError, match="is not a regular file"):
         load(path)
+
+
+def full() -> Session:
+    """A session with a value other than the default in every field the document holds."""
+    session = built()
+    session.variants, session.queries, session.created_at = ["greedy colouring"], ["q1", "q2"], "2026-01-02T03:04:05Z"
+    session.filters = Filters(venue="Graphs", min_citations=2)
+    session.done, session.stop_reason, session.batch = True, "saturated", []
+    session.search_providers, session.asked_ids = ["openalex"], ["W77"]
+    session.pending_queries, session.recommended_with = ["later"], "c1,c2"
+    session.rounds[0].actions, session.rounds[0].notes, session.rounds[0].stop_check = ["asked"], ["n"], "said"
+    session.rounds[0].requests = {"openalex": 3}
+    for n, candidate in enumerate(session.candidates.values()):
+        candidate.verdict, candidate.judged_round, candidate.shown_round = "maybe", 1, 1
+        candidate.score, candidate.log_odds = 0.123456789 + n, -1.23456789 - n
+        candidate.why, candidate.chased, candidate.refs = f"why {n}", ["links:openalex"], [f"W{n}0"]
+    return session
+
+
+def test_every_field_of_the_document_reads_back(tmp_path):
+    path = tmp_path / "s.json"
+    session = full()
+    save(path, session)
+    again = load(path)
+    assert whole(again) == whole(session) and again.created_at == session.created_at
+    for candidate in again.candidates.values():  # stored rounded, as in a whole document
+        original = session.candidates[candidate.key]
+        assert candidate.score == round(original.score, 6) and candidate.log_odds == round(original.log_odds, 4)
+        assert (candidate.why, candidate.chased, candidate.refs) == (original.why, original.chased, original.refs)
+    document = json.loads(path.read_text())
+    assert document["tool"]["name"] == "lit-search" and document["saved_at"].endswith("Z")
+
+
+DAMAGED_DOCUMENT = [
+    (lambda d: d.update(kind="search"), "not a lit-search deep-search session"),
+    (lambda d: d.update(version=3), "a session of version 3; this lit-search reads versions 1 and 2"),
+    (lambda d: d["candidates"][0].update(score="high"), r"'candidates\[0\]\.score' should be"),
+    (lambda d: d["candidates"][0].update(why=5), r"'candidates\[0\]\.why' should be text"),
+    (lambda d: d["candidates"][0].update(evidence={}), r"'candidates\[0\]\.evidence' is not a list"),
+    (lambda d: d["candidates"][0].update(verdict="yes"), "has verdict 'yes'"),
+    (lambda d: d.update(candidates=d["candidates"] * 2), "appears twice"),
+    (lambda d: d.update(batch=["c99"]), "the batch names unknown candidate 'c99'"),
+]
+
+
+@pytest.mark.parametrize("edit,message", DAMAGED_DOCUMENT)
+def test_a_damaged_document_is_one_line(tmp_path, edit, message):
+    path = tmp_path / "s.json"
+    save(path, built())
+    document = json.loads(path.read_text())
+    edit(document)
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=message) as caught:
+        load(path)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_save_holds_the_folder_while_it_writes_and_removes_a_killed_saves_temporaries(tmp_path):
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "s.json"
+    left = [tmp_path / ".s.json.x1.tmp", tmp_path / ".s.papers.jsonl.x2.tmp"]
+    kept = [tmp_path / ".other.json.x3.tmp", tmp_path / ".s.json.x4.keep", tmp_path / "s.json.x5.tmp"]
+    for name in left + kept:
+        name.write_text("")
+    held = []
+
+    def writing(target, text):
+        probe = os.open(tmp_path, os.O_RDONLY)
+        try:
+            fcntl.flock(probe, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            held.append(False)
+        except BlockingIOError:
+            held.append(True)
+        finally:
+            os.close(probe)
+        write_file_atomically(target, text)
+
+    save_to(path, built(), writing)
+    assert held and all(held)
+    assert not any(name.exists() for name in left) and all(name.exists() for name in kept)
+
+
+def test_reading_leaves_the_garbage_collector_as_it_found_it(tmp_path):
+    import gc
+
+    path = tmp_path / "s.json"
+    save(path, built())
+    load(path)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        load(path)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
