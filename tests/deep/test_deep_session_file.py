@@ -246,6 +246,13 @@ def _last_line(replacement: bytes):
     return edit
 
 
+def _shifted(document, side):
+    """Every record a line further down (an empty line put first)."""
+    for candidate in document["candidates"]:
+        candidate["record_at"] += 1
+    return document, side
+
+
 def _record(**changes) -> bytes:
     record = {"key": "c6", "paper": {"title": "T"}, "terms": {"t": 1}}
     record.update(changes)
@@ -266,6 +273,7 @@ HOSTILE = [
     ("oversize line", _last_line(b'{"key":"c6","paper":{"title":"' + b"x" * MAX_RECORD_BYTES + b'"}}\n'), True,
      "line 6: longer than 16 MB"),
     ("not JSON", _last_line(b"{oops}\n"), True, "line 6: not a JSON record"),
+    ("an empty line", lambda d, s: _point("c1", 0)(*_shifted(d, b"\n" + s)), True, "line 1: not a JSON record"),
     ("invalid UTF-8", _last_line(b'{"key":"c6","paper":{"title":"\xff"},"terms":{}}\n'), True, "line 6: not a JSON"),
     ("deeply nested", _last_line(b"[" * 100_000 + b"\n"), True, "line 6: not a JSON record"),
     ("a list, not a record", _last_line(b"[1]\n"), True, "line 6: 'record' is not an object"),
@@ -387,10 +395,12 @@ def test_unused_lines_are_dropped_only_once_they_outweigh_the_live_ones(tmp_path
         assert whole(load(path)) == whole(session)
         return len(lines(path))
 
-    assert change(["c1", "c2", "c3"], 1) == 9 and change(["c1", "c2", "c3"], 2) == 12  # unused = live: kept
-    assert change(["c4"], 3) == 12 + 1  # under 1 MB of unused lines: never rewritten
+    assert change(["c1", "c2", "c3"], 1) == 9 and change(["c4", "c5", "c6"], 1) == 12  # unused < 1 MB: kept
     monkeypatch.setattr(paper_store, "REWRITE_OVER", 0)
-    assert change(["c5"], 4) == 6  # unused now outweigh the live ones: written whole
+    assert change(["c1", "c2", "c3"], 2) == 6  # unused outweigh the live ones: written whole
+    assert change(["c1", "c2", "c3"], 3) == 9  # 3 unused lines, 6 live: kept
+    assert change(["c1", "c2", "c3"], 4) == 12  # as many bytes unused as live (the same lengths): kept
+    assert change(["c4"], 5) == 6  # one more: written whole
 
 
 def test_a_papers_file_replaced_under_a_step_is_written_whole_by_its_save(tmp_path, monkeypatch):

@@ -43,7 +43,7 @@ def _session_or_none(path: str):
     from ..core.errors import InputError
     from ..core.files import read_input
     from ..deep.session import KIND, MAX_FILE_BYTES
-    from ..deep.session_file import session_from
+    from ..deep.session_file import load
 
     try:
         document = json.loads(read_input(path, MAX_FILE_BYTES, what="a record").decode("utf-8"))
@@ -51,7 +51,7 @@ def _session_or_none(path: str):
         return None  # read_record says what is wrong with it
     if not isinstance(document, dict) or document.get("kind") != KIND:
         return None
-    return session_from(document, path)
+    return load(path)  # read again with its papers file, as every door reads a session
 
 
 def main(argv: Sequence[str]) -> int:
