@@ -159,9 +159,10 @@ def _copied(value: Any) -> Any:
     return value
 
 
-def as_document(session: Session) -> dict[str, Any]:
+def document_fields(session: Session, version: int) -> dict[str, Any]:
+    """What either version of the document holds before its records: everything but the candidates."""
     return {
-        "kind": KIND, "version": WHOLE_VERSION, "tool": {"name": "lit-search", "version": __version__},
+        "kind": KIND, "version": version, "tool": {"name": "lit-search", "version": __version__},
         "created_at": session.created_at, "saved_at": now_utc(),
         "topic": session.topic, "variants": session.variants, "filters": filters_as_dict(session.filters),
         "options": session.options.__dict__,
@@ -170,10 +171,20 @@ def as_document(session: Session) -> dict[str, Any]:
         "pending_queries": session.pending_queries, "recommended_with": session.recommended_with,
         "next_number": session.next_number, "batch": session.batch,
         "rounds": [entry.__dict__ for entry in session.rounds],
-        "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, "evidence": c.evidence,
-                        "verdict": c.verdict, "judged_round": c.judged_round, "shown_round": c.shown_round,
-                        "score": round(c.score, 6), "log_odds": round(c.log_odds, 4), "why": c.why, "chased": c.chased,
-                        **({"refs": c.refs} if c.refs else {})}
+    }
+
+
+def candidate_state(c: Candidate) -> dict[str, Any]:
+    """A candidate's fields that change from step to step (its record aside)."""
+    return {"evidence": c.evidence, "verdict": c.verdict, "judged_round": c.judged_round,
+            "shown_round": c.shown_round, "score": round(c.score, 6), "log_odds": round(c.log_odds, 4),
+            "why": c.why, "chased": c.chased, **({"refs": c.refs} if c.refs else {})}
+
+
+def as_document(session: Session) -> dict[str, Any]:
+    return {
+        **document_fields(session, WHOLE_VERSION),
+        "candidates": [{"key": c.key, "paper": paper_as_dict(c.paper), "terms": c.terms, **candidate_state(c)}
                        for c in session.candidates.values()],
     }
 

@@ -24,15 +24,13 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import __version__
 from ..core.errors import InputError
 from ..core.files import read_input
-from ..search.record import filters_as_dict
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
-from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
-                      Session, as_text, check_kind, from_document, now_utc, session_of)
+from .session import (CANDIDATE_SHAPE, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
+                      Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of)
 
 STATE_SHAPE = Fields({**{name: spec for name, spec in CANDIDATE_SHAPE.fields.items() if name not in ("paper", "terms")},
                       "record_at": int}, required=("key", "record_at"))
@@ -120,20 +118,9 @@ def _remove_temporaries(*paths: Path) -> None:
 def document_text(session: Session, store: paper_store.PaperStore) -> str:
     """The document of version 2: everything but the records, which ``store`` holds."""
     document = {
-        "kind": KIND, "version": VERSION, "tool": {"name": "lit-search", "version": __version__},
-        "created_at": session.created_at, "saved_at": now_utc(),
-        "topic": session.topic, "variants": session.variants, "filters": filters_as_dict(session.filters),
-        "options": session.options.__dict__,
-        "done": session.done, "stop_reason": session.stop_reason, "queries": session.queries,
-        "search_providers": session.search_providers, "asked_ids": session.asked_ids,
-        "pending_queries": session.pending_queries, "recommended_with": session.recommended_with,
-        "next_number": session.next_number, "batch": session.batch,
-        "rounds": [entry.__dict__ for entry in session.rounds],
+        **document_fields(session, VERSION),
         "papers": store.header(),
-        "candidates": [{"key": c.key, "record_at": store.offset(c.key), "evidence": c.evidence,
-                        "verdict": c.verdict, "judged_round": c.judged_round, "shown_round": c.shown_round,
-                        "score": round(c.score, 6), "log_odds": round(c.log_odds, 4), "why": c.why, "chased": c.chased,
-                        **({"refs": c.refs} if c.refs else {})}
+        "candidates": [{"key": c.key, "record_at": store.offset(c.key), **candidate_state(c)}
                        for c in session.candidates.values()],
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
