@@ -104,6 +104,44 @@ def test_a_record_joins_the_candidate_it_shares_an_id_or_a_long_title_with():
     assert len(session.candidates["c1"].evidence) == 2
 
 
+def test_works_that_share_a_title_stay_apart_where_the_search_dedupe_keeps_them_apart():
+    """The class: one title names several works (an algorithm and its remarks, two studies
+    titled alike, reprints years apart); joining them by title hides all but one from the judge."""
+    session = session_with(PAPERS)
+    title = "Hidden-Line Plotting Program (Algorithm R420)"
+    arrivals = [
+        (Paper(provider="openalex", title=title, doi="10.1145/360000", year=1972), {"via": "search"}),
+        (Paper(provider="openalex", title=title, doi="10.1145/360001", year=1973), {"via": "search"}),  # another DOI
+        (Paper(provider="pubmed", title=title, pmid="900", year=1973), {"via": "search"}),  # no DOI: joins one
+        (Paper(provider="pubmed", title=title, pmid="901", doi="10.1145/360001"), {"via": "search"}),  # its DOI
+        (Paper(provider="pubmed", title="Greedy colouring of sparse graphs revisited", pmid="77"), {"via": "citing"}),
+        (Paper(provider="pubmed", title="Greedy colouring of sparse graphs revisited", pmid="78"), {"via": "citing"}),
+        (Paper(provider="openalex", title="Sparse graph colouring heuristics, part 3", year=2001), {"via": "search"}),
+        (Paper(provider="openalex", title="Sparse graph colouring heuristics part 3", year=2004), {"via": "search"}),
+    ]
+    before = len(session.candidates)
+    new = Pool(session).add(arrivals)
+    by_title = {}
+    for key in new:
+        by_title.setdefault(session.candidates[key].paper.title, []).append(session.candidates[key])
+    # two DOIs, two papers; the records without a conflicting id join the first they may
+    assert [c.paper.doi for c in by_title[title]] == ["10.1145/360000", "10.1145/360001"]
+    assert by_title[title][0].paper.pmid == "900" and by_title[title][1].paper.pmid == "901"
+    # "Greedy colouring…" (c1, a DOI, no PMID) takes PMID 77; PMID 78 is another paper
+    assert session.candidates["c1"].paper.pmid == "77"
+    assert [c.paper.pmid for c in by_title["Greedy colouring of sparse graphs revisited"]] == ["78"]
+    assert len(by_title["Sparse graph colouring heuristics, part 3"]) == 1
+    assert len(by_title["Sparse graph colouring heuristics part 3"]) == 1  # three years later
+    assert len(session.candidates) == before + len(new) == before + 5
+
+
+def test_a_preprint_joins_its_journal_version_by_title_although_their_dois_differ():
+    session = session_with([paper("Deep learning of protein folding landscapes at scale", doi="10.1038/s1", year=2021)])
+    new = Pool(session).add([(Paper(provider="europepmc", title="Deep learning of protein folding landscapes at scale",
+                                    doi="10.1101/2020.01.01.123", journal="bioRxiv", year=2020), {"via": "citing"})])
+    assert new == [] and session.candidates["c1"].paper.doi == "10.1038/s1"
+
+
 def test_a_judged_paper_keeps_its_verdict_whatever_arrives():
     session = session_with(PAPERS)
     apply(session, resolve(session, {"relevant": "1"}, rest="not"))

@@ -3,9 +3,14 @@
 A record that arrives is the same paper as a candidate when they share an identifier (DOI,
 PMID, PMCID, arXiv id, OpenAlex id, Semantic Scholar id) or, for records without a shared id,
 the same folded title of a length that names one paper (short titles such as "Editorial" never
-join two records) and years at most one apart (a preprint and its journal version). The
-candidate then keeps the richer value of each field (dedupe/merge.py) and gains the evidence;
-a judged paper keeps its verdict whatever arrives later, so it is never shown again.
+join two records) where the search's own dedupe rule allows it (dedupe/judge.py ``hard_veto``:
+never two different DOIs or PMIDs, years more than one apart, a notice and another item),
+except that a preprint server's record may join its journal version although their DOIs differ.
+Two works that share a title (an algorithm and its remarks, "Hidden-Line Plotting Program
+(Algorithm R420)"; two studies titled alike) stay two candidates: joining them would hide all
+but one from the judge. The candidate then keeps the richer value of each field
+(dedupe/merge.py) and gains the evidence; a judged paper keeps its verdict whatever arrives
+later, so it is never shown again.
 
 Index keys are built in one pass over the pool when a round starts and updated as records
 join, so adding a round's few thousand records costs a dictionary look-up each, not a merge
@@ -14,10 +19,13 @@ engine pass over the whole pool.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Iterable, Sequence
 
 from ..core.records import Paper, field_value
 from ..core.text import fold_title
+from ..dedupe.features import Profile, ProfileBuilder
+from ..dedupe.judge import hard_veto
 from ..dedupe.merge import merge_cluster
 from .limits import MAX_POOL
 from .session import MAX_REFS, Candidate, Session
@@ -40,12 +48,22 @@ def title_key(paper: Paper) -> str | None:
     return f"title:{folded}" if len(folded) >= MIN_TITLE_KEY else None
 
 
+def title_join_veto(a: Profile, b: Profile) -> str | None:
+    """Why two records of one title are two papers (the search's dedupe rule), or None. A preprint
+    server's record and a journal record are two versions of one paper whatever their DOIs."""
+    if a.preprint != b.preprint:
+        a = replace(a, dois=frozenset(), pmids=frozenset())
+    return hard_veto(a, b)
+
+
 class Pool:
     """The candidates of ``session``, indexed by identity."""
 
     def __init__(self, session: Session):
         self.session = session
         self.by_key: dict[str, str] = {}
+        self.by_title: dict[str, list[str]] = {}  # every candidate of a title: one title, many works
+        self.profiles = ProfileBuilder()
         for candidate in session.candidates.values():
             self._index(candidate)
 
@@ -54,7 +72,9 @@ class Pool:
             self.by_key.setdefault(key, candidate.key)
         title = title_key(candidate.paper)
         if title:
-            self.by_key.setdefault(title, candidate.key)
+            keys = self.by_title.setdefault(title, [])
+            if candidate.key not in keys:
+                keys.append(candidate.key)
 
     def find(self, paper: Paper) -> Candidate | None:
         for key in identity_keys(paper):
@@ -62,10 +82,12 @@ class Pool:
             if found:
                 return self.session.candidates[found]
         title = title_key(paper)
-        if title and (found := self.by_key.get(title)):
-            candidate = self.session.candidates[found]
-            if paper.year is None or candidate.paper.year is None or abs(paper.year - candidate.paper.year) <= 1:
-                return candidate
+        if title and title in self.by_title:
+            arriving = self.profiles.profile(paper)
+            for key in self.by_title[title]:
+                candidate = self.session.candidates[key]
+                if not title_join_veto(arriving, self.profiles.profile(candidate.paper)):
+                    return candidate
         return None
 
     def add(self, arrivals: Iterable[tuple[Paper, dict[str, Any]]]) -> list[str]:
@@ -116,7 +138,7 @@ class Pool:
         dropped = unjudged[:excess]
         for candidate in dropped:
             del candidates[candidate.key]
-        self.by_key = {}
+        self.by_key, self.by_title = {}, {}
         for candidate in candidates.values():
             self._index(candidate)
         return len(dropped)
