@@ -245,3 +245,23 @@ def test_a_copied_session_reads_and_a_damaged_papers_file_is_one_line(run, tmp_p
     assert "does not match the session" in out.stderr and len(out.stderr.strip().splitlines()) == 1
     report = command_runner(command_env(), tmp_path)(["report", "review.json"], code=2)
     assert "does not match the session" in report.stderr
+
+
+def test_a_session_reached_through_a_link_is_continued_where_it_lies(run, tmp_path):
+    """The class: a session (or any file lit-search writes) kept elsewhere and named through a
+    symbolic link; a step must update the files the link leads to, not put new ones beside it."""
+    (tmp_path / "synced").mkdir()
+    run(["start", "coral reef bleaching", "--session", "synced/review.json", "--batch", "3", "-q"])
+    (tmp_path / "mine.json").symlink_to("synced/review.json")
+    step = json.loads(run(["next", "mine.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+    assert step["round"] == 2 and step["session"] == "mine.json"
+    assert (tmp_path / "mine.json").is_symlink() and not (tmp_path / "mine.papers.jsonl").exists()
+    assert sorted(p.name for p in (tmp_path / "synced").iterdir()) == ["review.json", "review.papers.jsonl"]
+    assert whole(tmp_path / "synced" / "review.json")["candidates"][0]["verdict"] == "relevant"
+    assert whole(tmp_path / "mine.json") == whole(tmp_path / "synced" / "review.json")
+    out = run(["results", "mine.json", "-o", "refs.bib"])
+    assert (tmp_path / "refs.bib").read_text().startswith("@")
+    os.mkfifo(tmp_path / "pipe.bib")
+    out = run(["results", "mine.json", "-o", "pipe.bib"], code=2)
+    assert "-o pipe.bib: not a regular file; lit-search replaces the files it writes whole" in out.stderr.splitlines()[0]
+    assert (tmp_path / "pipe.bib").is_fifo()  # checked before any work, left as it was

@@ -159,3 +159,65 @@ def closes_everything(action) -> list[str]:
 def test_no_file_is_left_open(tmp_path):
     assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", ENTRY)) == []
     assert closes_everything(lambda: write_file_atomically(tmp_path / "refs.bib", "\udcff")) == []  # failed write
+
+
+# ------------------------------------------------ a path that is a link, or not a regular file
+# The class: renaming over a symbolic link replaces the link, not the file it leads to (a record
+# or session kept in a synced folder through a link silently stops being updated there); renaming
+# over a device replaces the device (as root, /dev/null itself).
+
+
+def test_a_link_is_kept_and_the_file_it_leads_to_replaced(tmp_path):
+    (tmp_path / "synced").mkdir()
+    real = tmp_path / "synced" / "refs.bib"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "refs.bib"
+    link.symlink_to(real)
+    write_file_atomically(link, ENTRY)
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text(encoding="utf-8") == ENTRY
+    assert sorted(p.name for p in (tmp_path / "synced").iterdir()) == ["refs.bib"]  # no temporary left
+
+
+def test_a_chain_of_links_and_a_relative_link_lead_to_the_last_file(tmp_path):
+    (tmp_path / "a").mkdir()
+    real = tmp_path / "a" / "record.json"
+    (tmp_path / "a" / "hop.json").symlink_to("record.json")  # relative, in its own folder
+    link = tmp_path / "record.json"
+    link.symlink_to(tmp_path / "a" / "hop.json")
+    write_file_atomically(link, "{}")
+    assert real.read_text(encoding="utf-8") == "{}" and link.is_symlink() and (tmp_path / "a" / "hop.json").is_symlink()
+
+
+def test_a_dangling_link_gets_its_file_created_where_it_points(tmp_path):
+    (tmp_path / "later").mkdir()
+    link = tmp_path / "refs.ris"
+    link.symlink_to(tmp_path / "later" / "refs.ris")
+    write_file_atomically(link, "TY  - JOUR\r\nER  - \r\n")
+    assert link.is_symlink() and (tmp_path / "later" / "refs.ris").read_text(encoding="utf-8").startswith("TY")
+
+
+@pytest.mark.parametrize("through_link", [False, True])
+def test_a_fifo_is_never_replaced_and_the_error_names_the_users_path(tmp_path, through_link):
+    fifo = tmp_path / "pipe.bib"
+    os.mkfifo(fifo)
+    named = fifo
+    if through_link:
+        named = tmp_path / "link.bib"
+        named.symlink_to(fifo)
+    with pytest.raises(OSError) as raised:
+        write_file_atomically(named, ENTRY)
+    assert raised.value.errno == errno.EINVAL and raised.value.filename == str(named)
+    assert "not a regular file" in raised.value.strerror
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({"pipe.bib", named.name})  # no temporary
+
+
+def test_a_link_loop_is_an_os_error_naming_the_users_path(tmp_path):
+    first, second = tmp_path / "a.bib", tmp_path / "b.bib"
+    first.symlink_to(second)
+    second.symlink_to(first)
+    with pytest.raises(OSError) as raised:
+        write_file_atomically(first, ENTRY)
+    assert raised.value.filename == str(first) and raised.value.errno == errno.ELOOP
+    assert first.is_symlink() and second.is_symlink()

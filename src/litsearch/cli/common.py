@@ -19,6 +19,7 @@ from typing import Any, Awaitable, Callable, Sequence, TypeVar
 
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, UsageError
+from ..core.files import check_replaceable
 from ..core.identifiers import ID_HELP
 from ..core.sanitize import safe_text
 from ..net.cache import CacheMode
@@ -91,6 +92,10 @@ def check_file_target(path: str | None, flag: str, example: str) -> None:
         raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
+    try:
+        check_replaceable(target)
+    except OSError as error:
+        raise UsageError(f"{flag} {path}: {error.strerror}") from None
 
 
 def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:

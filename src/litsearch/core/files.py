@@ -6,6 +6,10 @@ what it opened is a regular file (not a directory, a FIFO, a socket or a device 
 ``/dev/zero``), refuses one larger than the command's documented limit before reading, and
 reads at most that limit even if the file grows meanwhile. Every problem is an InputError
 (exit 2) naming the file in one line.
+
+``written_file`` and ``check_replaceable`` say which file a write to a path replaces (through
+its symbolic links) and refuse a device, FIFO or socket: the writer (runtime/files.py) and the
+deep-search session (whose papers file lies beside the document the link leads to) use them.
 """
 
 from __future__ import annotations
@@ -79,3 +83,28 @@ def _shown(path: str | os.PathLike) -> str:
     """The path for a message: at most 200 characters, one line."""
     text = " ".join(str(Path(path)).split())
     return text if len(text) <= 200 else text[:100] + "…" + text[-99:]
+
+
+def written_file(path: str | os.PathLike) -> Path:
+    """The file a write to ``path`` replaces: ``path`` itself, or, when it is a symbolic link, the
+    file its links lead to. Renaming a new file over a link would put a plain file where the link
+    was and leave its target as it was: a session or library kept in a synced folder through a
+    link would stop being updated there, without a word. So the link stays and its target is
+    replaced (as editors do). The target need not exist yet."""
+    path = Path(path)
+    return Path(os.path.realpath(path)) if os.path.islink(path) else path
+
+
+def check_replaceable(path: str | os.PathLike) -> None:
+    """OSError unless ``path`` (through its links) is a regular file or nothing yet: a device, a
+    FIFO or a socket is never replaced by a file (as root, renaming over /dev/null would replace
+    the system's /dev/null)."""
+    target = written_file(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
+    if not stat.S_ISREG(mode):
+        raise OSError(errno.EINVAL, "not a regular file; lit-search replaces the files it writes whole", str(path))

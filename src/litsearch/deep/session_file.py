@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..core.errors import InputError
-from ..core.files import read_input
+from ..core.files import read_input, written_file
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
@@ -41,9 +41,9 @@ DOCUMENT_SHAPE = Fields({**SESSION_SHAPE.fields, "candidates": ListOf(STATE_SHAP
 def load(path: str | os.PathLike) -> Session:
     """The session at ``path`` (either version), or InputError naming what is wrong (one line)."""
     shown = str(path)
-    folder = Path(path).parent
-    with paper_store.locked(folder, exclusive=False), _collector_paused():
-        body = read_input(path, MAX_FILE_BYTES, what="a session")
+    path = written_file(path)  # through a link: its papers file lies beside the document itself
+    with paper_store.locked(path.parent, exclusive=False), _collector_paused():
+        body = read_input(shown, MAX_FILE_BYTES, what="a session")
         try:
             document = json.loads(body.decode("utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
@@ -92,7 +92,7 @@ def save(path: str | os.PathLike, session: Session, write_file_atomically: Write
     then the document replaced; or, when the papers file must be written whole, the whole
     session as one document first, then the papers file, then the document. Every whole file
     is written by ``write_file_atomically`` (a temporary file, flushed, renamed)."""
-    path = Path(path)
+    path = written_file(path)  # a link stays; the document it leads to, and the papers beside it, change
     side = papers_path(path)
     candidates = list(session.candidates.values())
     with paper_store.locked(path.parent, exclusive=True):
