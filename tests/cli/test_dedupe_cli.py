@@ -173,8 +173,12 @@ def test_usage_errors_exit_2(tmp_path):
 
 def test_unwritable_output_is_one_line_and_exit_2(tmp_path):
     folder = tmp_path / "taken.csv"
-    folder.mkdir()  # a directory where the output file should go
-    assert_one_error_line(run(DATA / "small.csv", "-o", folder), "cannot write")
+    folder.mkdir()  # a directory where the output file should go: refused before any work
+    assert_one_error_line(run(DATA / "small.csv", "-o", folder), "a folder, not a file")
+    pipe = tmp_path / "pipe.ris"
+    os.mkfifo(pipe)  # a FIFO is never replaced by a file
+    assert_one_error_line(run(DATA / "small.csv", "-o", tmp_path / "c.csv", "--merged", pipe), "not a regular file")
+    assert pipe.is_fifo() and not (tmp_path / "c.csv").exists()
 
 
 # --------------------------------------------------------------------------- a real benchmark set

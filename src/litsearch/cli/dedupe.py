@@ -22,7 +22,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.records import Paper
 from ..runtime.console import Console
 from ..runtime.files import write_file_atomically
-from .common import new_parser, run_command, write_output
+from .common import check_file_target, new_parser, run_command, write_output
 
 PROG = "lit-search dedupe"
 
@@ -121,10 +121,8 @@ def _check_paths(args: argparse.Namespace) -> None:
     for option, target in (("-o", args.output), ("--merged", args.merged)):
         if target and os.path.realpath(target) == source:
             raise UsageError(f"{option} {target} would overwrite the input file")
-    for option, target in (("-o", args.output), ("--merged", args.merged)):
-        folder = Path(target).parent if target else None
-        if folder is not None and not folder.is_dir():
-            raise UsageError(f"{option} {target}: the folder {folder} does not exist")
+    for option, target, example in (("-o", args.output, "clusters.csv"), ("--merged", args.merged, "deduplicated.ris")):
+        check_file_target(target, option, example=example)
     if args.merged and merged_from_path(args.merged) is None:
         raise UsageError(f"--merged {args.merged}: unknown extension; use {extensions_for(MERGED_FORMATS + ('json',))}")
     if args.merged and args.output and os.path.realpath(args.merged) == os.path.realpath(args.output):
