@@ -148,7 +148,9 @@ def test_a_next_killed_at_any_moment_keeps_every_verdict(world, tmp_path):
             if not after["batch"] and not after["done"]:  # killed during the round: it is owed
                 owed = json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)
                 assert owed["batch"] and owed["round"] == len(after["rounds"]) + 1
-        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]  # no temporary left
+        # no temporary left; a step killed while it held the session leaves its lock file, which the
+        # next step takes over (tests/deep/test_step_lock.py)
+        assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.") and p.name.endswith(".tmp")]
     final = whole(session)
     assert sum(1 for c in final["candidates"] if c["verdict"] == "relevant") == 5
 
@@ -265,3 +267,21 @@ def test_a_session_reached_through_a_link_is_continued_where_it_lies(run, tmp_pa
     out = run(["results", "mine.json", "-o", "pipe.bib"], code=2)
     assert "-o pipe.bib: not a regular file; lit-search replaces the files it writes whole" in out.stderr.splitlines()[0]
     assert (tmp_path / "pipe.bib").is_fifo()  # checked before any work, left as it was
+
+
+def test_a_step_while_another_holds_the_session_is_refused_and_changes_nothing(run, tmp_path):
+    from litsearch.deep.step_lock import held
+
+    start(run)
+    session = tmp_path / "review.json"
+    before = (session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes())
+    with held(session):  # another step is running
+        out = run(["next", "review.json", "--relevant", "1"], code=2)
+        assert "review.json: another step on this session is running" in out.stderr.splitlines()[0]
+        assert "Traceback" not in out.stderr and out.stdout == ""
+        assert (session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()) == before
+        with held(tmp_path / "second.json"):  # two starts of one new session at once
+            out = run(["start", "coral reef bleaching", "--session", "second.json"], code=2)
+            assert "another step on this session is running" in out.stderr and not (tmp_path / "second.json").exists()
+    step = json.loads(run(["next", "review.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+    assert step["round"] == 2 and not (tmp_path / ".review.json.lock").exists()

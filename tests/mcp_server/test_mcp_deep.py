@@ -60,3 +60,31 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
     assert (tmp_path / "included.ris").read_text().count("TY  -") == 1
     document = json.loads((tmp_path / "review.json").read_text())
     assert [c["verdict"] for c in document["candidates"] if c["verdict"]] == ["relevant", "not", "not"]
+
+
+def test_two_next_calls_at_once_run_one_step_and_refuse_the_other(served, tmp_path):
+    """A client that sends two deep_search_next calls on one session at once (a model calling
+    tools in parallel): one runs, the other is refused in one line; the session holds the verdicts
+    of the one that ran, and its batch is the one that call returned."""
+    import asyncio
+
+    async def go():
+        async with in_process() as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "review.json",
+                                                         "batch": 3})
+            return await asyncio.gather(
+                client.call_tool("deep_search_next", {"session": "review.json", "relevant": [1], "not": "2,3"}),
+                client.call_tool("deep_search_next", {"session": "review.json", "relevant": [2], "not": "1,3"}))
+
+    answers = run(go())
+    ran = [answer for answer in answers if not answer.is_error]
+    refused = [answer for answer in answers if answer.is_error]
+    assert len(ran) == 1 and len(refused) == 1, [text_of(answer) for answer in answers]
+    assert "another step on this session is running" in text_of(refused[0]) and "\n" not in text_of(refused[0])
+    document = json.loads((tmp_path / "review.json").read_text())
+    judged = [c for c in document["candidates"] if c["verdict"]]
+    assert [c["verdict"] for c in judged].count("relevant") == 1 and len(judged) == 3
+    shown = [row["title"] for row in ran[0].structured_content["batch"]]
+    keys = {c["key"]: c for c in document["candidates"]}
+    assert shown and len(shown) == len(document["batch"]) and all(keys[key]["verdict"] is None for key in document["batch"])
+    assert not (tmp_path / ".review.json.lock").exists()

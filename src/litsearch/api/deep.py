@@ -12,12 +12,14 @@ the same JSON documents as dicts.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Mapping, Sequence
 
 from ..core.config import Settings
 from ..core.errors import UsageError
 from ..deep.session import Options
 from ..deep.session_file import save
+from ..deep.step_lock import held
 from ..runtime.files import write_file_atomically
 from ._run import run_sync, settings as environment_settings
 
@@ -71,8 +73,11 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
 
     cleaned, others, checked, options = _checked(prepare)
     config = settings or environment_settings()
-    found = run_sync(_online(config, lambda http: steps.start_step(http, cleaned, others, checked, options,
-                                                                   _saver(session))))
+    with contextlib.ExitStack() as step:
+        _checked(lambda: step.enter_context(held(session)))
+        _checked(lambda: steps.check_new_session_path(session))  # another start may have made it meanwhile
+        found = run_sync(_online(config, lambda http: steps.start_step(http, cleaned, others, checked, options,
+                                                                       _saver(session))))
     return step_payload(found, session)
 
 
@@ -93,10 +98,12 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
         steps.check_step(found, lists, rest, queries)
         return found, queries
 
-    found, queries = _checked(prepare)
     config = settings or environment_settings()
-    advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
-                                                                     _saver(session))))
+    with contextlib.ExitStack() as step:  # from reading the session to its last save: one step at a time
+        _checked(lambda: step.enter_context(held(session)))
+        found, queries = _checked(prepare)
+        advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
+                                                                         _saver(session))))
     return step_payload(advanced, session)
 
 

@@ -49,7 +49,8 @@ stop: saturated when the last --stop-window papers judged held at most --stop-yi
 the session file is replaced atomically after the verdicts and again after the round: a
   step stopped at any moment keeps every verdict; `deep next FILE` then runs the round owed.
 {EXIT_CODES_HELP}
-  Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next)."""
+  Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next), or another
+  step running on the session."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,6 +117,7 @@ def deep_command(argv: Sequence[str]) -> int:
     settings = load_settings()
     console = Console(settings, args.quiet)
     from ..deep import steps
+    from ..deep.step_lock import held
     from ..render.deep import step_markdown, step_payload, step_text
 
     if args.step == "start":
@@ -127,17 +129,20 @@ def deep_command(argv: Sequence[str]) -> int:
         steps.check_new_session_path(args.session)
         shown = args.session
         save = _saver(shown)
-        session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
-            http, topic, variants, filters, options, save))
+        with held(shown):
+            steps.check_new_session_path(shown)  # another start may have made it meanwhile
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
+                http, topic, variants, filters, options, save))
     else:
         shown = args.file
-        session = steps.open_session(shown)
         lists = {"relevant": args.relevant, "maybe": args.maybe, "not": args.__dict__["not"]}
         queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
-        steps.check_step(session, lists, args.rest, queries)  # before any request or write
-        save = _saver(shown)
-        session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
-            http, session, lists, args.rest, queries, save))
+        with held(shown):  # from reading the session to its last save: one step at a time
+            session = steps.open_session(shown)
+            steps.check_step(session, lists, args.rest, queries)  # before any request or write
+            save = _saver(shown)
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
+                http, session, lists, args.rest, queries, save))
     if fmt == "json":
         text = json_text(step_payload(session, shown))
     elif fmt == TERMINAL_VIEW:

@@ -15,6 +15,7 @@ from ..core.errors import UsageError
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE
 from ..deep.session import Options
 from ..deep.session_file import save
+from ..deep.step_lock import held
 from ..runtime.files import write_file_atomically
 from ..runtime.results import RESULT_FORMATS
 from .conduct import Conduct, declare
@@ -77,8 +78,10 @@ async def deep_search_start(
                               names=MCP_TOOL)
     steps.check_new_session_path(session)
     options = Options(batch=batch, max_judged=max_judged, providers=checked.providers, rerank=rerank)
-    found = await current().online(lambda http, _store: steps.start_step(
-        http, checked.topic, checked.variants, checked.filters, options, _saver(session)))
+    with held(session):
+        steps.check_new_session_path(session)  # another start may have made it meanwhile
+        found = await current().online(lambda http, _store: steps.start_step(
+            http, checked.topic, checked.variants, checked.filters, options, _saver(session)))
     return _step_result(found, session)
 
 
@@ -98,12 +101,13 @@ async def deep_search_next(
     from ..deep import steps
     from ..search.options import clean_query
 
-    found = steps.open_session(session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
-    steps.check_step(found, lists, rest, queries)  # before any request or write
-    advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
-                                                                            _saver(session)))
+    with held(session):  # from reading the session to its last save: two calls at once never both run
+        found = steps.open_session(session)
+        steps.check_step(found, lists, rest, queries)  # before any request or write
+        advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
+                                                                                _saver(session)))
     return _step_result(advanced, session)
 
 

@@ -1,0 +1,55 @@
+"""The Python API's deep search (litsearch.api.deep_start, deep_next, deep_results): the same
+steps, JSON and checks as `lit-search deep` and the MCP tools, against the fake providers' small
+world; a bad argument, or a step while another holds the session, is a ValueError of one line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from deep_world import World  # noqa: E402
+from small_world import small_world  # noqa: E402
+
+from litsearch.api import deep_next, deep_results, deep_start  # noqa: E402
+from litsearch.deep.step_lock import held  # noqa: E402
+
+STEP_FIELDS = {"session", "round", "done", "stop_reason", "judged", "relevant", "batch", "yield", "requests"}
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path):
+    from litsearch.net.pacing import PROCESS_PACE_BOOK
+
+    with World(small_world(), share=1.0) as world:
+        for name, value in {**world.env, "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        PROCESS_PACE_BOOK.clear()
+        yield world
+
+
+def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
+    first = deep_start("coral reef bleaching", "review.json", batch=3)
+    json.dumps(first)  # plain data
+    assert STEP_FIELDS <= set(first) and first["round"] == 1 and len(first["batch"]) == 3
+    with pytest.raises(ValueError, match="row 0 is not in the batch"):
+        deep_next("review.json", relevant="0")
+    with pytest.raises(ValueError, match="already exists"):
+        deep_start("coral reef bleaching", "review.json")
+    before = (tmp_path / "review.json").read_bytes()
+    with held(tmp_path / "review.json"):
+        with pytest.raises(ValueError, match="another step on this session is running") as refused:
+            deep_next("review.json", relevant=[1])
+        assert "\n" not in str(refused.value)
+    assert (tmp_path / "review.json").read_bytes() == before
+    second = deep_next("review.json", relevant=[1], not_="2,3")
+    assert second["round"] == 2 and second["relevant"] == 1 and second["yield"][0]["judged"] == 3
+    results = deep_results("review.json")
+    assert [paper["verdict"] for paper in results["results"]] == ["relevant"]
+    assert deep_results("review.json", fmt="ris").count("TY  -") == 1
+    assert not (tmp_path / ".review.json.lock").exists()
