@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import math
+
 import pytest
 
 from litsearch.core.errors import InputError, UsageError
@@ -17,7 +19,7 @@ from litsearch.deep.pool import Pool
 from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document
 from litsearch.deep.session_file import load
 from litsearch.deep.stop import recent_yield, saturation, yield_curve
-from litsearch.deep.textmodel import distinctive_terms, term_counts
+from litsearch.deep.textmodel import distinctive_terms, log_binomial_tail, term_counts
 from litsearch.deep.verdicts import apply, resolve
 
 
@@ -424,6 +426,30 @@ def test_a_derived_query_is_the_words_the_relevant_papers_share():
     query = derived_query(session)
     assert query and "enalapril" in query.split()
     assert distinctive_terms([{"a": 1}], [], set()) == []  # one relevant paper says nothing shared
+
+
+def test_a_derived_query_leaves_out_words_the_relevant_papers_share_by_chance():
+    """The class: with a handful of relevant papers, some everyday word always looks "shared"
+    ("defined", "called", "application"); a query of such words brings noise, not papers."""
+    others = [{"defin": 1, "system": 1, f"other{i}": 1} if i % 4 == 0 else {"system": 1, f"other{i}": 1}
+              for i in range(400)]  # "defined" in a quarter of the pool
+    relevant = [{"defin": 1, "eventcount": 1}, {"defin": 1, "eventcount": 1}, {"defin": 1, "eventcount": 1},
+                {"eventcount": 1, "sequenc": 1}, {"eventcount": 1, "sequenc": 1}, {"sequenc": 1},
+                {"monitor": 1}, {"monitor": 1}]
+    assert distinctive_terms(relevant, others, set()) == ["eventcount", "sequenc"]
+    # the same counts in a pool where "defined" is rare: then it is shared beyond chance too
+    rare = [{"system": 1, f"other{i}": 1} for i in range(400)]
+    assert distinctive_terms(relevant, rare, set()) == ["eventcount", "defin", "sequenc"]
+    assert distinctive_terms(relevant, rare, {"eventcount"}) == ["defin", "sequenc"]  # the topic's own
+
+
+@pytest.mark.parametrize("n", [1, 5, 30])
+def test_the_binomial_tail_in_logs_is_the_exact_sum(n):
+    for p in (0.001, 0.2, 0.9):
+        for k in range(n + 1):
+            exact = sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k, n + 1))
+            assert math.isclose(math.exp(log_binomial_tail(k, n, p)), exact, rel_tol=1e-9)
+    assert log_binomial_tail(900, 2000, 0.01) < -1000  # hundreds of papers: no underflow to -inf, no error
 
 
 def test_the_session_checks_every_field_of_a_paper():

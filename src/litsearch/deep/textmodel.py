@@ -32,6 +32,9 @@ describe described discuss discussed consider considered propose proposed report
 illustrate illustrated illustrates example examples introduce introduced demonstrate demonstrated
 """.split())
 TITLE_WEIGHT = 2
+# A query's words must be shared by the relevant papers beyond chance: at most this chance over
+# every term the relevant papers have (Bonferroni's correction; "distinctive_terms").
+SIGNIFICANCE = 0.05
 _TF = (0.0, *(1.0 + math.log(count) for count in range(1, 256)))  # a count's sublinear weight, by count
 _ANALYZER: list[Analyzer] = []
 
@@ -112,25 +115,40 @@ def cosine(vector: Mapping[str, float], prototype: Mapping[str, float]) -> float
 
 
 def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Mapping[str, int]],
-                      known: set[str], minimum_share: float = 0.25, limit: int = 6) -> list[str]:
+                      known: set[str], minimum_share: float = 0.25, limit: int = 6,
+                      significance: float = SIGNIFICANCE) -> list[str]:
     """Terms the relevant papers share and the rest of the pool does not: in at least
-    ``minimum_share`` of the relevant papers (and three of them), ranked by the smoothed log
-    ratio of their rate among the relevant to their rate among the others, leaving out
-    ``known`` terms (the topic's own). Their stems; ``surface`` gives words to search."""
+    ``minimum_share`` of the relevant papers (and three of them), and in so many more of them than
+    the rest of the pool's rate predicts that chance is not a likely reason: the binomial chance
+    of as many at that rate is at most ``significance`` divided by the number of distinct terms
+    the relevant papers have (every one of them is a term that could have been picked). Without
+    that test, a handful of relevant papers always "share" some everyday words ("defined",
+    "called", "application"), and a query of them brings noise. The most significant first,
+    leaving out ``known`` terms (the topic's own). Their stems; ``surface`` gives words to search."""
     if len(relevant) < 2:
         return []
     in_relevant: Counter = Counter(term for terms in relevant for term in terms)
     in_others: Counter = Counter(term for terms in others for term in terms)
     generic = {stem for word in GENERIC for stem in analyzer().terms(word)}
+    threshold = math.log(significance / max(1, len(in_relevant)))
     scored = []
     for term, count in in_relevant.items():
         if term in known or term in generic or count < 3 or count / len(relevant) < minimum_share or term.isdigit():
             continue
-        rate_relevant = (count + 0.5) / (len(relevant) + 1)
         rate_others = (in_others.get(term, 0) + 0.5) / (len(others) + 1)
-        scored.append((math.log(rate_relevant / rate_others) * math.sqrt(count), term))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    return [term for score, term in scored[:limit] if score > 0]
+        chance = log_binomial_tail(count, len(relevant), rate_others)
+        if chance <= threshold:
+            scored.append((chance, term))
+    scored.sort()
+    return [term for _, term in scored[:limit]]
+
+
+def log_binomial_tail(k: int, n: int, p: float) -> float:
+    """ln P(X >= k) for X ~ Binomial(n, p), 0 < p < 1 (in logs: hundreds of papers underflow)."""
+    terms = [math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * math.log(p)
+             + (n - i) * math.log1p(-p) for i in range(k, n + 1)]
+    top = max(terms)
+    return top + math.log(sum(math.exp(t - top) for t in terms))
 
 
 def surface_forms(papers: Sequence[Paper], stems: Iterable[str]) -> dict[str, str]:
