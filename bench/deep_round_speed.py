@@ -117,7 +117,7 @@ def time_main(args: argparse.Namespace) -> int:
     from litsearch.deep.paper_store import papers_path
     from litsearch.deep.pool import Pool
     from litsearch.deep.rounds import judge
-    from litsearch.deep.score import next_order, score_candidates
+    from litsearch.deep.score import explain, next_order, score_candidates
     from litsearch.deep.session_file import load, save
     from litsearch.runtime.files import write_file_atomically
     from litsearch.deep.verdicts import Verdicts
@@ -143,7 +143,8 @@ def time_main(args: argparse.Namespace) -> int:
             timed("judge", lambda: judge(session, verdicts, []))
             timed("write", lambda: save(target, session, write_file_atomically))
             timed("score", lambda: score_candidates(session))
-            timed("choose", lambda: (Pool(session).set_aside(), next_order(session)))
+            timed("choose", lambda: (Pool(session).set_aside(),
+                                     explain(session, [c.key for c in next_order(session)[: session.options.batch]])))
             for candidate in [c for c in session.candidates.values() if c.verdict is None][: args.changed]:
                 candidate.paper = replace(candidate.paper)  # a record a round's arrivals changed: written again
             timed("write again", lambda: save(target, session, write_file_atomically))

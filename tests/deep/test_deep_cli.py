@@ -82,6 +82,9 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert verdicts == sorted(verdicts, key=["relevant", "maybe"].index) and verdicts.count("relevant") == 3
     every = json.loads(run(["results", "review.json", "--format", "json", "--all"]).stdout)["results"]
     assert len(every) > len(papers) and every[len(papers)]["verdict"] is None
+    assert all(paper["why"] for paper in every)  # explained when shown, never shown or not
+    saved = whole(tmp_path / "review.json")["candidates"]
+    assert all(c["why"] for c in saved if c["shown_round"]) and not any(c["why"] for c in saved if not c["shown_round"])
     run(["results", "review.json", "-o", str(tmp_path / "included.bib")])
     assert (tmp_path / "included.bib").read_text().count("@") == len(papers)
 

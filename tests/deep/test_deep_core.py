@@ -298,7 +298,24 @@ def test_scores_are_probabilities_and_why_names_the_evidence():
     assert set(weights) == set(score.FEATURES) | {"bias"}
     assert all(0.0 <= c.score <= 1.0 for c in session.candidates.values())
     assert session.candidates["c5"].score > session.candidates["c6"].score
+    score.explain(session, ["c5"])
     assert session.candidates["c5"].why.startswith("cited by “Greedy colouring")
+
+
+def test_explain_uses_the_last_scoring_only_until_a_verdict_comes():
+    session = judged_world()
+    score.score_candidates(session)
+    judged, table = session.scored
+    assert judged == len(session.judged()) and set(table) == set(session.candidates)
+    table["c5"] = {**table["c5"], "text": 0.5}  # the scoring's own table is what explains the batch
+    score.explain(session, ["c5"])
+    assert "reads like the relevant papers (0.50)" in session.candidates["c5"].why
+    session.candidates["c6"].verdict = "not"  # a verdict since: the features are computed again
+    score.explain(session, ["c5"])
+    assert "(0.50)" not in session.candidates["c5"].why
+    session.candidates["c5"].meaning = 0.61  # the re-ranker's similarity, said when shown
+    score.explain(session, ["c5"])
+    assert session.candidates["c5"].why.endswith("; close in meaning to the topic (0.61)")
 
 
 def test_the_fit_moves_towards_what_the_verdicts_say():

@@ -148,6 +148,8 @@ def test_the_fit_over_nonzero_features_is_the_dense_newton(seed):
 def test_scores_and_why_are_those_of_the_plain_look_ups(seed, verdicts):
     session = random_session(seed, size=200, verdicts=verdicts)
     score.score_candidates(session)
+    assert all(c.why == "" for c in session.candidates.values())  # scoring explains nothing: explain() does
+    score.explain(session, list(session.candidates))  # with the scoring's own table
     fast = {key: (c.log_odds, c.score, c.why) for key, c in session.candidates.items()}
     # why() asked without the round's look-ups reads the registry and the verdicts itself
     table = score.feature_table(session)

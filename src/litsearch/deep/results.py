@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from ..search.pipeline import SearchResult
 from ..search.rank import RankedPaper
+from .score import explain
 from .session import Candidate, Session
 
 ORDER = {"relevant": 0, "maybe": 1, None: 2}
@@ -34,6 +35,7 @@ def ordered(session: Session, include_unjudged: bool) -> list[Candidate]:
 
 def as_search_result(session: Session, include_unjudged: bool = False) -> DeepResult:
     chosen = ordered(session, include_unjudged)
+    explain(session, [c.key for c in chosen])  # where each came from, with every lead the session has now
     items = [RankedPaper(c.paper, [c.paper], relevance=c.score, score=c.score,
                          score_terms={"estimated_relevance": round(c.score, 4)}) for c in chosen]
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))

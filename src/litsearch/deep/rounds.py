@@ -19,7 +19,7 @@ from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
 from .expand import keeps, plan_round, provider_caps, run_actions
 from .pool import Pool
-from .score import next_order, score_candidates
+from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
 from .stop import budget_spent, saturation
 from .verdicts import Verdicts, apply
@@ -64,6 +64,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     session.batch = [key for key in new][: options.batch]
     for key in session.batch:
         session.candidates[key].shown_round = 1
+    explain(session, session.batch)
     if not session.batch:
         session.done, session.stop_reason = True, "exhausted"
         entry.stop_check = "the search found nothing to judge"
@@ -132,6 +133,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     session.batch = [c.key for c in unjudged[: min(session.options.batch, room)]]
     for key in session.batch:
         session.candidates[key].shown_round = entry.number
+    explain(session, session.batch)
     entry.stop_check = said
     timing.own_seconds += time.process_time() - started
     if not session.batch:
@@ -173,9 +175,7 @@ async def by_meaning(session: Session, ordered: list, entry: Round) -> list:
     found = []
     for item in done.papers:
         candidate = by_paper[id(item.paper)]
-        meaning = item.score_terms.get("semantic")
-        if meaning is not None and "close in meaning" not in candidate.why:
-            candidate.why = f"{candidate.why}; close in meaning to the topic ({meaning:.2f})"
+        candidate.meaning = item.score_terms.get("semantic")  # said in its why if it is shown
         found.append(candidate)
     return found
 

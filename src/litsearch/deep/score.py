@@ -325,14 +325,29 @@ def score_candidates(session: Session) -> dict[str, float]:
         rows += [table[key] for key in sample]
         labels += [0.0] * len(sample)
     weights, bias = fit(rows, labels)
-    context = WhyContext.of(session)
     weighted = [(weights[f], f) for f in FEATURES]
     for candidate in session.candidates.values():
         row = table[candidate.key]
         candidate.log_odds = bias + sum(weight * row[f] for weight, f in weighted)
         candidate.score = _sigmoid(candidate.log_odds)
-        candidate.why = why(candidate, raw[candidate.key], session, context)
+    session.scored = (len(judged), raw)  # for explain(), right after: the batch chosen from this scoring
     return {**{f: round(w, 3) for f, w in weights.items()}, "bias": round(bias, 3)}
+
+
+def explain(session: Session, keys: Sequence[str]) -> None:
+    """Set ``why`` of the candidates ``keys``: only the papers shown (a batch, the results' rows)
+    need it, and a few thousand of them, written out at every round, were a tenth of a round's
+    time and a fifth of the session document. Uses the features of the session's last scoring
+    when no verdict came since (the batch is chosen right after it), else computes them."""
+    kept = session.scored
+    fresh = kept is not None and kept[0] == len(session.judged()) and all(key in kept[1] for key in keys)
+    table = kept[1] if fresh else feature_table(session)
+    context = WhyContext.of(session)
+    for key in keys:
+        candidate = session.candidates[key]
+        candidate.why = why(candidate, table[key], session, context)
+        if candidate.meaning is not None:
+            candidate.why = f"{candidate.why}; close in meaning to the topic ({candidate.meaning:.2f})"
 
 
 def cold(session: Session) -> bool:

@@ -62,9 +62,10 @@ class Candidate:
     shown_round: int | None = None
     score: float = 0.0  # the estimated chance of being relevant (deep/score.py)
     log_odds: float = 0.0  # the same as log-odds: candidates are ordered by it (no ties near 1)
-    why: str = ""
+    why: str = ""  # where it came from, in words: set when it is shown, and by the results (deep/score.py explain)
     chased: list[str] = field(default_factory=list)  # expansions done from it ("links:openalex", …)
     refs: list[str] = field(default_factory=list)  # the OpenAlex W-ids it cites, when an answer said
+    meaning: float | None = field(default=None, compare=False)  # the re-ranker's similarity this step (not saved)
 
 
 @dataclass
@@ -100,6 +101,9 @@ class Session:
     recommended_with: str = ""  # the judged set the last recommendation request was made for
     next_number: int = 1
     store: Any = field(default=None, repr=False, compare=False)  # its papers file, once read or saved
+    # (papers judged, features) of the last scoring in this process, for explaining what is shown
+    # (deep/score.py explain); never saved
+    scored: Any = field(default=None, repr=False, compare=False)
 
     # ----- what the rest of the package reads
 
