@@ -288,3 +288,39 @@ def test_a_step_while_another_holds_the_session_is_refused_and_changes_nothing(r
             assert "another step on this session is running" in out.stderr and not (tmp_path / "second.json").exists()
     step = json.loads(run(["next", "review.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
     assert step["round"] == 2 and not (tmp_path / ".review.json.lock").exists()
+
+
+def test_no_output_is_ever_written_over_a_session(run, tmp_path, world):
+    """The class: a file lit-search writes (-o, --record) named like a session file. A session is
+    a .json like a JSON export or a search record, so `-o review.json` is an easy slip; it had
+    replaced every verdict with the list of papers."""
+    start(run)
+    kept = (tmp_path / "review.json").read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()
+    (tmp_path / "linked.json").symlink_to("review.json")
+    for argv in (["results", "review.json", "-o", "review.json"],
+                 ["results", "review.json", "--format", "json", "-o", "linked.json"]):
+        out = run(argv, code=2)
+        assert "is a deep-search session: writing there would replace it; name another file" in out.stderr
+    search = command_runner(command_env(world.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache")), tmp_path)
+    out = search(["search", "coral reef bleaching", "--record", "review.json", "-q"], code=2)
+    assert "--record review.json is a deep-search session" in out.stderr
+    assert ((tmp_path / "review.json").read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()) == kept
+    run(["results", "review.json", "--format", "json", "-o", "export.json"])  # any other file is fine
+    again = run(["results", "export.json", "--format", "json", "-o", "export.json"], code=2)  # not a session
+    assert "export.json" in again.stderr
+
+
+def test_a_session_file_is_told_by_its_first_bytes(tmp_path):
+    from litsearch.deep.session_file import session_file_kind
+
+    (tmp_path / "a.json").write_text('{"kind":"deep-search session","version":2}')
+    (tmp_path / "b.json").write_text(' {\n  "kind" : "deep-search session"}')  # reformatted by an editor
+    (tmp_path / "c.json").write_text('{"query": "kind deep-search session"}')
+    (tmp_path / "d.papers.jsonl").write_text('{"key":"c1","paper":{}}\n')
+    (tmp_path / "e.jsonl").write_text('{"key":"c1","paper":{}}\n')
+    os.mkfifo(tmp_path / "f.json")
+    kinds = {name: session_file_kind(tmp_path / name) for name in ("a.json", "b.json", "c.json", "d.papers.jsonl",
+                                                                    "e.jsonl", "f.json", "missing.json")}
+    assert kinds == {"a.json": "a deep-search session", "b.json": "a deep-search session", "c.json": None,
+                     "d.papers.jsonl": "a deep-search session's papers file", "e.jsonl": None, "f.json": None,
+                     "missing.json": None}

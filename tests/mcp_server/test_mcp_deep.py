@@ -43,9 +43,11 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
             again = await client.call_tool("deep_search_start", {"topic": "x", "session": "review.json"})
             results = await client.call_tool("deep_search_results", {"session": "review.json",
                                                                      "output": "included.ris"})
-            return first, second, bad, again, results
+            over = await client.call_tool("deep_search_results", {"session": "review.json", "output": "review.json"})
+            return first, second, bad, again, results, over
 
-    first, second, bad, again, results = run(go())
+    first, second, bad, again, results, over = run(go())
+    assert over.is_error and "is a deep-search session: writing there would replace it" in text_of(over)
     assert not first.is_error and not second.is_error, text_of(first) + text_of(second)
     step = first.structured_content
     assert step["round"] == 1 and len(step["batch"]) == 3 and step["done"] is False

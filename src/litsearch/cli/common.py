@@ -96,6 +96,11 @@ def check_file_target(path: str | None, flag: str, example: str) -> None:
         check_replaceable(target)
     except OSError as error:
         raise UsageError(f"{flag} {path}: {error.strerror}") from None
+    from ..deep.session_file import session_file_kind
+
+    kind = session_file_kind(target)
+    if kind:
+        raise UsageError(f"{flag} {path} is {kind}: writing there would replace it; name another file")
 
 
 def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:

@@ -21,6 +21,8 @@ import gc
 import glob
 import json
 import os
+import re
+import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -124,3 +126,32 @@ def document_text(session: Session, store: paper_store.PaperStore) -> str:
                        for c in session.candidates.values()],
     }
     return json.dumps(document, ensure_ascii=False, separators=(",", ":"))
+
+
+SNIFFED_BYTES = 64
+
+
+def session_file_kind(path: str | os.PathLike) -> str | None:
+    """"a deep-search session" or "a deep-search session's papers file" when ``path`` (through its
+    links) is one, by its first bytes; else None. An output must never be written over one: an
+    export named like its session (``deep results review.json -o review.json``) replaced every
+    verdict with the list of papers."""
+    target = written_file(path)
+    try:
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+        descriptor = os.open(target, flags)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        head = os.read(descriptor, SNIFFED_BYTES)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    if re.match(rb'\s*\{\s*"kind"\s*:\s*"deep-search session"', head):
+        return "a deep-search session"
+    if re.match(rb'\s*\{\s*"key"\s*:\s*"c\d', head) and str(target).endswith(paper_store.SUFFIX):
+        return "a deep-search session's papers file"
+    return None

@@ -14,7 +14,7 @@ from pydantic import Field
 from ..core.errors import UsageError
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE
 from ..deep.session import Options
-from ..deep.session_file import save
+from ..deep.session_file import save, session_file_kind
 from ..deep.step_lock import held
 from ..runtime.files import write_file_atomically
 from ..runtime.results import RESULT_FORMATS
@@ -166,6 +166,9 @@ def _write_export(session_data, result, session: str, output: str) -> str:
     target = Path(output)
     if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
         raise UsageError(f"output {output}: name a file in an existing folder")
+    kind = session_file_kind(target)
+    if kind:
+        raise UsageError(f"output {output} is {kind}: writing there would replace it; name another file")
     text = json_text(results_json(result, session_data, session)) if named == "json" else \
         render_result(result, max(1, len(result.results)), named, include_abstracts=True)
     write_file_atomically(target, current().clean(text))
