@@ -324,3 +324,63 @@ def test_a_session_file_is_told_by_its_first_bytes(tmp_path):
     assert kinds == {"a.json": "a deep-search session", "b.json": "a deep-search session", "c.json": None,
                      "d.papers.jsonl": "a deep-search session's papers file", "e.jsonl": None, "f.json": None,
                      "missing.json": None}
+
+
+def test_show_prints_where_the_session_stands_and_records_nothing(run, tmp_path, world):
+    """After Ctrl-C a session may hold a batch nobody saw, or verdicts with the round owed; `next`
+    with no list would judge an unseen batch not relevant, so --show is how to look."""
+    step = start(run)
+    session = tmp_path / "review.json"
+    before = session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()
+    shown = json.loads(run(["next", "review.json", "--show", "--format", "json"]).stdout)
+    assert shown["batch"] == step["batch"] and shown["round"] == 1 and shown["judged"] == 0
+    assert (session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()) == before
+    out = run(["next", "review.json", "--show", "--relevant", "1", "--variant", "x"], code=2)
+    assert "--show records nothing; leave out --relevant, --variant" in out.stderr
+    # verdicts recorded, round owed (a step stopped between its two saves)
+    from litsearch.deep.rounds import judge
+    from litsearch.deep.session_file import load, save
+    from litsearch.deep.verdicts import resolve
+    from litsearch.runtime.files import write_file_atomically
+
+    owed = load(session)
+    judge(owed, resolve(owed, {"relevant": "1"}, "not"), [])
+    save(session, owed, write_file_atomically)
+    shown = json.loads(run(["next", "review.json", "--show", "--format", "json"]).stdout)
+    assert shown["batch"] == [] and shown["done"] is False and shown["judged"] == 3
+    assert "run `lit-search deep next review.json` (no verdicts)" in run(["next", "review.json", "--show"]).stdout
+    out = run(["next", "review.json", "--relevant", "1"], code=2)
+    assert ("recorded its verdicts and was stopped before its round: run `lit-search deep next review.json` "
+            "(no verdicts)") in out.stderr
+    assert json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)["round"] == 2
+    out = run(["start", "coral reef bleaching", "--session", "review.json"], code=2)
+    assert "see where it stands with `lit-search deep next review.json --show`" in out.stderr
+
+
+def test_a_verdict_flag_given_twice_adds_up(run, tmp_path):
+    start(run)
+    run(["next", "review.json", "--relevant", "1", "--relevant", "3", "--maybe", "2", "-q"])
+    verdicts = [c["verdict"] for c in whole(tmp_path / "review.json")["candidates"][:3]]
+    assert verdicts == ["relevant", "maybe", "relevant"]
+
+
+def test_ctrl_c_says_where_the_session_stands(tmp_path):
+    from litsearch.cli.common import run_command
+    from litsearch.cli.deep import _where
+    from litsearch.cli.interrupt import StepInterrupted
+
+    (tmp_path / "my review.json").write_text("{}")
+    hint = _where(str(tmp_path / "my review.json"))
+    assert hint == f"see where it stands with `lit-search deep next '{tmp_path}/my review.json' --show`"
+    assert _where(str(tmp_path / "none.json")) == "no session was written"
+
+    def interrupted():
+        raise StepInterrupted(hint)
+
+    import contextlib
+    import io
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert run_command("lit-search deep", interrupted) == 130
+    assert err.getvalue() == f"lit-search deep: interrupted; {hint}\n"

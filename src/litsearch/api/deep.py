@@ -95,7 +95,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     def prepare():
         found = steps.open_session(session)
         queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
-        steps.check_step(found, lists, rest, queries)
+        steps.check_step(found, lists, rest, queries, session)
         return found, queries
 
     config = settings or environment_settings()

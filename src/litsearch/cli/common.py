@@ -187,10 +187,10 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
             _drop_stdout()
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         from .interrupt import interrupted
 
-        return interrupted(prog)
+        return interrupted(prog, getattr(exc, "hint", ""))
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL

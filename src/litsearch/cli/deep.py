@@ -7,6 +7,7 @@ step (deep/steps.py)."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, UsageError
@@ -21,6 +22,7 @@ from ..runtime.settings import load_settings
 from ..search.options import COMMAND_LINE, checked_options, clean_query
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     write_output
+from .interrupt import StepInterrupted
 from .results import add_rerank_option, add_result_options, rerank_mode, result_format, write_result
 from .search_flags import add_filter_options, filter_arguments
 
@@ -41,13 +43,16 @@ shows the best unjudged ones next, and stops when the search is saturated or a b
 EPILOG = f"""\
 verdicts: LIST is comma-separated row numbers of the current batch (1-based) or paper ids
   (doi:…, PMID:…, arXiv:…, an OpenAlex W-id, a Semantic Scholar id; a bare number is a row).
-  Rows not named take --rest (default: not relevant). Naming an earlier paper by id changes
-  its verdict. A bad LIST (row 0, a row not in the batch, an unknown id) changes nothing.
+  Rows not named take --rest (default: not relevant): `deep next FILE` with no list judges every
+  row not relevant. A flag given twice adds up (--relevant 1 --relevant 4 is 1,4). Naming an
+  earlier paper by id changes its verdict. A bad LIST (row 0, a row not in the batch, an unknown
+  id) changes nothing. `deep next FILE --show` prints the batch again and records nothing.
 stop: saturated when the last --stop-window papers judged held at most --stop-yield relevant
   and every relevant paper was chased; budget at --max-judged papers or --max-requests
   requests; exhausted when no candidate is left. --format json prints the step's fields.
 the session file is replaced atomically after the verdicts and again after the round: a
-  step stopped at any moment keeps every verdict; `deep next FILE` then runs the round owed.
+  step stopped at any moment keeps every verdict; `deep next FILE --show` says where it stands
+  (a batch to judge, or a round owed, which `deep next FILE` runs).
 {EXIT_CODES_HELP}
   Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next), or another
   step running on the session."""
@@ -79,11 +84,15 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Record the verdicts on the current batch, chase, and print the next batch.")
     step.add_argument("file", metavar="FILE", help="the session file")
     for verdict in ("relevant", "maybe", "not"):
-        step.add_argument(f"--{verdict}", metavar="LIST", help=f"rows or ids judged {verdict}")
+        # repeatable: `--relevant 1 --relevant 4` is 1,4 (argparse would keep only the last)
+        step.add_argument(f"--{verdict}", action="append", metavar="LIST", help=f"rows or ids judged {verdict} (repeatable)")
     step.add_argument("--rest", choices=("not", "maybe"), default="not",
                       help="the verdict of the batch's rows not named (default not)")
     step.add_argument("--variant", action="append", default=[], metavar="Q",
                       help="a query to search in the next round (repeatable)")
+    step.add_argument("--show", action="store_true",
+                      help="print where the session stands (its batch to judge, a round owed, or the stop) "
+                           "and record nothing")
     step.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
     _common(step)
 
@@ -93,6 +102,55 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("--all", action="store_true", help="add the candidates not judged, best first")
     add_result_options(results, "table (a terminal view), markdown, json, or an export (bibtex, ris, csl-json, csv)")
     return parser
+
+
+def _step(args: argparse.Namespace, settings, console: Console, steps, held):
+    """Run ``start`` or ``next`` (or show the session with ``--show``): (the session, its path)."""
+    if args.step == "start":
+        checked = checked_options(" ".join(args.topic), variants=args.variant, providers=args.providers,
+                                  filters=filter_arguments(args), rerank=args.rerank, names=COMMAND_LINE)
+        topic, variants, filters = checked.topic, checked.variants, checked.filters
+        options = _options(args, checked.providers)
+        options.rerank = rerank_mode(args.rerank, console)
+        steps.check_new_session_path(args.session)
+        shown = args.session
+        save = _saver(shown)
+        with held(shown):
+            steps.check_new_session_path(shown)  # another start may have made it meanwhile
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
+                http, topic, variants, filters, options, save))
+    elif args.show:
+        shown = args.file
+        asked = [flag for flag, given in (("--relevant", args.relevant), ("--maybe", args.maybe),
+                                          ("--not", args.__dict__["not"]), ("--variant", args.variant)) if given]
+        if asked:
+            raise UsageError(f"--show records nothing; leave out {', '.join(asked)}")
+        session = steps.open_session(shown)
+    else:
+        shown = args.file
+        lists = {verdict: _joined(getattr(args, verdict)) for verdict in ("relevant", "maybe", "not")}
+        queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
+        with held(shown):  # from reading the session to its last save: one step at a time
+            session = steps.open_session(shown)
+            steps.check_step(session, lists, args.rest, queries, shown)  # before any request or write
+            save = _saver(shown)
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
+                http, session, lists, args.rest, queries, save))
+    return session, shown
+
+
+def _where(path: str) -> str:
+    """Where a session stands after Ctrl-C, as a command to run."""
+    import shlex
+
+    if not os.path.lexists(path):
+        return "no session was written"
+    return f"see where it stands with `lit-search deep next {shlex.quote(path)} --show`"
+
+
+def _joined(lists: list[str] | None) -> str | None:
+    """A verdict's repeated lists as one comma list (None when the flag was not given)."""
+    return None if lists is None else ",".join(lists)
 
 
 def _range_option(parser: argparse.ArgumentParser, flag: str, default: int, bounds: tuple[int, int], words: str) -> None:
@@ -120,36 +178,17 @@ def deep_command(argv: Sequence[str]) -> int:
     from ..deep.step_lock import held
     from ..render.deep import step_markdown, step_payload, step_text
 
-    if args.step == "start":
-        checked = checked_options(" ".join(args.topic), variants=args.variant, providers=args.providers,
-                                  filters=filter_arguments(args), rerank=args.rerank, names=COMMAND_LINE)
-        topic, variants, filters = checked.topic, checked.variants, checked.filters
-        options = _options(args, checked.providers)
-        options.rerank = rerank_mode(args.rerank, console)
-        steps.check_new_session_path(args.session)
-        shown = args.session
-        save = _saver(shown)
-        with held(shown):
-            steps.check_new_session_path(shown)  # another start may have made it meanwhile
-            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
-                http, topic, variants, filters, options, save))
-    else:
-        shown = args.file
-        lists = {"relevant": args.relevant, "maybe": args.maybe, "not": args.__dict__["not"]}
-        queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
-        with held(shown):  # from reading the session to its last save: one step at a time
-            session = steps.open_session(shown)
-            steps.check_step(session, lists, args.rest, queries)  # before any request or write
-            save = _saver(shown)
-            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
-                http, session, lists, args.rest, queries, save))
-    if fmt == "json":
-        text = json_text(step_payload(session, shown))
-    elif fmt == TERMINAL_VIEW:
-        text = step_text(session, shown)
-    else:
-        text = step_markdown(session, shown)
-    write_output(text, settings)
+    try:
+        session, shown = _step(args, settings, console, steps, held)
+        if fmt == "json":
+            text = json_text(step_payload(session, shown))
+        elif fmt == TERMINAL_VIEW:
+            text = step_text(session, shown)
+        else:
+            text = step_markdown(session, shown)
+        write_output(text, settings)
+    except KeyboardInterrupt:  # the file may hold a batch nobody saw: say how to see it
+        raise StepInterrupted(_where(getattr(args, "session", None) or args.file)) from None
     return 0
 
 

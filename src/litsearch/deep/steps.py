@@ -8,6 +8,7 @@ leaves either state, never a verdict lost.
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 from typing import Callable
 
@@ -29,8 +30,8 @@ def check_new_session_path(path: str) -> None:
     if not str(path).lower().endswith(SUFFIX):
         raise UsageError(f"--session {path}: a session file's name ends in {SUFFIX}")
     if os.path.lexists(path):
-        raise UsageError(f"--session {path} already exists; continue it with `lit-search deep next {path}`, "
-                         f"or name a new file")
+        raise UsageError(f"--session {path} already exists; see where it stands with "
+                         f"`lit-search deep next {shlex.quote(str(path))} --show`, or name a new file")
     folder = Path(path).parent if str(Path(path).parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"--session {path}: the folder {folder} does not exist")
@@ -51,15 +52,21 @@ async def start_step(http: HttpClient, topic: str, variants: list[str], filters:
     return session
 
 
-def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str]) -> None:
+def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
+               path: str = "FILE") -> None:
     """Every problem with a ``next`` step, before any request or write: verdicts for a complete
-    session, a bad list (deep/verdicts.py), too many waiting queries."""
+    session, verdicts while a round is owed, a bad list (deep/verdicts.py), too many waiting
+    queries. ``path`` names the session in the commands a message suggests."""
     asked = any(lists.values()) or bool(queries)
+    quoted = shlex.quote(str(path))
     if session.done:
         if asked:
             raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
-                             f"`lit-search deep results FILE`")
+                             f"`lit-search deep results {quoted}`")
         return
+    if rounds.awaiting_round(session) and any(lists.values()):
+        raise UsageError(f"the last step on this session recorded its verdicts and was stopped before its round: "
+                         f"run `lit-search deep next {quoted}` (no verdicts) to run it and see the next batch")
     resolve(session, lists, rest)
     rounds.check_queries(session, queries)
 

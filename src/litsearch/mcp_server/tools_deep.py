@@ -105,7 +105,7 @@ async def deep_search_next(
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)
-        steps.check_step(found, lists, rest, queries)  # before any request or write
+        steps.check_step(found, lists, rest, queries, session)  # before any request or write
         advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
                                                                                 _saver(session)))
     return _step_result(advanced, session)

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.records import field_value
 from ..core.text import plain_text
+from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
 from ..deep.stop import yield_curve
 from ..providers import registry
@@ -95,7 +96,13 @@ def next_command(session: Session, shown_path: str) -> str:
     path = shlex.quote(shown_path)
     if session.done:
         return f"lit-search deep results {path}"
+    if awaiting_round(session):
+        return f"lit-search deep next {path}"
     return f"lit-search deep next {path} --relevant ROWS --maybe ROWS"
+
+
+OWED = ("The verdicts on round {round}'s batch are recorded; the step was stopped before its next round: "
+        "run `{command}` (no verdicts) to run it and see the next batch.")
 
 
 def _ids_line(paper) -> str:
@@ -138,6 +145,10 @@ def step_markdown(session: Session, shown_path: str) -> str:
         lines += ["", f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
                       f"the methods text: `lit-search report {shlex.quote(shown_path)}`"]
         return "\n".join(lines) + "\n"
+    if awaiting_round(session):
+        lines += [OWED.format(round=session.round, command=next_command(session, shown_path)), ""]
+        lines += [f"- {markdown_text(line, 1_000)}" for line in _summary_lines(session)]
+        return "\n".join(lines) + "\n"
     lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge. {QUOTED}", ""]
     for entry in batch_entries(session):
         head = f"**{entry['row']}.** {markdown_text(entry['title'], 400)}"
@@ -160,6 +171,8 @@ def step_text(session: Session, shown_path: str) -> str:
     if session.done:
         lines += [f"The search is complete: {session.stop_reason}.", session.rounds[-1].stop_check if session.rounds
                   else "", ""]
+    elif awaiting_round(session):
+        lines += [OWED.format(round=session.round, command=next_command(session, shown_path)), ""]
     else:
         lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge.", ""]
         for entry in batch_entries(session):
