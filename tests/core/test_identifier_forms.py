@@ -287,3 +287,16 @@ def test_pmcid_refs(typed, value):
 @pytest.mark.parametrize("typed", ["3299399", "PMC", "PMC12345678901", "https://example.org/PMC3299399", "", None])
 def test_text_that_is_not_a_pmcid_ref(typed):
     assert parse_pmcid_ref(typed) is None
+
+# An id copied from the Markdown lit-search prints carries the renderer's escapes.
+@pytest.mark.parametrize("spelled", [
+    "doi:10.1007/978-3-319-89929-9_12", "10.1002/(SICI)1097-4636(199603)30:3<353::AID-JBM9>3.0.CO;2-S",
+    "doi:10.1000/a*b_[c]#d", "arXiv:2101.00001", "PMID:123", "W2741809807",
+])
+def test_an_id_copied_from_printed_markdown_reads_as_the_id(spelled):
+    from litsearch.render.markup import markdown_text
+
+    printed = markdown_text(spelled, None)
+    assert parse_paper_ref(printed) == parse_paper_ref(spelled)
+    if "_" in spelled:
+        assert "\\_" in printed  # the escape the test is about is really there

@@ -117,9 +117,11 @@ def test_exit_codes_and_bad_lists_change_nothing(run, tmp_path):
 
 
 def test_a_complete_session_shows_its_stop_and_refuses_verdicts(run, tmp_path):
-    start(run, "small.json", "--max-judged", "3")
+    first = start(run, "small.json", "--max-judged", "2")  # a budget below the batch (3) cuts the batch
+    assert len(first["batch"]) == 2
     step = json.loads(run(["next", "small.json", "--relevant", "1", "--format", "json"]).stdout)
     assert step["done"] is True and step["stop_reason"] == "budget" and step["batch"] == []
+    assert step["judged"] == 2 and "2 papers judged: the limit set by --max-judged (2)" in step["stop_check"]
     again = json.loads(run(["next", "small.json", "--format", "json"]).stdout)
     assert again == step
     assert "this session is complete (budget)" in run(["next", "small.json", "--relevant", "1"], code=2).stderr

@@ -80,7 +80,26 @@ def test_an_id_outside_the_batch_changes_an_earlier_verdict_and_says_so():
     session.rounds.append(Round(2))
     session.batch = [list(session.candidates)[2]]
     verdicts = resolve(session, {"relevant": "doi:10.1000/b2"}, rest="not")
-    assert any("verdict changed from not to relevant" in note for note in verdicts.notes)
+    assert verdicts.notes == ["“Tabu search for the graph colouring problem” (read in round 1): verdict changed "
+                              "from not to relevant"]
+
+
+def test_a_changed_verdict_is_counted_once_in_the_round_it_was_read():
+    """The class: the yield per round, the report and the stop rule read each round's counts; a
+    verdict changed later must move those counts, never add a second paper."""
+    from litsearch.deep.stop import recent_yield, yield_curve
+
+    session = session_with(PAPERS, batch=2)
+    apply(session, resolve(session, {"relevant": "1,2"}, rest="not"))  # round 1: two relevant
+    session.rounds.append(Round(2))
+    session.batch = [list(session.candidates)[2]]
+    apply(session, resolve(session, {"not": "doi:10.1000/b2", "maybe": "doi:10.1000/a1"}, rest="not"))
+    curve = [(entry["round"], entry["judged"], entry["relevant"]) for entry in yield_curve(session)]
+    assert curve == [(1, 2, 0), (2, 1, 0)]  # 3 papers read in all, none relevant now
+    assert [(e.judged, e.relevant, e.maybe) for e in session.rounds] == [(2, 0, 1), (1, 0, 0)]
+    assert recent_yield(session, 3) == (3, 0)
+    assert [c.judged_round for c in session.judged()] == [1, 1, 2]
+    assert sum(e.judged for e in session.rounds) == len(session.judged())
 
 
 def test_rest_must_be_not_or_maybe():
@@ -458,6 +477,9 @@ def test_a_derived_query_leaves_out_words_the_relevant_papers_share_by_chance():
     rare = [{"system": 1, f"other{i}": 1} for i in range(400)]
     assert distinctive_terms(relevant, rare, set()) == ["eventcount", "defin", "sequenc"]
     assert distinctive_terms(relevant, rare, {"eventcount"}) == ["defin", "sequenc"]  # the topic's own
+    # a structured abstract's labels: shared by the records of one provider, never a topic
+    labelled = [{**terms, "background": 1, "conclus": 1} for terms in relevant]
+    assert distinctive_terms(labelled, rare, set()) == ["eventcount", "defin", "sequenc"]
 
 
 @pytest.mark.parametrize("n", [1, 5, 30])

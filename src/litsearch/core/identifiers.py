@@ -284,6 +284,9 @@ def parse_pmcid_ref(text: str) -> PaperRef | None:
     return PaperRef("pmcid", "PMC" + match.group(1)[3:]) if match else None
 
 
+_MARKDOWN_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
 def parse_paper_ref(text: str) -> PaperRef:
     """Classify a paper id in any of its usual spellings; ``UnknownIdError`` when it is none.
 
@@ -291,6 +294,10 @@ def parse_paper_ref(text: str) -> PaperRef:
     and arXiv's own DOIs (10.48550/arXiv.…) count as arXiv ids.
     """
     raw = " ".join(str(text or "").split())
+    # An id copied from Markdown lit-search printed (or any renderer) carries its escapes:
+    # "doi:10.1007/978-3-319-89929-9\_12". A backslash before ASCII punctuation is CommonMark's
+    # escape, never part of a DOI, PMID, arXiv or OpenAlex id a provider gives.
+    raw = _MARKDOWN_ESCAPE.sub(r"\1", raw)
     if not raw:
         raise UnknownIdError("the paper id is empty")
     if len(raw) > MAX_ID_CHARS:

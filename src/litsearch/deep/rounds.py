@@ -60,8 +60,8 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     entry.new_candidates = len(new)
     entry.requests = _spent(before, http.request_counts)
     score_candidates(session)
-    # The first batch is the search's own order.
-    session.batch = [key for key in new][: options.batch]
+    # The first batch is the search's own order, never more than the budget lets the judge read.
+    session.batch = [key for key in new][: min(options.batch, options.max_judged)]
     for key in session.batch:
         session.candidates[key].shown_round = 1
     explain(session, session.batch)

@@ -30,7 +30,12 @@ studies approach approaches present presented show shown shows problem problems 
 given gives well number numbers also may can however thus several various different large small high low
 describe described discuss discussed consider considered propose proposed report reported effect effects
 illustrate illustrated illustrates example examples introduce introduced demonstrate demonstrated
+background conclusion conclusions purpose aim aims introduction summary significance
 """.split())
+# (The last line: labels of structured abstracts, "BACKGROUND: … CONCLUSIONS: …": one provider's
+# records carry them and another's do not, so they can look shared beyond chance. Labels whose
+# stem is a topic elsewhere stay out: "objective" is "object", "setting" "set", "abstract"
+# an abstract data type, "context" a context-free grammar.)
 TITLE_WEIGHT = 2
 # A query's words must be shared by the relevant papers beyond chance: at most this chance over
 # every term the relevant papers have (Bonferroni's correction; "distinctive_terms").

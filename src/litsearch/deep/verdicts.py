@@ -48,7 +48,9 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
     for key, verdict in given.items():
         earlier = session.candidates[key].verdict
         if earlier and earlier != verdict:
-            notes.append(f"{key} ({_title(session, key)}): verdict changed from {earlier} to {verdict}")
+            round_read = session.candidates[key].judged_round
+            notes.append(f"“{_title(session, key)}” (read in round {round_read}): verdict changed from {earlier} "
+                         f"to {verdict}")
     return Verdicts(given, notes)
 
 
@@ -92,17 +94,31 @@ def _title(session: Session, key: str) -> str:
 
 
 def apply(session: Session, verdicts: Verdicts) -> None:
-    """Record the verdicts in the round whose batch they judge."""
+    """Record the verdicts in the round whose batch they judge. A paper judged before keeps the
+    round it was read in and takes its new verdict; every round's counts are then those of the
+    verdicts as they stand, so the yield curve, the report and the stop rule never count a paper
+    twice, nor a verdict that was taken back."""
     number = session.round
     current = session.rounds[-1] if session.rounds else None
     for key, verdict in verdicts.given.items():
         candidate = session.candidates[key]
+        if candidate.verdict is None or candidate.judged_round is None:
+            candidate.judged_round = number
         candidate.verdict = verdict
-        candidate.judged_round = number
     if current is not None:
-        judged_now = [session.candidates[k] for k in verdicts.given]
-        current.judged = len(judged_now)
-        current.relevant = sum(1 for c in judged_now if c.verdict == "relevant")
-        current.maybe = sum(1 for c in judged_now if c.verdict == "maybe")
         current.notes += verdicts.notes
+    recount(session)
     session.batch = []
+
+
+def recount(session: Session) -> None:
+    """Each round's judged, relevant and maybe: its papers' verdicts as they stand now."""
+    counts: dict[int, list[int]] = {}
+    for candidate in session.candidates.values():
+        if candidate.verdict is not None and candidate.judged_round is not None:
+            entry = counts.setdefault(candidate.judged_round, [0, 0, 0])
+            entry[0] += 1
+            entry[1] += candidate.verdict == "relevant"
+            entry[2] += candidate.verdict == "maybe"
+    for entry in session.rounds:
+        entry.judged, entry.relevant, entry.maybe = counts.get(entry.number, [0, 0, 0])
