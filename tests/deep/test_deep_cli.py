@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -90,6 +91,7 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
 
     report = command_runner(command_env(world.env), tmp_path)(["report", "review.json"]).stdout
     assert report.startswith("## Methods: deep search") and "| 3 |" in report and "still open" in report
+    assert not re.search(r"\bc\d+\b", report)  # the session's keys are its own: papers are named by title
 
 
 def test_exit_codes_and_bad_lists_change_nothing(run, tmp_path):
@@ -386,3 +388,15 @@ def test_ctrl_c_says_where_the_session_stands(tmp_path):
     with contextlib.redirect_stderr(err):
         assert run_command("lit-search deep", interrupted) == 130
     assert err.getvalue() == f"lit-search deep: interrupted; {hint}\n"
+
+
+def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
+    start(run, "review.json", "--variant", "Coral Reef Bleaching", "--variant", "reef heat stress",
+          "--variant", "REEF HEAT STRESS")
+    run(["next", "review.json", "--relevant", "1", "--variant", "coral reef bleaching", "--variant", "reef heat stress",
+         "--variant", "symbiont loss", "--variant", "Symbiont Loss", "-q"])
+    document = whole(tmp_path / "review.json")
+    assert document["variants"] == ["reef heat stress"]
+    searched = [query.casefold() for query in document["queries"]]
+    assert searched.count("coral reef bleaching") == 1 and searched.count("reef heat stress") == 1
+    assert searched.count("symbiont loss") == 1

@@ -325,7 +325,9 @@ async def _semantic_search(http: HttpClient, session: Session, action: Action, e
     papers = await provider.similar_to_text(http.session(provider.name, budget=2 * ROUND_SECONDS), text,
                                             SEMANTIC_RESULTS, cited)
     seed.chased.append(action.label)
-    entry.actions.append(f"{provider.label}: semantic search for the text of {seed.key}: {len(papers)} found")
+    title = seed.paper.title or "a relevant paper"
+    entry.actions.append(f"{provider.label}: semantic search for the text of “{title[:60]}{'…' if len(title) > 60 else ''}”: "
+                         f"{len(papers)} found")
     return [(paper, {"round": entry.number, "via": "semantic", "provider": provider.name, "seed": seed.key,
                      "rank": rank}) for rank, paper in enumerate(papers, start=1)]
 

@@ -37,6 +37,10 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     from ..search.options import MAX_FETCH, checked_options
     from ..search.pipeline import run_search
 
+    distinct: dict[str, str] = {topic.casefold(): topic}
+    for variant in variants:  # a variant that is the topic (or another variant) in other case: once
+        distinct.setdefault(variant.casefold(), variant)
+    variants = list(distinct.values())[1:]
     session = Session(topic=topic, variants=list(variants), filters=filters, options=options, created_at=now_utc())
     entry = Round(1)
     session.rounds.append(entry)
@@ -94,7 +98,13 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
 
 def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
     """The judge's queries waiting for the next round with these, at most MAX_VARIANTS."""
-    waiting = list(dict.fromkeys([*session.pending_queries, *judge_queries]))
+    # A query searched already (the topic, a variant, an earlier query), in any case, is not
+    # searched again; nor one given twice.
+    searched = {query.casefold() for query in [session.topic, *session.variants, *session.queries]}
+    waiting: list[str] = []
+    for query in [*session.pending_queries, *judge_queries]:
+        if query.casefold() not in searched and query.casefold() not in {q.casefold() for q in waiting}:
+            waiting.append(query)
     if len(waiting) > MAX_VARIANTS:
         raise UsageError(f"{len(waiting)} queries would wait for the next round; at most {MAX_VARIANTS}")
     return waiting
