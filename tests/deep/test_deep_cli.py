@@ -400,3 +400,36 @@ def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
     searched = [query.casefold() for query in document["queries"]]
     assert searched.count("coral reef bleaching") == 1 and searched.count("reef heat stress") == 1
     assert searched.count("symbiont loss") == 1
+
+
+def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp_path):
+    """A review that must go further: the judge's new query reopens a saturated or exhausted
+    session; a larger --max-judged (or --max-requests) one stopped at its budget. Asked again
+    without either, a complete session is shown as it is."""
+    start(run, "small.json", "--max-judged", "2")
+    stopped = json.loads(run(["next", "small.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+    assert stopped["done"] is True and stopped["stop_reason"] == "budget"
+    kept = (tmp_path / "small.json").read_bytes()
+    out = run(["next", "small.json", "--variant", "reef heat stress"], code=2)
+    assert "stopped at its budget and 2 papers judged" in out.stderr and "give a larger --max-judged" in out.stderr
+    assert "max-judged must be between 1 and 5,000" in run(["next", "small.json", "--max-judged", "0"], code=2).stderr
+    assert (tmp_path / "small.json").read_bytes() == kept
+    going = json.loads(run(["next", "small.json", "--max-judged", "4", "--format", "json", "-q"]).stdout)
+    assert going["done"] is False and going["round"] == 2 and 0 < len(going["batch"]) <= 2
+    document = whole(tmp_path / "small.json")
+    assert document["options"]["max_judged"] == 4
+    assert "reopened after the stop (budget): --max-judged 2 → 4" in document["rounds"][0]["notes"]
+    # judged to its end (exhausted or budget), then a new query takes it further
+    step = going
+    while not step["done"]:
+        step = json.loads(run(["next", "small.json", "--format", "json", "-q"]).stdout)
+    if step["stop_reason"] == "budget":
+        step = json.loads(run(["next", "small.json", "--max-judged", "5000", "--format", "json", "-q"]).stdout)
+        while not step["done"]:
+            step = json.loads(run(["next", "small.json", "--format", "json", "-q"]).stdout)
+    assert step["stop_reason"] in ("exhausted", "saturated")
+    rounds = len(whole(tmp_path / "small.json")["rounds"])
+    again = json.loads(run(["next", "small.json", "--variant", "zooxanthellae expulsion", "--format", "json", "-q"]).stdout)
+    document = whole(tmp_path / "small.json")
+    assert "zooxanthellae expulsion" in document["queries"] and len(document["rounds"]) == rounds + 1
+    assert again["round"] == rounds + 1 and (again["batch"] or again["done"])

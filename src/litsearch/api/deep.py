@@ -83,19 +83,22 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
 
 def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None,
               maybe: str | Sequence[int | str] | None = None, not_: str | Sequence[int | str] | None = None,
-              rest: str = "not", variants: Sequence[str] = (), settings: Settings | None = None) -> dict[str, Any]:
+              rest: str = "not", variants: Sequence[str] = (), max_judged: int | None = None,
+              max_requests: int | None = None, settings: Settings | None = None) -> dict[str, Any]:
     """Record verdicts on the current batch (rows or ids; ``not_`` is ``--not``) and run the next
-    round: the next step's dict, or the stop (``done``, ``stop_reason``)."""
+    round: the next step's dict, or the stop (``done``, ``stop_reason``). ``variants`` or a larger
+    ``max_judged``/``max_requests`` take a complete session further."""
     from ..deep import steps
     from ..render.deep import step_payload
     from ..search.options import clean_query
 
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
+    limits = {"max_judged": max_judged, "max_requests": max_requests}
 
     def prepare():
         found = steps.open_session(session)
         queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
-        steps.check_step(found, lists, rest, queries, session)
+        steps.check_step(found, lists, rest, queries, session, limits)
         return found, queries
 
     config = settings or environment_settings()
@@ -103,7 +106,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
         _checked(lambda: step.enter_context(held(session)))
         found, queries = _checked(prepare)
         advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
-                                                                         _saver(session))))
+                                                                         _saver(session), limits)))
     return step_payload(advanced, session)
 
 

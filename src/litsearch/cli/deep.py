@@ -90,6 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the verdict of the batch's rows not named (default not)")
     step.add_argument("--variant", action="append", default=[], metavar="Q",
                       help="a query to search in the next round (repeatable)")
+    for flag, bounds, words in (("--max-judged", MAX_JUDGED_RANGE, "papers judged at most"),
+                                ("--max-requests", MAX_REQUESTS_RANGE, "requests over the session at most")):
+        step.add_argument(flag, type=int, metavar="N",
+                          help=f"a new budget: {words} ({bounds[0]}–{bounds[1]:,}); a session stopped at its "
+                               f"budget goes on with a larger one")
     step.add_argument("--show", action="store_true",
                       help="print where the session stands (its batch to judge, a round owed, or the stop) "
                            "and record nothing")
@@ -122,7 +127,9 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
     elif args.show:
         shown = args.file
         asked = [flag for flag, given in (("--relevant", args.relevant), ("--maybe", args.maybe),
-                                          ("--not", args.__dict__["not"]), ("--variant", args.variant)) if given]
+                                          ("--not", args.__dict__["not"]), ("--variant", args.variant),
+                                          ("--max-judged", args.max_judged), ("--max-requests", args.max_requests))
+                 if given is not None and given != []]
         if asked:
             raise UsageError(f"--show records nothing; leave out {', '.join(asked)}")
         session = steps.open_session(shown)
@@ -132,10 +139,11 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
         queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
         with held(shown):  # from reading the session to its last save: one step at a time
             session = steps.open_session(shown)
-            steps.check_step(session, lists, args.rest, queries, shown)  # before any request or write
+            limits = {"max_judged": args.max_judged, "max_requests": args.max_requests}
+            steps.check_step(session, lists, args.rest, queries, shown, limits)  # before any request or write
             save = _saver(shown)
             session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
-                http, session, lists, args.rest, queries, save))
+                http, session, lists, args.rest, queries, save, limits))
     return session, shown
 
 

@@ -96,6 +96,32 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
     return session
 
 
+def budget_left(session: Session, options: Options) -> str | None:
+    """Why a session stopped at its budget would stop again at once under ``options`` (in
+    words), or None when those leave room to go on."""
+    if session.stop_reason != "budget":
+        return None
+    running, session.options = session.options, options
+    try:
+        return budget_spent(session)
+    finally:
+        session.options = running
+
+
+def reopen(session: Session, queries: list[str], options: Options | None) -> None:
+    """A complete session goes on: the judge's new queries (searched next round) or a larger
+    budget; the last round's notes say why it was reopened."""
+    said = [f"{len(queries)} new quer{'ies' if len(queries) != 1 else 'y'}"] if queries else []
+    if options is not None:
+        said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
+                 for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
+        session.options = options
+    if session.rounds:
+        session.rounds[-1].notes.append(f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}")
+    session.pending_queries = check_queries(session, queries)
+    session.done, session.stop_reason = False, None
+
+
 def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
     """The judge's queries waiting for the next round with these, at most MAX_VARIANTS."""
     # A query searched already (the topic, a variant, an earlier query), in any case, is not

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable
 
@@ -16,6 +17,7 @@ from ..core.errors import UsageError
 from ..core.filters import Filters
 from ..net.http import HttpClient
 from . import rounds
+from .limits import check_options
 from .session import Options, Session
 from .session_file import load
 from .verdicts import resolve
@@ -52,17 +54,41 @@ async def start_step(http: HttpClient, topic: str, variants: list[str], filters:
     return session
 
 
+Limits = dict[str, "int | None"]  # "max_judged", "max_requests": new budgets given with a step
+
+
+def new_options(session: Session, limits: Limits | None) -> Options | None:
+    """The session's options with the budgets ``limits`` gives (None where none is given),
+    checked as ``start`` checks them; UsageError when one is out of range."""
+    given = {name: value for name, value in (limits or {}).items() if value is not None}
+    if not given:
+        return None
+    options = replace(session.options, **given)
+    problem = check_options(options)
+    if problem:
+        raise UsageError(problem)
+    return options
+
+
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
-               path: str = "FILE") -> None:
+               path: str = "FILE", limits: Limits | None = None) -> None:
     """Every problem with a ``next`` step, before any request or write: verdicts for a complete
     session, verdicts while a round is owed, a bad list (deep/verdicts.py), too many waiting
-    queries. ``path`` names the session in the commands a message suggests."""
-    asked = any(lists.values()) or bool(queries)
+    queries, a budget out of range or one that would not reopen a session stopped by its budget.
+    ``path`` names the session in the commands a message suggests."""
     quoted = shlex.quote(str(path))
+    options = new_options(session, limits)
     if session.done:
-        if asked:
+        if any(lists.values()):
             raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
-                             f"`lit-search deep results {quoted}`")
+                             f"`lit-search deep results {quoted}`, or go on with new queries (--variant) or a "
+                             f"larger --max-judged")
+        if queries or options:
+            still = rounds.budget_left(session, options or session.options)
+            if still:
+                raise UsageError(f"this session stopped at its budget and {still}; give a larger --max-judged or "
+                                 f"--max-requests to go on")
+            rounds.check_queries(session, queries)
         return
     if rounds.awaiting_round(session) and any(lists.values()):
         raise UsageError(f"the last step on this session recorded its verdicts and was stopped before its round: "
@@ -72,13 +98,28 @@ def check_step(session: Session, lists: dict[str, str | None], rest: str, querie
 
 
 async def next_step(http: HttpClient, session: Session, lists: dict[str, str | None], rest: str,
-                    queries: list[str], save: Save) -> Session:
+                    queries: list[str], save: Save, limits: Limits | None = None) -> Session:
     """Record the verdicts (every list checked before anything changes), save, run the next round
     unless the session stopped, save. A complete session asked again without verdicts is shown as
-    it is; a step stopped after its verdicts runs the round it owes when asked again."""
+    it is, and goes on with new queries or a larger budget; a step stopped after its verdicts runs
+    the round it owes when asked again."""
     asked = any(lists.values()) or bool(queries)
-    if session.done and not asked:
-        return session
+    options = new_options(session, limits)
+    if session.done:
+        if not (queries or options):
+            return session
+        rounds.reopen(session, queries, options)
+        save(session)
+    else:
+        if options:
+            session.options = options
+        if not (rounds.awaiting_round(session) and not asked):
+            rounds.judge(session, resolve(session, lists, rest), queries)
+            save(session)
+    if not session.done:
+        await rounds.expand(http, session)
+        save(session)
+    return session
     if not (rounds.awaiting_round(session) and not asked):
         rounds.judge(session, resolve(session, lists, rest), queries)
         save(session)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ..core.errors import UsageError
-from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE
+from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE
 from ..deep.session import Options
 from ..deep.session_file import save, session_file_kind
 from ..deep.step_lock import held
@@ -94,6 +94,11 @@ async def deep_search_next(
     = None,
     rest: Annotated[Literal["not", "maybe"], Field(description="the verdict of the batch's rows not named")] = "not",
     variants: Annotated[list[str] | None, Field(description="queries to search in the next round")] = None,
+    max_judged: Annotated[int | None, Field(ge=MAX_JUDGED_RANGE[0], le=MAX_JUDGED_RANGE[1],
+                                            description="a new budget of papers judged (a session stopped at its "
+                                                        "budget goes on with a larger one)")] = None,
+    max_requests: Annotated[int | None, Field(ge=MAX_REQUESTS_RANGE[0], le=MAX_REQUESTS_RANGE[1],
+                                              description="a new budget of requests over the session")] = None,
 ):
     """Record your verdicts on the current batch of a deep search (rows or ids judged relevant, maybe, not; the rows
     not named take rest) and get the next batch, or the stop (saturated, budget or exhausted) with the yield per
@@ -105,9 +110,10 @@ async def deep_search_next(
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)
-        steps.check_step(found, lists, rest, queries, session)  # before any request or write
+        limits = {"max_judged": max_judged, "max_requests": max_requests}
+        steps.check_step(found, lists, rest, queries, session, limits)  # before any request or write
         advanced = await current().online(lambda http, _store: steps.next_step(http, found, lists, rest, queries,
-                                                                                _saver(session)))
+                                                                                _saver(session), limits))
     return _step_result(advanced, session)
 
 
