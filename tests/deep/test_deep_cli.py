@@ -86,6 +86,10 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert all(paper["why"] for paper in every)  # explained when shown, never shown or not
     saved = whole(tmp_path / "review.json")["candidates"]
     assert all(c["why"] for c in saved if c["shown_round"]) and not any(c["why"] for c in saved if not c["shown_round"])
+    table = run(["results", "review.json", "--all", "--format", "markdown"]).stdout
+    marks = re.findall(r"\*\*(relevant|maybe|not judged)\*\* ·", table)
+    assert marks[:len(papers)] == verdicts and set(marks[len(papers):]) == {"not judged"}
+    assert len(marks) == len(every)
     run(["results", "review.json", "-o", str(tmp_path / "included.bib")])
     assert (tmp_path / "included.bib").read_text().count("@") == len(papers)
 

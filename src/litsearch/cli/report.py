@@ -15,11 +15,12 @@ PROG = "lit-search report"
 
 DESCRIPTION = """\
 Turn a search record (written by `lit-search TOPIC --record FILE` or `lit-search snowball ...
---record FILE`), or a deep-search session file (`lit-search deep`: every round, the stop rule
-and why it fired), into a methods paragraph a systematic review can cite (sources, date searched,
+--record FILE`) into a methods paragraph a systematic review can cite (sources, date searched,
 the exact search string sent to each source, limits and filters, deduplication) and a PRISMA
 2020 identification table (records per source, duplicates removed, records screened), whose
-numbers add up. Then every request as it was sent."""
+numbers add up, then every request as it was sent. A deep-search session file (`lit-search
+deep`) gives its methods paragraph and a table of its rounds instead: what each round searched
+and chased, the papers judged and found relevant, the stop rule and why it fired."""
 
 EPILOG = f"""\
 {EXIT_CODES_HELP}

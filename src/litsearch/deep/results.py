@@ -13,6 +13,7 @@ from .score import explain
 from .session import Candidate, Session
 
 ORDER = {"relevant": 0, "maybe": 1, None: 2}
+LABELS = {"relevant": "relevant", "maybe": "maybe", None: "not judged"}  # shown before each row's title
 
 
 @dataclass
@@ -37,7 +38,8 @@ def as_search_result(session: Session, include_unjudged: bool = False) -> DeepRe
     chosen = ordered(session, include_unjudged)
     explain(session, [c.key for c in chosen])  # where each came from, with every lead the session has now
     items = [RankedPaper(c.paper, [c.paper], relevance=c.score, score=c.score,
-                         score_terms={"estimated_relevance": round(c.score, 4)}) for c in chosen]
+                         score_terms={"estimated_relevance": round(c.score, 4)}, label=LABELS[c.verdict])
+             for c in chosen]
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
     notes = [f"deep-search session: {len(session.judged())} papers judged ({relevant} relevant, {maybe} maybe) "
              f"over {len(session.rounds)} rounds; " + (f"stopped: {session.stop_reason}" if session.done

@@ -36,7 +36,8 @@ def table_row(position: int, item: RankedPaper) -> dict[str, Any]:
     return {
         "position": position,
         "authors": authors_cell(paper.authors),
-        "title": retraction_mark(paper) + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
+        "title": retraction_mark(paper) + (f"**{markdown_text(item.label)}** · " if item.label else "")
+                 + (markdown_text(paper.title, MAX_TITLE_CHARS) or "(untitled)")
                  + notice_note(paper),
         "year": paper.year or "–",
         "venue": markdown_text(shown_venue(paper, [paper, *item.hits]), MAX_VENUE_CHARS) or "–",

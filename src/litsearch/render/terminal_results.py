@@ -77,7 +77,7 @@ def paper_lines(position: int, item: RankedPaper, width: int, digits: int, abstr
     paper = item.paper
     number = f"{position:>{digits}}. "
     indent = " " * len(number)
-    lines = wrap(paper_title(paper), width, indent, first=number)
+    lines = wrap((f"[{plain(item.label)}] " if item.label else "") + paper_title(paper), width, indent, first=number)
     cites = paper.citation_count
     venue = plain(shown_venue(paper, [paper, *item.hits]))
     lines += pack([first_author(paper.authors), str(paper.year or "n.d."),

@@ -56,6 +56,9 @@ class RankedPaper:
     oa_source: str | None = None  # which service gave the open-access link
     # Citation chasing (`snowball`): the seeds this paper connects to and in which direction.
     via: list[dict[str, str]] | None = None
+    # A word shown before the title in the table and the terminal view: a deep session's verdict
+    # ("relevant", "maybe", "not judged"), so a reader sees which group a row is in.
+    label: str | None = None
 
     def with_doi_check(self, verdict: dict[str, Any]) -> "RankedPaper":
         """A copy carrying Crossref's verdict on the DOI, and the notices (retraction,
