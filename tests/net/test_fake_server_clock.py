@@ -58,3 +58,27 @@ def _answer(client: socket.socket) -> bytes:
         assert more, answer
         answer += more
     return answer
+
+
+def test_a_client_hanging_up_mid_answer_prints_nothing(capsys):
+    """A client that gives up while the fake still writes (a timeout, a killed process) is the
+    client's business: the stdlib server's traceback on stderr had landed in a test's stderr."""
+    import socket
+    import time
+
+    from fake_server import Answer, FakeServer
+
+    with FakeServer() as server:
+        server.route("/", lambda _request: Answer(200, b"x" * 8_000_000, delay=0.2))
+        host, port = server.url.split("//")[1].split(":")
+        client = socket.create_connection((host, int(port.split("/")[0])))
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        client.sendall(b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.close()  # a reset before the answer: the fake's write fails
+        other = socket.create_connection((host, int(port.split("/")[0])))
+        other.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        other.sendall(b"GET /x HTTP/1.1\r\nHost:")
+        time.sleep(0.2)
+        other.close()  # a reset mid-request: the fake's read fails
+        time.sleep(1.0)
+    assert capsys.readouterr().err == ""
