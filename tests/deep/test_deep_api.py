@@ -47,6 +47,10 @@ def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
             deep_next("review.json", relevant=[1])
         assert "\n" not in str(refused.value)
     assert (tmp_path / "review.json").read_bytes() == before
+    assert deep_next("review.json", show=True)["batch"] == first["batch"]  # records nothing
+    assert (tmp_path / "review.json").read_bytes() == before
+    with pytest.raises(ValueError, match="show records nothing; leave out relevant"):
+        deep_next("review.json", show=True, relevant=[1])
     second = deep_next("review.json", relevant=[1], not_="2,3")
     assert second["round"] == 2 and second["relevant"] == 1 and second["yield"][0]["judged"] == 3
     results = deep_results("review.json")

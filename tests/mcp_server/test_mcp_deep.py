@@ -90,3 +90,21 @@ def test_two_next_calls_at_once_run_one_step_and_refuse_the_other(served, tmp_pa
     keys = {c["key"]: c for c in document["candidates"]}
     assert shown and len(shown) == len(document["batch"]) and all(keys[key]["verdict"] is None for key in document["batch"])
     assert not (tmp_path / ".review.json.lock").exists()
+
+
+def test_show_returns_the_batch_again_and_records_nothing(served, tmp_path):
+    async def go():
+        async with in_process() as client:
+            first = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching",
+                                                                 "session": "review.json", "batch": 3})
+            before = (tmp_path / "review.json").read_bytes()
+            shown = await client.call_tool("deep_search_next", {"session": "review.json", "show": True})
+            after = (tmp_path / "review.json").read_bytes()
+            mixed = await client.call_tool("deep_search_next", {"session": "review.json", "show": True,
+                                                                "relevant": [1]})
+            return first, before, shown, after, mixed
+
+    first, before, shown, after, mixed = run(go())
+    assert not shown.is_error and shown.structured_content["batch"] == first.structured_content["batch"]
+    assert before == after
+    assert mixed.is_error and "show records nothing; leave out relevant" in text_of(mixed)

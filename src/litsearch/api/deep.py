@@ -84,13 +84,20 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
 def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None,
               maybe: str | Sequence[int | str] | None = None, not_: str | Sequence[int | str] | None = None,
               rest: str = "not", variants: Sequence[str] = (), max_judged: int | None = None,
-              max_requests: int | None = None, settings: Settings | None = None) -> dict[str, Any]:
+              max_requests: int | None = None, show: bool = False, settings: Settings | None = None) -> dict[str, Any]:
     """Record verdicts on the current batch (rows or ids; ``not_`` is ``--not``) and run the next
     round: the next step's dict, or the stop (``done``, ``stop_reason``). ``variants`` or a larger
-    ``max_judged``/``max_requests`` take a complete session further."""
+    ``max_judged``/``max_requests`` take a complete session further. ``show=True`` records nothing
+    and returns where the session stands (``--show``)."""
     from ..deep import steps
     from ..render.deep import step_payload
     from ..search.options import clean_query
+
+    if show:
+        _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
+                                           "variants": list(variants) or None, "max_judged": max_judged,
+                                           "max_requests": max_requests}))
+        return step_payload(_checked(lambda: steps.open_session(session)), session)
 
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     limits = {"max_judged": max_judged, "max_requests": max_requests}

@@ -70,6 +70,13 @@ def new_options(session: Session, limits: Limits | None) -> Options | None:
     return options
 
 
+def check_show(given: dict[str, object]) -> None:
+    """``show`` records nothing: UsageError naming what was given with it."""
+    asked = [name for name, value in given.items() if value is not None and value != [] and value != ""]
+    if asked:
+        raise UsageError(f"show records nothing; leave out {', '.join(asked)}")
+
+
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
                path: str = "FILE", limits: Limits | None = None) -> None:
     """Every problem with a ``next`` step, before any request or write: verdicts for a complete

@@ -99,13 +99,20 @@ async def deep_search_next(
                                                         "budget goes on with a larger one)")] = None,
     max_requests: Annotated[int | None, Field(ge=MAX_REQUESTS_RANGE[0], le=MAX_REQUESTS_RANGE[1],
                                               description="a new budget of requests over the session")] = None,
+    show: Annotated[bool, Field(description="true: only show where the session stands (its batch again, a round "
+                                            "owed, or the stop), recording nothing")] = False,
 ):
     """Record your verdicts on the current batch of a deep search (rows or ids judged relevant, maybe, not; the rows
     not named take rest) and get the next batch, or the stop (saturated, budget or exhausted) with the yield per
-    round. Give variants for new search phrases the relevant papers suggest."""
+    round. Give variants for new search phrases the relevant papers suggest. If you lost a step's answer, call it
+    with show=true first: with no verdicts it would judge the whole batch not relevant."""
     from ..deep import steps
     from ..search.options import clean_query
 
+    if show:
+        steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_, "variants": variants,
+                          "max_judged": max_judged, "max_requests": max_requests})
+        return _step_result(steps.open_session(session), session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
