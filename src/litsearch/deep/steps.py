@@ -127,10 +127,3 @@ async def next_step(http: HttpClient, session: Session, lists: dict[str, str | N
         await rounds.expand(http, session)
         save(session)
     return session
-    if not (rounds.awaiting_round(session) and not asked):
-        rounds.judge(session, resolve(session, lists, rest), queries)
-        save(session)
-    if not session.done:
-        await rounds.expand(http, session)
-        save(session)
-    return session
