@@ -22,14 +22,41 @@ from pathlib import Path
 from .errors import InputError
 
 MB = 1_000_000
+# Open to read without blocking: a FIFO with no writer must not hang the command.
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_up_to(descriptor: int, count: int) -> bytes:
+    """At most ``count`` bytes from ``descriptor``, in chunks (fewer where the file ends)."""
+    chunks, size = [], 0
+    while size < count:
+        chunk = os.read(descriptor, min(1 << 22, count - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def file_head(path: str | os.PathLike, count: int) -> bytes | None:
+    """The first ``count`` bytes of ``path`` when it is a regular file that can be read, else None."""
+    try:
+        descriptor = os.open(path, READ_FLAGS)
+    except OSError:
+        return None
+    try:
+        return read_up_to(descriptor, count) if stat.S_ISREG(os.fstat(descriptor).st_mode) else None
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def read_input(path: str | os.PathLike, limit: int, what: str = "the file") -> bytes:
     """The bytes of a regular file of at most ``limit`` bytes, else InputError."""
     shown = _shown(path)
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(path, flags)
+        descriptor = os.open(path, READ_FLAGS)
     except OSError as error:
         raise InputError(f"{shown}: {_open_problem(error)}") from None
     try:
@@ -38,17 +65,11 @@ def read_input(path: str | os.PathLike, limit: int, what: str = "the file") -> b
             raise InputError(f"{shown}: {_kind(info.st_mode)}, not a regular file; {what} must be a file")
         if info.st_size > limit:
             raise InputError(f"{shown}: {info.st_size / MB:,.1f} MB; {what} may be at most {limit / MB:,.0f} MB")
-        chunks, size = [], 0
-        while True:
-            chunk = os.read(descriptor, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-            if size > limit:  # it grew while being read
-                raise InputError(f"{shown}: more than {limit / MB:,.0f} MB; {what} may be at most "
-                                 f"{limit / MB:,.0f} MB")
-        return b"".join(chunks)
+        data = read_up_to(descriptor, limit + 1)
+        if len(data) > limit:  # it grew while being read
+            raise InputError(f"{shown}: more than {limit / MB:,.0f} MB; {what} may be at most "
+                             f"{limit / MB:,.0f} MB")
+        return data
     except OSError as error:
         raise InputError(f"{shown}: cannot read: {error.strerror or error}") from None
     finally:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from ..core.errors import InputError
-from ..core.files import MB
+from ..core.files import MB, READ_FLAGS, read_up_to
 from ..search.record_shape import Fields, MapOf, fits, shape_problem
 from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict
 
@@ -139,9 +139,8 @@ def _decoded(lines: list[bytes], data: bytes, starts: list[int], name: str, show
 
 
 def _committed_bytes(side: Path, committed: int, shown: str) -> tuple[bytes, tuple[int, int]]:
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
-        descriptor = os.open(side, flags)
+        descriptor = os.open(side, READ_FLAGS)
     except FileNotFoundError:
         raise InputError(f"{shown}: its papers file {side.name} is missing (a session is two files, the .json "
                          f"and its {SUFFIX} beside it: move or copy them together)") from None
@@ -151,17 +150,11 @@ def _committed_bytes(side: Path, committed: int, shown: str) -> tuple[bytes, tup
         info = os.fstat(descriptor)
         if not stat.S_ISREG(info.st_mode):
             raise InputError(f"{shown}: its papers file {side.name} is not a regular file")
-        chunks, size = [], 0
-        while size < committed:
-            chunk = os.read(descriptor, min(1 << 22, committed - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size < committed:
-            raise InputError(f"{shown}: damaged session: {side.name} holds {size:,} bytes; the session names "
+        data = read_up_to(descriptor, committed)
+        if len(data) < committed:
+            raise InputError(f"{shown}: damaged session: {side.name} holds {len(data):,} bytes; the session names "
                              f"{committed:,} (was it cut short, or replaced?)")
-        return b"".join(chunks), (info.st_dev, info.st_ino)
+        return data, (info.st_dev, info.st_ino)
     except OSError as error:
         raise InputError(f"{shown}: cannot read its papers file {side.name}: {error.strerror or error}") from None
     finally:

@@ -22,12 +22,11 @@ import glob
 import json
 import os
 import re
-import stat
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..core.errors import InputError
-from ..core.files import read_input, written_file
+from ..core.files import file_head, read_input, written_file
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
@@ -137,19 +136,9 @@ def session_file_kind(path: str | os.PathLike) -> str | None:
     export named like its session (``deep results review.json -o review.json``) replaced every
     verdict with the list of papers."""
     target = written_file(path)
-    try:
-        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
-        descriptor = os.open(target, flags)
-    except OSError:
+    head = file_head(target, SNIFFED_BYTES)
+    if head is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            return None
-        head = os.read(descriptor, SNIFFED_BYTES)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
     if re.match(rb'\s*\{\s*"kind"\s*:\s*"deep-search session"', head):
         return "a deep-search session"
     if re.match(rb'\s*\{\s*"key"\s*:\s*"c\d', head) and str(target).endswith(paper_store.SUFFIX):
