@@ -126,12 +126,9 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
                 http, topic, variants, filters, options, save))
     elif args.show:
         shown = args.file
-        asked = [flag for flag, given in (("--relevant", args.relevant), ("--maybe", args.maybe),
-                                          ("--not", args.__dict__["not"]), ("--variant", args.variant),
-                                          ("--max-judged", args.max_judged), ("--max-requests", args.max_requests))
-                 if given is not None and given != []]
-        if asked:
-            raise UsageError(f"--show records nothing; leave out {', '.join(asked)}")
+        steps.check_show({"--relevant": args.relevant, "--maybe": args.maybe, "--not": args.__dict__["not"],
+                          "--variant": args.variant, "--max-judged": args.max_judged,
+                          "--max-requests": args.max_requests}, "--show")
         session = steps.open_session(shown)
     else:
         shown = args.file

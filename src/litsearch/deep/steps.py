@@ -70,11 +70,11 @@ def new_options(session: Session, limits: Limits | None) -> Options | None:
     return options
 
 
-def check_show(given: dict[str, object]) -> None:
-    """``show`` records nothing: UsageError naming what was given with it."""
+def check_show(given: dict[str, object], flag: str = "show") -> None:
+    """``show`` records nothing: UsageError naming what was given with it (by the door's names)."""
     asked = [name for name, value in given.items() if value is not None and value != [] and value != ""]
     if asked:
-        raise UsageError(f"show records nothing; leave out {', '.join(asked)}")
+        raise UsageError(f"{flag} records nothing; leave out {', '.join(asked)}")
 
 
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
