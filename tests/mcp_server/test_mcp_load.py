@@ -176,3 +176,58 @@ def test_hostile_full_texts_never_freeze_the_server_and_leave_it_idle(tmp_path):
         assert pdf.is_error and "took longer than" in pdf.content[0].text, pdf.content[0].text
     assert len(latencies) >= 10 and max(latencies) < PING_BOUND, latencies
     assert shares[-1] < IDLE_SHARE, shares
+
+
+def test_a_deep_search_step_never_freezes_the_server_and_leaves_it_idle(tmp_path):
+    """A deep-search round on the whole of CACM (hundreds of records merged, a few thousand
+    candidates scored, the session read and saved twice) through deep_search_next over stdio,
+    while another task pings: every ping within a second, and the server idle again after."""
+    sys.path.insert(0, str(Path(__file__).parent.parent / "deep"))
+    from deep_world import World, load_world
+    from fault_support import SHORT_SETTINGS
+
+    from conftest import SHARED, skip_without_shared
+
+    ranking = SHARED / "benchmarks" / "ranking"
+    if not (ranking / "cacm").is_dir():
+        skip_without_shared(f"benchmark data not available: {ranking / 'cacm'}")
+    latencies: list[float] = []
+
+    async def pinging(client, stop: asyncio.Event) -> None:
+        warnings.simplefilter("ignore")
+        while not stop.is_set():
+            sent = time.monotonic()
+            await client.send_ping()
+            latencies.append(time.monotonic() - sent)
+            await asyncio.sleep(PING_EVERY)
+
+    async def go():
+        with World(load_world(ranking, "cacm"), share=1.0) as world:
+            env = {**os.environ, **SHORT_SETTINGS, **world.env, "LITSEARCH_READ_TIMEOUT": "10",
+                   "LITSEARCH_CACHE_DIR": str(tmp_path / "data"), "HOME": str(tmp_path)}
+            async with connected_legacy(env) as client:
+                pid = _server_pid()
+                stop = asyncio.Event()
+                pings = asyncio.create_task(pinging(client, stop))
+                session = str(tmp_path / "review.json")
+                first = await client.call_tool("deep_search_start", {"topic": "parallel processes synchronization "
+                                                                     "deadlock", "session": session})
+                step = await client.call_tool("deep_search_next", {"session": session, "relevant": "1,2,3"})
+                finished = time.monotonic()
+                shares = []
+                while time.monotonic() - finished < IDLE_WITHIN:
+                    shares.append(await _share_of_a_core(pid, WINDOW))
+                    if shares[-1] < IDLE_SHARE:
+                        break
+                stop.set()
+                await pings
+                return first, step, shares
+
+    first, step, shares = asyncio.run(go())
+    print(f"\ndeep step: pings {len(latencies)}, max {max(latencies) * 1000:.0f} ms, median "
+          f"{sorted(latencies)[len(latencies) // 2] * 1000:.0f} ms; CPU share per {WINDOW:g} s window after: "
+          f"{', '.join(f'{share:.1%}' for share in shares)}", file=sys.stderr)
+    assert not first.is_error and not step.is_error, (first.content, step.content)
+    assert step.structured_content["round"] == 2 and step.structured_content["batch"]
+    assert max(latencies) < PING_BOUND and len(latencies) >= 2
+    assert shares[-1] < IDLE_SHARE
