@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from ..biblio.formats import extensions_for
+from ..core.text import plural
 from ..runtime.results import RESULT_FORMATS, TERMINAL_VIEW, render_result
 from .common import output_format, view_format, write_output
 
@@ -82,5 +83,10 @@ def write_result(result: Any, limit: int, fmt: str, settings: Any, path: str | N
                                nothing_found=nothing_found)
     write_output(output, settings, path)
     if path:
-        write_output(f"Wrote {min(limit, result.total_count)} papers to {path} ({fmt}).\n", settings)
+        say_written(min(limit, result.total_count), path, fmt, settings)
+
+
+def say_written(count: int, path: str, fmt: str, settings: Any) -> None:
+    """The one line (on stdout, after the file is written) that says what went where."""
+    write_output(f"Wrote {plural(count, 'paper')} to {path} ({fmt}).\n", settings)
 

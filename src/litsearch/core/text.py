@@ -48,9 +48,52 @@ def one_line(value: object) -> str | None:
     return text or None
 
 
-def plural(count: int, word: str) -> str:
-    """``1 request``, ``2 requests`` (``word`` takes an -s)."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 request``, ``2 requests``, ``2,000 requests``: a count and its noun, the one way every
+    count is written (thousands separated). ``word`` takes an -s unless ``many`` gives its plural
+    (``plural(n, "query", "queries")``, ``plural(n, "paper judged", "papers judged")``)."""
+    return f"{count:,} {word if count == 1 else many if many is not None else word + 's'}"
+
+
+def sentence(text: str) -> str:
+    """``text`` as a sentence's start: its first letter upper-case (a reason that follows a full
+    stop: "… exhausted. No unjudged candidate …")."""
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
+PHRASES = "; "
+
+
+def phrases(text: str) -> list[str]:
+    """The "; "-separated phrases of ``text``, never split inside “quoted” words (a title or a
+    query quoted in a phrase may hold "; " itself)."""
+    parts, depth, start = [], 0, 0
+    for at, char in enumerate(text):
+        depth += (char == "“") - (char == "”" and depth > 0)
+        if depth == 0 and text.startswith(PHRASES, at):
+            parts.append(text[start:at])
+            start = at + len(PHRASES)
+    parts.append(text[start:])
+    return [part for part in parts if part]
+
+
+def cut_phrases(parts: list[str] | str, limit: int) -> str:
+    """Whole phrases joined by "; " within about ``limit`` characters, then how many were left
+    out ("; and 3 more"): a list is never cut inside a phrase (the first is kept whole,
+    whatever its length), so what is shown always reads as written."""
+    parts = phrases(parts) if isinstance(parts, str) else [part for part in parts if part]
+    whole = PHRASES.join(parts)
+    if len(whole) <= limit:
+        return whole
+    kept = parts[:1]
+    for part in parts[1:]:
+        left = len(parts) - len(kept) - 1
+        tail = f"{PHRASES}and {left:,} more" if left else ""
+        if len(PHRASES.join([*kept, part])) + len(tail) > limit:
+            break
+        kept.append(part)
+    left = len(parts) - len(kept)
+    return PHRASES.join(kept) + (f"{PHRASES}and {left:,} more" if left else "")
 
 
 _NON_WORD = re.compile(r"[^\w\s]|_")

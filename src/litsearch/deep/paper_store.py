@@ -31,6 +31,7 @@ from typing import Any, Iterator
 
 from ..core.errors import InputError
 from ..core.files import MB, READ_FLAGS, read_up_to
+from ..core.text import plural
 from ..search.record_shape import Fields, MapOf, fits, shape_problem
 from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict
 
@@ -86,19 +87,19 @@ def read_records(side: Path, header: dict[str, Any], wanted: list[tuple[str, Any
     name = side.name
     committed, expected = header["bytes"], header["sha256"]
     if not 0 <= committed <= MAX_FILE_BYTES:
-        raise InputError(f"{shown}: damaged session: it names {committed:,} bytes of {name}; at most "
+        raise InputError(f"{shown}: damaged session: it names {plural(committed, 'byte')} of {name}; at most "
                          f"{MAX_FILE_BYTES / MB:,.0f} MB are read")
     data, identity = _committed_bytes(side, committed, shown)
     digest = hashlib.sha256(data)
     if digest.hexdigest() != expected:
-        raise InputError(f"{shown}: damaged session: {name} does not match the session (its first {committed:,} "
-                         f"bytes changed, or it is another session's papers file)")
+        raise InputError(f"{shown}: damaged session: {name} does not match the session (its first "
+                         f"{plural(committed, 'byte')} changed, or it is another session's papers file)")
     store = PaperStore(side, committed, digest, identity)
     lines = []
     for key, at in wanted:
         if type(at) is not int or not 0 <= at < committed or (at and data[at - 1] != 0x0A):
             raise InputError(f"{shown}: damaged session: candidate {key!r} points at byte {at!r}, which starts "
-                             f"no record of {name} ({committed:,} bytes)")
+                             f"no record of {name} ({plural(committed, 'byte')})")
         end = data.find(b"\n", at, at + MAX_RECORD_BYTES + 1)
         if end < 0:
             cut = committed - at <= MAX_RECORD_BYTES
@@ -152,7 +153,7 @@ def _committed_bytes(side: Path, committed: int, shown: str) -> tuple[bytes, tup
             raise InputError(f"{shown}: its papers file {side.name} is not a regular file")
         data = read_up_to(descriptor, committed)
         if len(data) < committed:
-            raise InputError(f"{shown}: damaged session: {side.name} holds {len(data):,} bytes; the session names "
+            raise InputError(f"{shown}: damaged session: {side.name} holds {plural(len(data), 'byte')}; the session names "
                              f"{committed:,} (was it cut short, or replaced?)")
         return data, (info.st_dev, info.st_ino)
     except OSError as error:

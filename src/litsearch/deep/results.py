@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..core.text import plural
+
 from ..search.pipeline import SearchResult
 from ..search.rank import RankedPaper
 from .score import explain
@@ -14,18 +16,34 @@ from .session import Candidate, Session
 
 ORDER = {"relevant": 0, "maybe": 1, None: 2}
 LABELS = {"relevant": "relevant", "maybe": "maybe", None: "not judged"}  # shown before each row's title
+VERDICT_TAG = "lit-search verdict: "  # an export's keyword (a reference manager's tag): "lit-search verdict: maybe"
 
 
 @dataclass
 class DeepResult(SearchResult):
-    """A SearchResult whose rows are a session's judged papers; ``candidates`` in the same order."""
+    """A SearchResult whose rows are a session's judged papers; ``candidates`` in the same order.
+    Listing them sends no request: its footer says what the session did instead (``work_line``)."""
 
     candidates: list[Candidate] = field(default_factory=list)
     records_found: int = 0
+    said: str = ""  # the session in a line: its verdicts, rounds, requests and stop
 
     @property
     def record_count(self) -> int:
         return self.records_found
+
+    def work_line(self) -> str:
+        return self.said
+
+    def export_marks(self) -> list:
+        """Each row's verdict in an export: a tag (VERDICT_TAG) in BibTeX, RIS and CSL-JSON, and the
+        columns ``verdict``, ``judged_round`` and ``why`` in CSV (docs/deep.md, "Exports")."""
+        from ..biblio.writers import Marks
+
+        return [Marks(keywords=(VERDICT_TAG + LABELS[c.verdict],),
+                      columns=(("verdict", c.verdict or ""), ("judged_round", str(c.judged_round or "")),
+                               ("why", c.why)))
+                for c in self.candidates]
 
 
 def ordered(session: Session, include_unjudged: bool) -> list[Candidate]:
@@ -40,14 +58,25 @@ def as_search_result(session: Session, include_unjudged: bool = False) -> DeepRe
     items = [RankedPaper(c.paper, [c.paper], relevance=c.score, score=c.score,
                          score_terms={"estimated_relevance": round(c.score, 4)}, label=LABELS[c.verdict])
              for c in chosen]
-    relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
-    notes = [f"deep-search session: {len(session.judged())} papers judged ({relevant} relevant, {maybe} maybe) "
-             f"over {len(session.rounds)} rounds; " + (f"stopped: {session.stop_reason}" if session.done
-                                                      else f"still open at round {session.round}"),
-             "rows: the papers judged relevant, then maybe" + (", then the unjudged candidates by their score"
-                                                                 if include_unjudged else "")]
-    result = DeepResult(query=f"{session.topic} (deep search: relevant, then maybe)", variants=list(session.variants), outcomes=[], results=items,
-                        provider_reason=None, search_time_ms=0, candidates=chosen,
-                        records_found=sum(len(c.evidence) for c in session.candidates.values()))
-    result.enrichment.notes.extend(notes)
+    heading = "relevant, then maybe" + (", then not yet judged" if include_unjudged else "")
+    result = DeepResult(query=f"{session.topic} (deep search: {heading})", variants=list(session.variants),
+                        outcomes=[], results=items, provider_reason=None, search_time_ms=0, candidates=chosen,
+                        records_found=sum(len(c.evidence) for c in session.candidates.values()),
+                        said=session_line(session, include_unjudged))
     return result
+
+
+def session_line(session: Session, include_unjudged: bool = False) -> str:
+    """The session in one line, under its results: the verdicts, the rounds, the requests it sent
+    (and the answers it took from the response cache instead), where it stands, what the rows are."""
+    relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
+    requests = plural(sum(session.requests.values()), "request") + " sent"
+    cached = sum(session.cached.values())
+    if cached:
+        requests += f" (and {plural(cached, 'answer')} from the response cache)"
+    state = f"stopped: {session.stop_reason}" if session.done else f"still open at round {session.round:,}"
+    rows = "the papers judged relevant, then maybe" + (", then the unjudged candidates by their score"
+                                                      if include_unjudged else "")
+    return (f"Deep-search session: {plural(len(session.judged()), 'paper')} judged ({relevant:,} relevant, "
+            f"{maybe:,} maybe) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
+            f"listing them sent no request.")

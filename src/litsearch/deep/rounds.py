@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..core.errors import UsageError
 from ..core.filters import Filters
+from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
@@ -44,7 +45,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     session = Session(topic=topic, variants=list(variants), filters=filters, options=options, created_at=now_utc())
     entry = Round(1)
     session.rounds.append(entry)
-    before = dict(http.request_counts)
+    before, before_cached = dict(http.request_counts), dict(http.cache_counts)
     search = checked_options(topic, variants=variants, providers=options.providers, limit=MAX_FETCH, filters=filters,
                              verify=False, rerank=options.rerank)
     result = await run_search(search, http.settings, http=http)
@@ -57,12 +58,13 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     new = pool.add(arrivals)
     failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
     entry.actions.append(f"search of {', '.join(provider_label(p) for p in session.search_providers) or 'nothing'}: "
-                         f"{len(result.results)} papers after merging {result.record_count} records")
+                         f"{plural(len(result.results), 'paper')} after merging {plural(result.record_count, 'record')}")
     entry.notes += [f"failed: {item}" for item in failed]
     if result.rerank_note:
         entry.notes.append(result.rerank_note)
     entry.new_candidates = len(new)
     entry.requests = _spent(before, http.request_counts)
+    entry.cached = _spent(before_cached, http.cache_counts)
     score_candidates(session)
     # The first batch is the search's own order, never more than the budget lets the judge read.
     session.batch = [key for key in new][: min(options.batch, options.max_judged)]
@@ -111,7 +113,7 @@ def budget_left(session: Session, options: Options) -> str | None:
 def reopen(session: Session, queries: list[str], options: Options | None) -> None:
     """A complete session goes on: the judge's new queries (searched next round) or a larger
     budget; the last round's notes say why it was reopened."""
-    said = [f"{len(queries)} new quer{'ies' if len(queries) != 1 else 'y'}"] if queries else []
+    said = [plural(len(queries), "new query", "new queries")] if queries else []
     if options is not None:
         said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
                  for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
@@ -132,7 +134,8 @@ def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
         if query.casefold() not in searched and query.casefold() not in {q.casefold() for q in waiting}:
             waiting.append(query)
     if len(waiting) > MAX_VARIANTS:
-        raise UsageError(f"{len(waiting)} queries would wait for the next round; at most {MAX_VARIANTS}")
+        raise UsageError(f"{plural(len(waiting), 'query', 'queries')} would wait for the next round; "
+                         f"at most {MAX_VARIANTS}")
     return waiting
 
 
@@ -142,24 +145,25 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     said = session.rounds[-1].stop_check if session.rounds else ""
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
-    before = dict(http.request_counts)
+    before, before_cached = dict(http.request_counts), dict(http.cache_counts)
     caps = provider_caps(http, session.options.round_requests)
     queries, session.pending_queries = session.pending_queries, []
     actions, waiting = plan_round(session, queries, session.search_providers, caps)
     entry.notes += waiting
     found = await run_actions(http, session, actions, entry, session.search_providers)
     entry.requests = _spent(before, http.request_counts)
+    entry.cached = _spent(before_cached, http.cache_counts)
     started = time.process_time()
     kept = [(paper, evidence) for paper, evidence in found.arrivals if keeps(paper, session.filters)]
     if len(kept) < len(found.arrivals):
-        entry.notes.append(f"{len(found.arrivals) - len(kept)} records left out by the filters")
+        entry.notes.append(f"{plural(len(found.arrivals) - len(kept), 'record')} left out by the filters")
     pool = Pool(session)
     entry.new_candidates = len(pool.add(kept))
     pool.add_references(found.cited)
     timing.weights = score_candidates(session)
     set_aside = pool.set_aside()
     if set_aside:
-        entry.notes.append(f"{set_aside} candidates with the least evidence set aside (the pool keeps "
+        entry.notes.append(f"{plural(set_aside, 'candidate')} with the least evidence set aside (the pool keeps "
                            f"{len(session.candidates):,})")
     room = session.options.max_judged - len(session.judged())
     unjudged = next_order(session)

@@ -72,7 +72,8 @@ class Candidate:
 class Round:
     number: int
     new_candidates: int = 0
-    requests: dict[str, int] = field(default_factory=dict)
+    requests: dict[str, int] = field(default_factory=dict)  # sent, per provider
+    cached: dict[str, int] = field(default_factory=dict)  # answered from the response cache instead
     judged: int = 0  # verdicts given on this round's batch
     relevant: int = 0
     maybe: int = 0
@@ -119,16 +120,27 @@ class Session:
 
     @property
     def requests(self) -> dict[str, int]:
-        total: dict[str, int] = {}
-        for entry in self.rounds:
-            for provider, count in entry.requests.items():
-                total[provider] = total.get(provider, 0) + count
-        return total
+        """Requests sent per provider over the session."""
+        return _totals(entry.requests for entry in self.rounds)
+
+    @property
+    def cached(self) -> dict[str, int]:
+        """Answers per provider taken from the response cache over the session (no request sent:
+        the answer may be older than the session)."""
+        return _totals(entry.cached for entry in self.rounds)
 
     def new_key(self) -> str:
         key = f"c{self.next_number}"
         self.next_number += 1
         return key
+
+
+def _totals(counts) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for provider, count in each.items():
+            total[provider] = total.get(provider, 0) + count
+    return total
 
 
 def now_utc() -> str:
@@ -209,7 +221,8 @@ CANDIDATE_SHAPE = Fields({"key": str, "paper": PAPER_SHAPE, "terms": MapOf(int),
                           "log_odds": (int, float),
                           "why": str, "chased": ListOf(str, 100), "refs": ListOf(str, MAX_REFS)},
                          required=("key", "paper"))
-ROUND_SHAPE = Fields({"number": int, "new_candidates": int, "requests": MapOf(int), "judged": int, "relevant": int,
+ROUND_SHAPE = Fields({"number": int, "new_candidates": int, "requests": MapOf(int), "cached": MapOf(int),
+                      "judged": int, "relevant": int,
                       "maybe": int, "actions": ListOf(str, 1_000), "queries": ListOf(str, 100),
                       "notes": ListOf(str, 1_000), "stop_check": str}, required=("number",))
 SESSION_SHAPE = Fields({

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ..core.errors import UsageError
+from ..core.text import plural
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE
 from ..deep.session import Options
 from ..deep.session_file import save, session_file_kind
@@ -153,7 +154,7 @@ async def deep_search_results(
     text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
                          else format, include_abstracts=False) if page else "No papers judged relevant or maybe yet.\n"
     if written:
-        text = f"Wrote {len(result.results)} papers to {written}.\n\n" + text
+        text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
     data: dict[str, Any] = {"session": session, "done": found.done, "stop_reason": found.stop_reason,
                             "judged": payload["judged"], "relevant": payload["relevant"], "maybe": payload["maybe"],
                             "papers": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",

@@ -96,6 +96,7 @@ class HttpClient:
         self._client: httpx.AsyncClient | None = None
         self._slots: dict[str, asyncio.Semaphore] = {}
         self.request_counts: dict[str, int] = {}
+        self.cache_counts: dict[str, int] = {}  # answers taken from the response cache, not sent
         self.sent: list[dict[str, Any]] = []  # every request asked for, in order (log_request)
 
     def log_request(self, provider: str, method: str, url: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -260,6 +261,7 @@ class ProviderSession:
             cached = await cache.find(self.provider, method, url, kwargs, self.http.lab_cache)
             if cached is not None:
                 self.cache_hits += 1
+                self.http.cache_counts[self.provider] = self.http.cache_counts.get(self.provider, 0) + 1
                 entry.update(status=cached.status, from_cache=True)
                 return cached
             if cache.offline:

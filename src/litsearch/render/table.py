@@ -123,7 +123,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True, start: i
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result, limit), snippet_words=SNIPPET_WORDS,
-                           requests=plural(result.request_count, "request"),
+                           work=markdown_text(result.work_line(), None),
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."
                                          if any(row["doi_mark"] for row in rows) else ""),

@@ -207,7 +207,7 @@ def summary_line(result, routine: list[str]) -> str:
             f"{provider_label(o.provider)} ({len(o.records)}{', cached' if o.cached and not o.requests else ''})"
             for o in searched))
     parts += routine
-    parts.append(f"{plural(result.request_count, 'request')} in {result.search_time_ms / 1000:.1f} s")
+    parts.append(plain(result.work_line()))
     line = " · ".join(parts)
     if result.provider_reason:
         line += f" (providers: {plain(result.provider_reason)})"

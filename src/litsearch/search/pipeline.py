@@ -99,6 +99,17 @@ class SearchResult:
         papers = self.paper_outcomes
         return bool(papers) and all(o.error for o in papers)
 
+    def export_marks(self) -> list | None:
+        """What an export carries of each row beyond its record (biblio/writers.py Marks): nothing
+        for a search; a deep search's results carry their verdicts (deep/results.py)."""
+        return None
+
+    def work_line(self) -> str:
+        """The footer's last line: what getting this result cost ("12 requests in 3.4 s")."""
+        from ..core.text import plural
+
+        return f"{plural(self.request_count, 'request')} in {self.search_time_ms / 1000:.1f} s"
+
 
 async def _fetch_provider(http: HttpClient, plan: ProviderRequest, options: SearchOptions) -> ProviderOutcome:
     provider = get_provider(plan.provider)
