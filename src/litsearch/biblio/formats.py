@@ -76,7 +76,9 @@ def _shown_order(name: str) -> int:
     return order.index(name) if name in order else len(order)
 
 
-def export_papers(papers: Sequence[Paper], fmt: str) -> str:
+def export_papers(papers: Sequence[Paper], fmt: str, marks: Sequence | None = None) -> str:
+    """``papers`` in an export format; ``marks`` (biblio/writers.py Marks, one per paper): what the
+    listing says of each beyond its record (a deep search's verdict), kept as the format keeps it."""
     from .writers import (  # only when something is exported
         to_bibtex,
         to_csl_json,
@@ -85,4 +87,4 @@ def export_papers(papers: Sequence[Paper], fmt: str) -> str:
     )
 
     writers = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json, "csv": to_csv}
-    return writers[fmt](list(papers))
+    return writers[fmt](list(papers), marks=None if marks is None else list(marks))

@@ -28,6 +28,11 @@ CSL ``id`` and CSV ``ID``); without keys, `citation_keys` makes them. Choices:
   ("WHO Collaborating Group", "ALTS Group") become literal names: braced in BibTeX, written
   whole in RIS, ``literal`` in CSL.
 - **RIS** lines end in CRLF as the RIS specification asks; values are single lines.
+- **Marks** (``Marks``): what a listing knows of a paper beyond its record (a deep search's
+  verdict) is carried the way each format's readers keep such things: as keywords (BibTeX
+  ``keywords``, which styles do not print; RIS ``KW``; CSL ``keyword``), which reference managers
+  (Zotero, EndNote, JabRef) and screening tools (Rayyan) import as tags, and as CSV columns after
+  the record's own. Without marks every writer's output is what it was.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import csv
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
 from ..core.preprints import is_preprint
@@ -45,7 +51,23 @@ from ..core.updates import notice_words
 from ..core.urls import citation_uri, http_url
 from .names import DIGIT, keys_for, plain_line, split_name
 
-__all__ = ["CSV_COLUMNS", "publication_kind", "to_bibtex", "to_csl_json", "to_csv", "to_ris"]
+__all__ = ["CSV_COLUMNS", "Marks", "publication_kind", "to_bibtex", "to_csl_json", "to_csv", "to_ris"]
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What a listing says of one paper beyond its record (module docstring: "Marks")."""
+
+    keywords: tuple[str, ...] = ()  # tags: "lit-search verdict: relevant"
+    columns: tuple[tuple[str, str], ...] = ()  # CSV (column, value): ("verdict", "relevant")
+
+
+def _marks_for(papers: Sequence[Paper], marks: Sequence[Marks] | None) -> list[Marks]:
+    if marks is None:
+        return [Marks()] * len(papers)
+    if len(marks) != len(papers):
+        raise ValueError(f"{len(marks)} marks given for {len(papers)} papers")
+    return list(marks)
 
 # --------------------------------------------------------------------------- kind of publication
 
@@ -195,11 +217,13 @@ def _bibtex_key(key: str) -> str:
     return _BIBTEX_KEY_UNSAFE.sub("_", key) or "ref"
 
 
-def to_bibtex(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
+def to_bibtex(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None) -> str:
     """One BibTeX entry per paper (UTF-8 text; see the module docstring for the choices)."""
     entries = []
-    for paper, key in zip(papers, keys_for(papers, keys)):
+    for paper, key, marked in zip(papers, keys_for(papers, keys), _marks_for(papers, marks)):
         entry_type, fields = _bibtex_fields(paper)
+        if marked.keywords:  # biblatex's separator: a comma (a keyword holds none)
+            fields.append(("keywords", ", ".join(bibtex_text(word.replace(",", " ")) for word in marked.keywords)))
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
         entries.append(f"@{entry_type}{{{_bibtex_key(key)},\n{body}\n}}\n" if body
                        else f"@{entry_type}{{{_bibtex_key(key)}}}\n")
@@ -247,11 +271,12 @@ def _ris_lines(paper: Paper, key: str) -> list[tuple[str, str]]:
     return [(tag, _single_line(value)) for tag, value in lines if _single_line(value)]
 
 
-def to_ris(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
-    """RIS records (TY first, ER last, one AU per author), CRLF line ends."""
+def to_ris(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None) -> str:
+    """RIS records (TY first, ER last, one AU per author, one KW per keyword), CRLF line ends."""
     records = []
-    for paper, key in zip(papers, keys_for(papers, keys)):
-        lines = [f"{tag}  - {value}" for tag, value in _ris_lines(paper, key)]
+    for paper, key, marked in zip(papers, keys_for(papers, keys), _marks_for(papers, marks)):
+        tagged = _ris_lines(paper, key) + [("KW", _single_line(word)) for word in marked.keywords if _single_line(word)]
+        lines = [f"{tag}  - {value}" for tag, value in tagged]
         records.append("\r\n".join([*lines, "ER  - "]) + "\r\n")
     return "\r\n".join(records)
 
@@ -316,9 +341,15 @@ def _server(venue: str | None) -> str | None:
     return text if text and text.lower() != "preprint" else None
 
 
-def to_csl_json(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
-    """A JSON list of CSL items (the format of Zotero, Pandoc and citeproc)."""
-    items = [csl_item(paper, key) for paper, key in zip(papers, keys_for(papers, keys))]
+def to_csl_json(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None) -> str:
+    """A JSON list of CSL items (the format of Zotero, Pandoc and citeproc); marks' keywords in
+    CSL's ``keyword`` (one string, comma-separated)."""
+    items = []
+    for paper, key, marked in zip(papers, keys_for(papers, keys), _marks_for(papers, marks)):
+        item = csl_item(paper, key)
+        if marked.keywords:
+            item["keyword"] = ", ".join(_single_line(word).replace(",", " ") for word in marked.keywords)
+        items.append(item)
     return json_text(items)
 
 
@@ -359,11 +390,16 @@ def csv_row(paper: Paper, key: str) -> dict[str, str]:
     return {column: spreadsheet_cell(_single_line(value)) for column, value in row.items()}
 
 
-def to_csv(papers: Sequence[Paper], keys: Sequence[str] | None = None) -> str:
-    """CSV in the layout `lit-search dedupe` reads (ID,ENTRYTYPE,title,author,…), one row per paper."""
+def to_csv(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None) -> str:
+    """CSV in the layout `lit-search dedupe` reads (ID,ENTRYTYPE,title,author,…), one row per paper;
+    marks' columns after those (a deep search's ``verdict``, ``judged_round``, ``why``)."""
+    marked = _marks_for(papers, marks)
+    extra = list(dict.fromkeys(name for each in marked for name, _ in each.columns if name not in CSV_COLUMNS))
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS)
+    writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS + extra)
     writer.writeheader()
-    for paper, key in zip(papers, keys_for(papers, keys)):
-        writer.writerow(csv_row(paper, key))
+    for paper, key, each in zip(papers, keys_for(papers, keys), marked):
+        row = csv_row(paper, key)
+        given = {name: value for name, value in each.columns if name in extra}
+        writer.writerow({**row, **{name: spreadsheet_cell(_single_line(given.get(name, ""))) for name in extra}})
     return buffer.getvalue()
