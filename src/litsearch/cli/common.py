@@ -28,7 +28,7 @@ from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
 
 __all__ = ["EXIT_CODES_HELP", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode", "fetch",
-           "run_command", "view_format", "write_output"]
+           "run_command", "view_format", "whole_number", "write_output"]
 
 T = TypeVar("T")
 
@@ -46,6 +46,18 @@ def new_parser(prog: str, description: str, epilog: str) -> StrictParser:
 
 
 # ---------------------------------------------------------------- shared options
+
+def whole_number(text: str) -> int:
+    """The type of every whole-number option: plain ASCII decimal without leading zeros
+    (core/lists.py), so ``--batch ١٠``, ``--batch 010`` or ``--batch 1_0`` is one clear error
+    rather than a number Python's ``int`` happened to read."""
+    from ..core.lists import decimal
+
+    try:
+        return decimal(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(str(problem)) from None
+
 
 def add_quiet_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")

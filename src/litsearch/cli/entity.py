@@ -19,7 +19,8 @@ from ..providers.openalex_entity_kinds import EntityKind, kind_named
 from ..runtime.console import Console
 from ..runtime.settings import load_settings
 from ..search.options import check_limit
-from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, write_output
+from .common import add_cache_options, add_quiet_option, cache_mode, fetch, \
+    new_parser, run_command, whole_number, write_output
 
 VALUE_HELP = {
     "count": "{what}: 100 (at least), >100, <50, 100-500, -50",
@@ -86,7 +87,7 @@ def build_parser(kind: EntityKind) -> argparse.ArgumentParser:
     _alias_options(listing, kind, LIST_ALIASES[kind.name])
     listing.add_argument("--sort", choices=("relevance", *kind.sorts),
                          help="order (default: relevance with a query, else cited_by_count)")
-    listing.add_argument("--limit", type=int, default=10, metavar="N",
+    listing.add_argument("--limit", type=whole_number, default=10, metavar="N",
                          help=f"{kind.plural} per page, 1-{MAX_LIST_LIMIT} (default 10)")
     listing.add_argument("--cursor", metavar="C", help="the next page's cursor, from the previous page")
     _output_options(listing)
@@ -99,7 +100,7 @@ def build_parser(kind: EntityKind) -> argparse.ArgumentParser:
         finding.add_argument("text", nargs="+", help=f"a question, an abstract or a paragraph (at most "
                                                      f"{MAX_SEMANTIC_CHARS:,} characters)")
         _alias_options(finding, kind, FIND_ALIASES)
-        finding.add_argument("--limit", type=int, default=10, metavar="N",
+        finding.add_argument("--limit", type=whole_number, default=10, metavar="N",
                              help=f"works, 1-{SEMANTIC_MAX_RESULTS} (default 10)")
         _output_options(finding)
     if "autocomplete" in actions:

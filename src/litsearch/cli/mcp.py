@@ -11,7 +11,7 @@ from typing import Sequence
 
 from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..runtime.settings import load_settings
-from .common import new_parser, run_command
+from .common import new_parser, run_command, whole_number
 
 PROG = "lit-search mcp"
 MAX_CHARS_VARIABLE = "LITSEARCH_MCP_MAX_CHARS"
@@ -42,7 +42,7 @@ def build_parser():
     from ..mcp_server.paging import DEFAULT_MAX_CHARS, MAX_MAX_CHARS, MIN_MAX_CHARS
 
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
-    parser.add_argument("--http", type=int, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT instead")
+    parser.add_argument("--http", type=whole_number, metavar="PORT", help="serve streamable HTTP on 127.0.0.1:PORT instead")
     parser.add_argument("--host", metavar="ADDRESS", default=None,
                         help="with --http: the address to listen on (default 127.0.0.1); beyond loopback only "
                              "with --token-file")
@@ -52,9 +52,9 @@ def build_parser():
     parser.add_argument("--allow-host", metavar="NAME", action="append", default=[],
                         help="with --http: a further name clients reach the server by (its Host header), e.g. "
                              "lit.lab.example.org; repeatable")
-    parser.add_argument("--requests-per-hour", type=int, metavar="N", default=None,
+    parser.add_argument("--requests-per-hour", type=whole_number, metavar="N", default=None,
                         help="with --http: each token's request budget (default 1,000; 0: no limit)")
-    parser.add_argument("--max-chars", type=int, metavar="N", default=None,
+    parser.add_argument("--max-chars", type=whole_number, metavar="N", default=None,
                         help=f"at most about N characters per tool result, {MIN_MAX_CHARS:,}-{MAX_MAX_CHARS:,} "
                              f"(default {DEFAULT_MAX_CHARS:,}); the rest is a cursor away")
     return parser

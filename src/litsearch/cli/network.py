@@ -30,6 +30,7 @@ from .common import (
     fetch,
     new_parser,
     run_command,
+    whole_number,
     write_output,
 )
 
@@ -56,7 +57,7 @@ files: -o net.md, net.json or net.dot writes that format; -o net.svg, net.png or
 def build_parser():
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     parser.add_argument("ids", nargs="+", metavar="ID", help="seed papers (any id form, as for 'paper')")
-    parser.add_argument("--depth", type=int, choices=(1, 2), default=1, help="1 (default) or 2, see below")
+    parser.add_argument("--depth", type=whole_number, choices=(1, 2), default=1, help="1 (default) or 2, see below")
     parser.add_argument("--format", choices=("markdown", "json", "dot"), default=None,
                         help="markdown with a Mermaid flowchart (default), JSON, or Graphviz DOT; "
                              "with -o, taken from the file's extension")

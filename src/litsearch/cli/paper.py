@@ -23,6 +23,7 @@ from .common import (
     new_parser,
     run_command,
     view_format,
+    whole_number,
     write_output,
 )
 
@@ -39,7 +40,7 @@ def build_parser():
     parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
                         help="table: a view sized to the terminal (the default when stdout is one); markdown: "
                              "the record and tables (the default otherwise); json: every fetched paper")
-    parser.add_argument("--limit", type=int, default=10, metavar="N",
+    parser.add_argument("--limit", type=whole_number, default=10, metavar="N",
                         help=f"rows in each markdown table, 1-{MAX_LIMIT} (default 10)")
     add_quiet_option(parser)
     add_cache_options(parser)

@@ -11,7 +11,7 @@ from ..core.errors import ExitCode, UsageError
 from ..core.sanitize import json_text
 from ..runtime.settings import load_settings
 from ..search.options import MAX_LIMIT, check_limit
-from .common import new_parser, run_command, write_output
+from .common import new_parser, run_command, whole_number, write_output
 
 
 def build_parser(name: str):
@@ -31,7 +31,7 @@ def build_parser(name: str):
     parser = new_parser(f"{name}.py", description + " Prints a JSON list of normalized records on stdout.",
                         epilog)
     parser.add_argument("query", help="search terms")
-    parser.add_argument("--limit", type=int, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
+    parser.add_argument("--limit", type=whole_number, default=10, help=f"records to return, 1-{MAX_LIMIT} (default 10)")
     return parser
 
 

@@ -11,7 +11,8 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, UsageError
 from ..core.identifiers import ID_HELP
 from ..runtime.console import Console
 from ..runtime.settings import load_settings
-from .common import add_cache_options, add_quiet_option, cache_mode, new_parser, run_command, write_output
+from .common import add_cache_options, add_quiet_option, cache_mode, \
+    new_parser, run_command, whole_number, write_output
 
 PROG = "lit-search read"
 FORMATS = ("markdown", "json", "text")
@@ -63,7 +64,7 @@ def build_parser():
                                                  "OpenAlex id")
     parser.add_argument("--section", action="append", default=[], metavar="NAME",
                         help="show this section (with its subsections); repeat for more (default: all)")
-    parser.add_argument("--max-chars", type=int, default=None, metavar="N",
+    parser.add_argument("--max-chars", type=whole_number, default=None, metavar="N",
                         help="at most N characters of section text (default 50000; 0: no limit)")
     parser.add_argument("--format", choices=FORMATS, default="markdown",
                         help="markdown (default), json (every section's size, the shown text) or text")

@@ -35,6 +35,7 @@ from .common import (
     fetch,
     new_parser,
     run_command,
+    whole_number,
     write_output,
 )
 from .progress import LiveStatus
@@ -105,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="another phrasing of the topic (repeatable): synonyms, broader, narrower")
     parser.add_argument("--providers", default="auto", metavar="LIST",
                         help="auto, or a comma list of: " + ", ".join(registry.searchable()))
-    parser.add_argument("--limit", type=int, default=20, metavar="N",
+    parser.add_argument("--limit", type=whole_number, default=20, metavar="N",
                         help=f"rows to show, 1-{MAX_LIMIT} (default 20)")
     parser.add_argument("--sort", choices=SORT_KEYS, default="relevance",
                         help="order of the table: relevance to the topic (default; see 'ranking' below), "

@@ -11,6 +11,7 @@ from typing import Any
 from ..core.filters import CONTINENTS, ENTITY_FILTERS
 from ..core.services import PREPRINTS
 from ..providers import registry
+from .common import whole_number
 
 
 def add_filter_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGroup:
@@ -30,7 +31,7 @@ def add_filter_options(parser: argparse.ArgumentParser) -> argparse._ArgumentGro
                                 f"{registry.in_words(registry.searchable_with(PREPRINTS))}, checked on the merged list")
     preprints.add_argument("--no-preprints", action="store_false", dest="preprints",
                            help="no preprints; a published paper stays even when its preprint was merged in")
-    filters.add_argument("--min-citations", type=int, metavar="N", help="at least N citations")
+    filters.add_argument("--min-citations", type=whole_number, metavar="N", help="at least N citations")
     filters.add_argument("--citations", metavar="RANGE",
                          help="citations: 100 (at least), >100, <50, 100-500, -50 (the seed design's alias)")
     filters.add_argument("--open", action="store_true", help="the same as --open-access (the seed design's alias)")

@@ -22,6 +22,7 @@ from .common import (
     fetch,
     new_parser,
     run_command,
+    whole_number,
     write_output,
 )
 from .results import abstracts_wanted, add_rerank_option, add_result_options, rerank_mode, result_format, write_result
@@ -53,7 +54,7 @@ def build_parser():
     parser.add_argument("--direction", choices=("backward", "forward", "both"), default="both",
                         help="backward = their references, forward = papers citing them, both (default)")
     parser.add_argument("--topic", metavar="TEXT", help="rank papers about this topic first among equals")
-    parser.add_argument("--limit", type=int, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
+    parser.add_argument("--limit", type=whole_number, default=20, metavar="N", help=f"papers shown, 1-{MAX_LIMIT} (default 20)")
     add_result_options(parser, "table (a terminal view, the default on a terminal), markdown (the default "
                                "elsewhere), JSON, or an export format")
     parser.add_argument("--save", action="store_true", help="keep the shown papers in the local library")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from ..core.errors import UnknownIdError, UsageError
 from ..core.identifiers import parse_paper_ref
+from ..core.lists import comma_items, is_decimal, looks_numeric
+from ..core.text import plural
 from .pool import Pool
 from .session import VERDICTS, Session
 
@@ -55,17 +57,23 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
 
 
 def _items(text: str | None, verdict: str) -> list[str]:
+    """A LIST's items (core/lists.py: an empty LIST names nothing, an empty item is an error)."""
     if text is None:
         return []
-    items = [item.strip() for item in str(text).split(",")]
-    items = [item for item in items if item]
+    try:
+        items = comma_items(str(text), f"--{verdict}", "1,4,9")
+    except ValueError as problem:
+        raise UsageError(str(problem)) from None
     if len(items) > MAX_LIST_ITEMS:
-        raise UsageError(f"--{verdict} names {len(items):,} papers; at most {MAX_LIST_ITEMS:,} at once")
+        raise UsageError(f"--{verdict} names {plural(len(items), 'paper')}; at most {MAX_LIST_ITEMS:,} at once")
     return items
 
 
 def _candidate_key(session: Session, pool: Pool, item: str, verdict: str) -> str:
-    if item.isdigit():
+    if looks_numeric(item):  # a row: digits 0-9 as printed, so "01" or "١" is a typo, not row 1
+        if not is_decimal(item):
+            raise UsageError(f"--{verdict}: {_shown(item)} is not a row number; rows are written as printed "
+                             f"(1, 2, … in the digits 0-9, without leading zeros)")
         row = int(item)
         if not 1 <= row <= len(session.batch):
             rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"

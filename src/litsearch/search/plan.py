@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..core.lists import comma_items
 from ..core.services import ALWAYS, BIOMEDICAL, SEARCH, TECHNICAL
 from ..providers import registry
 from ..providers.base import QueryMode, get_provider
@@ -157,7 +158,7 @@ def detect_providers(texts: list[str]) -> ProviderChoice:
 
 def parse_provider_list(value: str) -> list[str]:
     """``semantic_scholar,pubmed`` -> names, in the registry's order; ValueError on unknown names."""
-    names = [part.strip().lower().replace("-", "_") for part in value.split(",") if part.strip()]
+    names = [part.lower().replace("-", "_") for part in comma_items(value, "--providers", "openalex,pubmed")]
     if not names:
         raise ValueError("--providers needs at least one provider name")
     known = registry.searchable()
