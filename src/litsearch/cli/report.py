@@ -9,7 +9,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.sanitize import json_text
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
-from .common import new_parser, run_command, view_format, write_output
+from .common import add_quiet_option, new_parser, run_command, view_format, write_output
 
 PROG = "lit-search report"
 
@@ -33,26 +33,27 @@ def build_parser():
     parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
                         help="table: a view sized to the terminal (the default when stdout is one); markdown "
                              "(the default otherwise); or JSON with the same parts")
+    add_quiet_option(parser)  # accepted as by the deep steps: a report sends no request and prints no progress
     return parser
 
 
-def _session_or_none(path: str):
-    """The deep-search session at ``path``, or None when the file is anything else (a search
-    record is then read as one, with its own checks and messages)."""
-    import json
+def read_report_input(path: str):
+    """(session, None) or (None, record): what ``report`` reads. A deep-search session (told by
+    its first bytes, or by its kind once read) is read by the reader every deep command uses, so
+    a damaged or cut-short session is named as ``deep results`` names it; anything else is read as
+    a search record, and a file that is neither (empty, cut short, not JSON) is named for what
+    it is by the same JSON reader (core/files.py read_json_input)."""
+    from ..core.files import read_json_input
+    from ..deep.session import KIND
+    from ..deep.session_file import SESSION, load, session_file_kind
+    from ..search.record import MAX_RECORD_BYTES, checked_record
 
-    from ..core.errors import InputError
-    from ..core.files import read_input
-    from ..deep.session import KIND, MAX_FILE_BYTES
-    from ..deep.session_file import load
-
-    try:
-        document = json.loads(read_input(path, MAX_FILE_BYTES, what="a record").decode("utf-8"))
-    except (InputError, ValueError, RecursionError):
-        return None  # read_record says what is wrong with it
-    if not isinstance(document, dict) or document.get("kind") != KIND:
-        return None
-    return load(path)  # read again with its papers file, as every door reads a session
+    if session_file_kind(path) == SESSION:
+        return load(path), None
+    document = read_json_input(path, MAX_RECORD_BYTES, f"a lit-search search record or {KIND}")
+    if isinstance(document, dict) and document.get("kind") == KIND:
+        return load(path), None  # read again with its papers file, as every door reads a session
+    return None, checked_record(document, path)
 
 
 def main(argv: Sequence[str]) -> int:
@@ -62,10 +63,9 @@ def main(argv: Sequence[str]) -> int:
 def report_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
     from ..render.report import report_markdown, report_payload
-    from ..search.record import read_record
 
     fmt = view_format(args.format)
-    session = _session_or_none(args.record)
+    session, record = read_report_input(args.record)
     if session is not None:  # a deep-search session: its methods text, round by round
         from ..render.deep import methods_text
 
@@ -78,7 +78,6 @@ def report_command(argv: Sequence[str]) -> int:
                               "requests": session.requests})
         write_output(text, load_settings())
         return ExitCode.OK
-    record = read_record(args.record)
     if fmt == TERMINAL_VIEW:
         from ..render.terminal import terminal_width
         from ..render.terminal_pages import report_view

@@ -18,6 +18,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from .errors import InputError
 
@@ -74,6 +75,33 @@ def read_input(path: str | os.PathLike, limit: int, what: str = "the file") -> b
         raise InputError(f"{shown}: cannot read: {error.strerror or error}") from None
     finally:
         os.close(descriptor)
+
+
+def read_json_input(path: str | os.PathLike, limit: int, what: str) -> Any:
+    """The JSON document in a file the user names (read by ``read_input``), or InputError saying
+    what the file is instead, the same words for every reader: empty, cut short (its JSON stops
+    before the document ends: a copy or a save that was stopped), not UTF-8 text, not JSON, or
+    nested too deeply. ``what``: what it should be ("a deep-search session")."""
+    import json
+
+    shown = _shown(path)
+    data = read_input(path, limit, what)
+    if not data.strip():
+        raise InputError(f"{shown}: an empty file ({len(data):,} bytes{' of blanks' if data else ''}), not {what}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{shown}: not {what} (not UTF-8 text)") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise InputError(f"{shown}: not {what} (JSON nested too deeply)") from None
+    except json.JSONDecodeError as error:
+        if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
+            raise InputError(f"{shown}: {what}, cut short: its JSON stops after {len(data):,} bytes, before the "
+                             f"document ends (a copy or a save that was stopped?)") from None
+        raise InputError(f"{shown}: not {what} (not JSON: {error.msg} at line {error.lineno:,} column "
+                         f"{error.colno:,})") from None
 
 
 def _open_problem(error: OSError) -> str:

@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from ..core.errors import InputError
-from ..core.files import file_head, read_input, written_file
+from ..core.files import file_head, read_json_input, written_file
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
-from .session import (CANDIDATE_SHAPE, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
+from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
                       Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of)
 
 STATE_SHAPE = Fields({**{name: spec for name, spec in CANDIDATE_SHAPE.fields.items() if name not in ("paper", "terms")},
@@ -44,11 +44,7 @@ def load(path: str | os.PathLike) -> Session:
     shown = str(path)
     path = written_file(path)  # through a link: its papers file lies beside the document itself
     with paper_store.locked(path.parent, exclusive=False), _collector_paused():
-        body = read_input(shown, MAX_FILE_BYTES, what="a session")
-        try:
-            document = json.loads(body.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-            raise InputError(f"{shown}: not a readable session (JSON: {str(error)[:120]})") from None
+        document = read_json_input(shown, MAX_FILE_BYTES, f"a {KIND}")  # says what the file is when it is none
         return session_from(document, path)
 
 
@@ -128,6 +124,7 @@ def document_text(session: Session, store: paper_store.PaperStore) -> str:
 
 
 SNIFFED_BYTES = 64
+SESSION, PAPERS_FILE = "a deep-search session", "a deep-search session's papers file"  # session_file_kind's answers
 
 
 def session_file_kind(path: str | os.PathLike) -> str | None:
@@ -140,7 +137,7 @@ def session_file_kind(path: str | os.PathLike) -> str | None:
     if head is None:
         return None
     if re.match(rb'\s*\{\s*"kind"\s*:\s*"deep-search session"', head):
-        return "a deep-search session"
+        return SESSION
     if re.match(rb'\s*\{\s*"key"\s*:\s*"c\d', head) and str(target).endswith(paper_store.SUFFIX):
-        return "a deep-search session's papers file"
+        return PAPERS_FILE
     return None

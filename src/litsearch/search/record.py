@@ -169,20 +169,18 @@ def read_record(path: str) -> dict[str, Any]:
     regular file or too big, text that is not JSON (or nested too deeply to read), a record
     of another kind or version, or one whose fields have the wrong types or sizes
     (record_shape.py)."""
-    import json
+    from ..core.files import read_json_input
 
-    from ..core.files import read_input
+    return checked_record(read_json_input(path, MAX_RECORD_BYTES, RECORD_WHAT), path)
+
+
+RECORD_WHAT = "a lit-search search record"
+
+
+def checked_record(record: Any, path: str) -> dict[str, Any]:
+    """``record`` (a parsed JSON document) when it is a search record, else InputError."""
     from .record_shape import shape_problem
 
-    data = read_input(path, MAX_RECORD_BYTES, "a search record")
-    try:
-        record = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise InputError(f"{path} is not a lit-search search record (not UTF-8 text)") from None
-    except RecursionError:
-        raise InputError(f"{path} is not a lit-search search record (JSON nested too deeply)") from None
-    except ValueError:
-        raise InputError(f"{path} is not a lit-search search record (not JSON)") from None
     if not isinstance(record, dict) or record.get("kind") not in ("search", "snowball") \
             or type(record.get("record_version")) is not int:
         raise InputError(f"{path} is not a lit-search search record (write one with --record FILE)")
