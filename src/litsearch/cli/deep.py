@@ -21,9 +21,9 @@ from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
 from ..search.options import COMMAND_LINE, checked_options, clean_query
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
-    write_output
+    whole_number, write_output
 from .interrupt import StepInterrupted
-from .results import add_rerank_option, add_result_options, rerank_mode, result_format, write_result
+from .results import add_rerank_option, add_result_options, rerank_mode, result_format, say_written, write_result
 from .search_flags import add_filter_options, filter_arguments
 
 PROG = "lit-search deep"
@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     _range_option(start, "--max-requests", 2_000, MAX_REQUESTS_RANGE, "requests over the session at most")
     _range_option(start, "--round-requests", 60, ROUND_REQUESTS_RANGE, "requests one round may send")
     _range_option(start, "--stop-window", 80, STOP_WINDOW_RANGE, "the saturation rule looks at the last N judged")
-    start.add_argument("--stop-yield", type=int, default=2, metavar="N",
+    start.add_argument("--stop-yield", type=whole_number, default=2, metavar="N",
                        help="saturated when those held at most N relevant (default 2: a judge's stray 'relevant')")
     start.add_argument("--providers", default="auto", metavar="LIST", help="auto (from the topic) or a comma list")
     start.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
@@ -92,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="a query to search in the next round (repeatable)")
     for flag, bounds, words in (("--max-judged", MAX_JUDGED_RANGE, "papers judged at most"),
                                 ("--max-requests", MAX_REQUESTS_RANGE, "requests over the session at most")):
-        step.add_argument(flag, type=int, metavar="N",
+        step.add_argument(flag, type=whole_number, metavar="N",
                           help=f"a new budget: {words} ({bounds[0]}–{bounds[1]:,}); a session stopped at its "
                                f"budget goes on with a larger one")
     step.add_argument("--show", action="store_true",
@@ -106,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     results.add_argument("file", metavar="FILE", help="the session file")
     results.add_argument("--all", action="store_true", help="add the candidates not judged, best first")
     add_result_options(results, "table (a terminal view), markdown, json, or an export (bibtex, ris, csl-json, csv)")
+    add_quiet_option(results)  # accepted as by every deep step (listing sends no request and prints no progress)
     return parser
 
 
@@ -154,12 +155,13 @@ def _where(path: str) -> str:
 
 
 def _joined(lists: list[str] | None) -> str | None:
-    """A verdict's repeated lists as one comma list (None when the flag was not given)."""
-    return None if lists is None else ",".join(lists)
+    """A verdict's repeated lists as one comma list (None when the flag was not given; a blank
+    one names nothing, so it adds no empty item)."""
+    return None if lists is None else ",".join(text for text in lists if text.strip())
 
 
 def _range_option(parser: argparse.ArgumentParser, flag: str, default: int, bounds: tuple[int, int], words: str) -> None:
-    parser.add_argument(flag, type=int, default=default, metavar="N",
+    parser.add_argument(flag, type=whole_number, default=default, metavar="N",
                         help=f"{words} ({bounds[0]}–{bounds[1]:,}; default {default:,})")
 
 
@@ -173,6 +175,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def deep_command(argv: Sequence[str]) -> int:
+    _check_step_name(list(argv))
     args = build_parser().parse_args(list(argv))
     if args.step == "results":
         return _results(args)
@@ -195,6 +198,20 @@ def deep_command(argv: Sequence[str]) -> int:
     except KeyboardInterrupt:  # the file may hold a batch nobody saw: say how to see it
         raise StepInterrupted(_where(getattr(args, "session", None) or args.file)) from None
     return 0
+
+
+def _check_step_name(argv: list[str]) -> None:
+    """A mistyped step (``deep result r.json``) or another command's name (``deep report r.json``)
+    is one line naming the steps and the command meant; words that read as a topic ("deep
+    learning") are left to the parser's error and the dispatcher's search hint."""
+    from .commands import COMMANDS
+    from .first_word import mistyped_action
+
+    meant = mistyped_action(COMMANDS["deep"], argv)
+    if meant:
+        steps = COMMANDS["deep"].actions
+        raise UsageError(f"{argv[0]!r} is not a step of lit-search deep ({', '.join(steps[:-1])} or {steps[-1]}); "
+                         f"did you mean `{meant}`?")
 
 
 def _saver(path: str):
@@ -226,7 +243,7 @@ def _results(args: argparse.Namespace) -> int:
 
         write_output(json_text(results_json(result, session, args.file)), settings, args.output)
         if args.output:
-            Console(settings).say(f"wrote {len(result.results)} papers to {args.output}")
+            say_written(len(result.results), args.output, fmt, settings)
         return 0
     write_result(result, max(1, len(result.results)), fmt, settings, args.output)
     return 0

@@ -80,6 +80,27 @@ def mistyped_command(argv: list[str]) -> Command | None:
     return None
 
 
+def mistyped_action(command: Command, words: list[str]) -> str | None:
+    """After an action command's name (``deep``, ``library``…): the command line meant when the
+    first word is no action but a misspelling of one (``deep result r.json``) or the name of
+    another command whose arguments follow (``deep report r.json``: ``lit-search report``), and
+    the words after it are a command's, not a topic's (an option, a file, or nothing); else None
+    ("deep learning models" is a topic)."""
+    if command.takes != "action" or not words or words[0] in command.actions or words[0].startswith("-"):
+        return None
+    typed, rest = words[0], words[1:]
+    if rest and not (any(word.startswith("-") for word in rest) or os.path.lexists(rest[0])
+                     or FILE_NAME.search(rest[0])):
+        return None
+    for action in command.actions:
+        if _one_edit_apart(typed.lower(), action):
+            return f"lit-search {command.name} {shell_words([action, *rest])}"
+    other = COMMANDS.get(typed.lower())
+    if other is not None and other is not command and arguments_fit(other, rest):
+        return f"lit-search {shell_words([other.name, *rest])}"
+    return None
+
+
 def mistyped_hint(command: Command, argv: list[str]) -> str:
     return (f"did you mean `lit-search {command.name}`? "
             f"To search for these words: `lit-search search {shell_words(argv)}`")
@@ -89,7 +110,8 @@ def topic_hint(name: str, words: list[str]) -> str | None:
     """After ``lit-search NAME WORDS…`` failed as that command: the explicit search to run
     instead when the words read as a topic, else None."""
     command = COMMANDS.get(name)
-    if command is None or not words or words[0].startswith("-") or arguments_fit(command, words):
+    if command is None or not words or words[0].startswith("-") or arguments_fit(command, words) \
+            or mistyped_action(command, words):
         return None
     return f"To search for this topic instead: lit-search search {shell_words([name, *words])}"
 

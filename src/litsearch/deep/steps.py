@@ -15,6 +15,7 @@ from typing import Callable
 
 from ..core.errors import UsageError
 from ..core.filters import Filters
+from ..core.text import plural
 from ..net.http import HttpClient
 from . import rounds
 from .limits import check_options
@@ -28,9 +29,11 @@ SUFFIX = ".json"
 
 def check_new_session_path(path: str) -> None:
     """A session file to create: a .json name that does not exist yet (a session is never
-    started over another file, nor over an earlier session's verdicts)."""
+    started over another file, nor over an earlier session's verdicts). Every door (the command
+    line, the MCP tool, the Python API) checks the name here, before any request."""
     if not str(path).lower().endswith(SUFFIX):
         raise UsageError(f"--session {path}: a session file's name ends in {SUFFIX}")
+    check_session_name(str(path))
     if os.path.lexists(path):
         raise UsageError(f"--session {path} already exists; see where it stands with "
                          f"`lit-search deep next {shlex.quote(str(path))} --show`, or name a new file")
@@ -39,6 +42,38 @@ def check_new_session_path(path: str) -> None:
         raise UsageError(f"--session {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise UsageError(f"--session {path}: the folder {folder} is not writable")
+
+
+# The longest name a session writes beside its document: a temporary copy of its papers file
+# (runtime/files.py: ".review.papers.jsonl.XXXXXXXX.tmp").
+LONGEST_BESIDE = ".{papers}.XXXXXXXX.tmp"
+
+
+def check_session_name(path: str) -> None:
+    """The file name of a new session: something before ``.json`` (``.json`` alone, or dots and
+    blanks, would make hidden files named like no session), no control or invisible characters
+    (they would reach the "Next:" command and every listing of the folder), and short enough that
+    every file the session writes beside it (its papers file, their temporary copies, its lock)
+    fits the folder's limit on a name; else UsageError (a session whose papers file cannot be
+    written would fail at its first save, after the whole first search)."""
+    from .paper_store import papers_path
+
+    name = Path(path).name
+    if not name[: -len(SUFFIX)].strip(" ."):
+        raise UsageError(f"--session {path}: name the session before {SUFFIX} (e.g. review.json)")
+    if not name.isprintable():
+        raise UsageError(f"--session {path!r}: a session file's name has no control or invisible characters")
+    folder = Path(path).parent if str(Path(path).parent) else Path(".")
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = 255
+    longest = LONGEST_BESIDE.format(papers=papers_path(name).name)
+    size = len(os.fsencode(longest))
+    if size > limit:
+        raise UsageError(f"--session …{name[-40:]}: a name {plural(size - limit, 'byte')} too long: the session "
+                         f"writes its papers file (NAME.papers.jsonl) and temporary copies of it beside it, whose "
+                         f"names need {plural(size, 'byte')}, and this folder allows {limit:,}")
 
 
 def open_session(path: str) -> Session:
@@ -74,7 +109,7 @@ def check_show(given: dict[str, object], flag: str = "show") -> None:
     """``show`` records nothing: UsageError naming what was given with it (by the door's names)."""
     asked = [name for name, value in given.items() if value is not None and value != [] and value != ""]
     if asked:
-        raise UsageError(f"{flag} records nothing; leave out {', '.join(asked)}")
+        raise UsageError(f"{flag} records nothing; leave out {', '.join(asked)}")  # not a count
 
 
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
