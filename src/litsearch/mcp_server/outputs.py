@@ -240,6 +240,8 @@ class DeepStep(ToolOutput):
     requests: dict[str, int] = Field(description="requests per provider over the session")
     maybe: int
     candidates: int = Field(description="candidates not yet judged")
+    cached: dict[str, int] = Field(description="answers per provider taken from the response cache instead of a "
+                                               "request (not in requests; they may be older than the session)")
     stop_check: str
     next: str = Field(description="the command-line equivalent of the next step")
 
