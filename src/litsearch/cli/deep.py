@@ -46,7 +46,10 @@ verdicts: LIST is comma-separated row numbers of the current batch (1-based) or 
   Rows not named take --rest (default: not relevant): `deep next FILE` with no list judges every
   row not relevant. A flag given twice adds up (--relevant 1 --relevant 4 is 1,4). Naming an
   earlier paper by id changes its verdict. A bad LIST (row 0, a row not in the batch, an unknown
-  id) changes nothing. `deep next FILE --show` prints the batch again and records nothing.
+  id, an empty item as in 1,,2, a row not in the digits 0-9 or with a leading zero) changes
+  nothing. `deep next FILE --show` prints the batch again and records nothing.
+results: every export keeps each paper's verdict (a "lit-search verdict: relevant" keyword in
+  BibTeX, RIS and CSL-JSON; verdict, judged_round and why columns in CSV; fields in JSON).
 stop: saturated when the last --stop-window papers judged held at most --stop-yield relevant
   and every relevant paper was chased; budget at --max-judged papers or --max-requests
   requests; exhausted when no candidate is left. --format json prints the step's fields.
