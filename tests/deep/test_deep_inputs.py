@@ -128,6 +128,12 @@ def test_every_deep_command_takes_quiet(run, saved, args):
     assert run(args).stdout
 
 
+def test_results_with_nothing_judged_say_so_not_that_nothing_was_found(run, saved):
+    for view in ("markdown", "table"):
+        out = run(["deep", "results", "review.json", "--format", view]).stdout
+        assert "No papers judged relevant or maybe yet." in out and "Try broader" not in out
+
+
 @pytest.mark.parametrize("typed,meant", [
     (["report", "review.json"], "lit-search report review.json"),
     (["result", "review.json"], "lit-search deep results review.json"),

@@ -28,6 +28,7 @@ from .search_flags import add_filter_options, filter_arguments
 
 PROG = "lit-search deep"
 STEP_FORMATS = ("markdown", TERMINAL_VIEW, "json")
+NOTHING_JUDGED = "No papers judged relevant or maybe yet"  # not "No papers found. Try broader terms": nothing was searched
 
 DESCRIPTION = """\
 A deep search: the judge (you, or the model in Claude Code) reads a batch of candidates at a
@@ -248,5 +249,6 @@ def _results(args: argparse.Namespace) -> int:
         if args.output:
             say_written(len(result.results), args.output, fmt, settings)
         return 0
-    write_result(result, max(1, len(result.results)), fmt, settings, args.output)
+    write_result(result, max(1, len(result.results)), fmt, settings, args.output,
+                 nothing_found=NOTHING_JUDGED + (", and no candidate is left to judge." if args.all else "."))
     return 0
