@@ -259,7 +259,7 @@ def test_every_provider_failing_exits_3(apis):
 @pytest.mark.parametrize("args,message", [
     (["   "], "empty"),
     (["topic", "--limit", "0"], "--limit"),
-    (["topic", "--limit", "many"], "invalid int"),
+    (["topic", "--limit", "many"], "not a whole number"),
     (["topic", "--providers", "google_scholar"], "unknown provider"),
     (["topic", "--sort", "random"], "invalid choice"),
     (["topic", "--format", "pdf"], "invalid choice"),

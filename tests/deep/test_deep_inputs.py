@@ -81,12 +81,20 @@ def test_a_repeated_flag_with_a_blank_list_adds_no_empty_item(run, saved):
     assert "--show records nothing" in out.stderr  # the lists were read without complaint, then refused as extras
 
 
-@pytest.mark.parametrize("value", ["١٠", "010", "+10", "1_0", "10.0", " 10", "-1", "1e1", "ten", ""])
+@pytest.mark.parametrize("value", ["١٠", "010", "+10", "1_0", "10.0", " 10", "-0", "-01", "1e1", "ten", ""])
 @pytest.mark.parametrize("option", ["--batch", "--max-judged", "--max-requests", "--round-requests", "--stop-window",
                                     "--stop-yield", "--min-citations"])
 def test_a_number_is_plain_decimal(run, tmp_path, option, value):
     out = run(["deep", "start", "coral reef bleaching", "--session", "new.json", option, value], code=2)
     assert "not a whole number written in the digits 0-9 without leading zeros" in out.stderr and option in out.stderr
+    assert not (tmp_path / "new.json").exists()
+
+
+@pytest.mark.parametrize("option,words", [("--batch", "batch must be between 1 and 100, not -1"),
+                                          ("--stop-yield", "stop-yield must be between 0 and"),
+                                          ("--min-citations", "--min-citations cannot be negative")])
+def test_a_negative_number_is_refused_by_the_options_own_range(run, tmp_path, option, words):
+    assert words in run(["deep", "start", "coral reef bleaching", "--session", "new.json", option, "-1"], code=2).stderr
     assert not (tmp_path / "new.json").exists()
 
 

@@ -41,25 +41,16 @@ import csv
 import io
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..core.identifiers import arxiv_id_from_doi, is_arxiv_doi
 from ..core.preprints import is_preprint
-from ..core.records import Paper
+from ..core.records import Marks, Paper
 from ..core.sanitize import json_text, spreadsheet_cell
 from ..core.updates import notice_words
 from ..core.urls import citation_uri, http_url
 from .names import DIGIT, keys_for, plain_line, split_name
 
 __all__ = ["CSV_COLUMNS", "Marks", "publication_kind", "to_bibtex", "to_csl_json", "to_csv", "to_ris"]
-
-
-@dataclass(frozen=True)
-class Marks:
-    """What a listing says of one paper beyond its record (module docstring: "Marks")."""
-
-    keywords: tuple[str, ...] = ()  # tags: "lit-search verdict: relevant"
-    columns: tuple[tuple[str, str], ...] = ()  # CSV (column, value): ("verdict", "relevant")
 
 
 def _marks_for(papers: Sequence[Paper], marks: Sequence[Marks] | None) -> list[Marks]:

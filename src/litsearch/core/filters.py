@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from .lists import comma_items
 from .preprints import is_preprint, only_preprints
 from .records import Paper
 from .text import fold_title
@@ -220,10 +219,12 @@ def build_filters(year: str | None = None, since: str | None = None, until: str 
         raise ValueError("the date filters leave an empty range")
     chosen: list[str] = []
     for value in types or []:
-        for part in comma_items(str(value), "--type", "review,preprint"):
-            name = part.lower()
+        for part in value.split(","):
+            name = part.strip().lower()
+            if not name:
+                continue
             if name not in PAPER_TYPES:
-                raise ValueError(f"--type takes {', '.join(PAPER_TYPES)}, not {part!r}")
+                raise ValueError(f"--type takes {', '.join(PAPER_TYPES)}, not {part.strip()!r}")
             if name not in chosen:
                 chosen.append(name)
     if min_citations is not None and min_citations < 0:
@@ -243,13 +244,13 @@ def build_filters(year: str | None = None, since: str | None = None, until: str 
                    **{name: (entities.get(name) or "").strip() or None for name in ENTITY_FILTERS})
 
 
-def _split(values: list[str], flag: str, example: str) -> list[str]:
-    return [part for value in values for part in comma_items(str(value), flag, example)]
+def _split(values: list[str]) -> list[str]:
+    return [part.strip() for value in values for part in str(value).split(",") if part.strip()]
 
 
 def _country_codes(values: list[str]) -> tuple[str, ...]:
     codes = []
-    for part in _split(values, "--country", "DE,FR"):
+    for part in _split(values):
         if not re.fullmatch(r"[A-Za-z]{2}", part):
             raise ValueError(f"--country takes two-letter ISO country codes (DE, US, BR), not {part!r}")
         codes.append(part.upper())
@@ -258,7 +259,7 @@ def _country_codes(values: list[str]) -> tuple[str, ...]:
 
 def _continent_names(values: list[str]) -> tuple[str, ...]:
     names = []
-    for part in _split(values, "--continent", "europe,africa"):
+    for part in _split(values):
         name = re.sub(r"[\s-]+", "_", part.lower())
         if name not in CONTINENTS:
             raise ValueError(f"--continent takes {', '.join(CONTINENTS)}, not {part!r}")

@@ -1,14 +1,16 @@
 """What a user types as a comma LIST or a number, read one way everywhere: a LIST's items are
 separated by single commas (an empty item, as in ``1,,2``, ``,1`` or ``1,``, is a typo that would
-otherwise vanish without a word), and a number or a row is plain ASCII decimal without leading
-zeros (``01``, ``+1``, ``1_0`` and other scripts' digits such as ``١٠`` are what Python's ``int``
-accepts, not what a user means to type). Both raise ValueError with one line naming the flag."""
+otherwise vanish without a word: a verdict LIST, deep/verdicts.py), and a number or a row is
+plain ASCII decimal without leading zeros (``01``, ``+1``, ``1_0`` and other scripts' digits such
+as ``١٠`` are what Python's ``int`` accepts, not what a user means to type; a minus sign is kept,
+for each option's own range check to name). Both raise ValueError with one line naming the flag."""
 
 from __future__ import annotations
 
 import re
 
 DECIMAL = re.compile(r"0|[1-9][0-9]*")  # re.ASCII is moot: the class lists the digits
+WHOLE = re.compile(r"0|-?[1-9][0-9]*")  # an option's number: its range check names a negative one
 
 
 def comma_items(text: str, flag: str, example: str = "a,b") -> list[str]:
@@ -34,8 +36,9 @@ def looks_numeric(text: str) -> bool:
 
 
 def decimal(text: str) -> int:
-    """The argparse type of a whole-number option: ValueError unless ``is_decimal``."""
-    if not is_decimal(text):
+    """The argparse type of a whole-number option: ValueError unless plain decimal (a negative
+    one is read, for the option's own range check to refuse in its words)."""
+    if WHOLE.fullmatch(text) is None:
         raise ValueError(f"{_shown(text)} is not a whole number written in the digits 0-9 without leading zeros")
     return int(text)
 

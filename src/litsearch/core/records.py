@@ -73,3 +73,12 @@ class OpenCopy:
     license: str | None = None
     version: str | None = None
     host: str | None = None
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What a listing says of one paper beyond its record (a deep search's verdict), for an export
+    to carry the way its format keeps such things (biblio/writers.py, "Marks")."""
+
+    keywords: tuple[str, ...] = ()  # tags: "lit-search verdict: relevant"
+    columns: tuple[tuple[str, str], ...] = ()  # CSV (column, value): ("verdict", "relevant")

@@ -38,7 +38,7 @@ class DeepResult(SearchResult):
     def export_marks(self) -> list:
         """Each row's verdict in an export: a tag (VERDICT_TAG) in BibTeX, RIS and CSL-JSON, and the
         columns ``verdict``, ``judged_round`` and ``why`` in CSV (docs/deep.md, "Exports")."""
-        from ..biblio.writers import Marks
+        from ..core.records import Marks
 
         return [Marks(keywords=(VERDICT_TAG + LABELS[c.verdict],),
                       columns=(("verdict", c.verdict or ""), ("judged_round", str(c.judged_round or "")),

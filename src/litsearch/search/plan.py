@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..core.lists import comma_items
 from ..core.services import ALWAYS, BIOMEDICAL, SEARCH, TECHNICAL
 from ..providers import registry
 from ..providers.base import QueryMode, get_provider
@@ -158,7 +157,7 @@ def detect_providers(texts: list[str]) -> ProviderChoice:
 
 def parse_provider_list(value: str) -> list[str]:
     """``semantic_scholar,pubmed`` -> names, in the registry's order; ValueError on unknown names."""
-    names = [part.lower().replace("-", "_") for part in comma_items(value, "--providers", "openalex,pubmed")]
+    names = [part.strip().lower().replace("-", "_") for part in value.split(",") if part.strip()]
     if not names:
         raise ValueError("--providers needs at least one provider name")
     known = registry.searchable()
