@@ -56,4 +56,8 @@ def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
     results = deep_results("review.json")
     assert [paper["verdict"] for paper in results["results"]] == ["relevant"]
     assert deep_results("review.json", fmt="ris").count("TY  -") == 1
+    excluded = deep_results("review.json", include_rejected=True)
+    assert [paper["verdict"] for paper in excluded["results"]] == ["relevant", "not", "not"]
+    assert excluded["providers_searched"] and set(excluded["requests"]) <= set(excluded["providers_searched"])
+    assert deep_results("review.json", fmt="ris", include_rejected=True).count("lit-search verdict: not relevant") == 2
     assert not (tmp_path / ".review.json.lock").exists()

@@ -92,6 +92,21 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert len(marks) == len(every)
     run(["results", "review.json", "-o", str(tmp_path / "included.bib")])
     assert (tmp_path / "included.bib").read_text().count("@") == len(papers)
+    # --rejected: the papers judged not relevant, last (after the unjudged with --all), for a PRISMA flow
+    rejected = json.loads(run(["results", "review.json", "--format", "json", "--rejected"]).stdout)
+    nots = [c for c in saved if c["verdict"] == "not"]
+    assert nots and [paper["verdict"] for paper in rejected["results"]] == verdicts + ["not"] * len(nots)
+    assert {paper["session_key"] for paper in rejected["results"][len(papers):]} == {c["key"] for c in nots}
+    both = json.loads(run(["results", "review.json", "--format", "json", "--all", "--rejected"]).stdout)["results"]
+    assert [paper["session_key"] for paper in both] == [paper["session_key"] for paper in every] + \
+        [paper["session_key"] for paper in rejected["results"][len(papers):]]
+    run(["results", "review.json", "--rejected", "-o", str(tmp_path / "screened.ris")])
+    assert (tmp_path / "screened.ris").read_text().count("KW  - lit-search verdict: not relevant") == len(nots)
+    # the session's providers, not the listing's none; the listing's own time stays 0 (docs/deep.md)
+    listed = json.loads(results)
+    assert listed["providers_searched"] and set(listed["requests"]) <= set(listed["providers_searched"])
+    assert listed["providers_searched"][0] in whole(tmp_path / "review.json")["search_providers"]
+    assert listed["search_time_ms"] == 0
 
     report = command_runner(command_env(world.env), tmp_path)(["report", "review.json"]).stdout
     assert report.startswith("## Methods: deep search") and "| 3 |" in report and "still open" in report

@@ -28,7 +28,7 @@ from litsearch.deep.results import VERDICT_TAG, as_search_result  # noqa: E402
 from litsearch.runtime.results import render_result  # noqa: E402
 
 SPECIAL = r"Bleaching & {braces}, 50% of reefs_x; cost $5 #1 ~ a^b back\slash in Zürich"
-VERDICTS = ["relevant", "maybe", None, None]  # the last two: unjudged candidates (--all)
+VERDICTS = ["relevant", "maybe", None, None, "not"]  # then two unjudged candidates (--all), one judged not (--rejected)
 
 
 @pytest.fixture
@@ -36,12 +36,13 @@ def result():
     found = [paper(1, title=SPECIAL, authors=["Müller, Jörg", "WHO Collaborating Group"], pmid="111"),
              paper(2, authors=["Hsu PD"], journal="Coral Reefs", volume="31", issue="9", pages="827-832"),
              paper(3, arxiv_id="2101.00001", journal="arXiv", publication_types=["preprint"]),
-             paper(4, title="A study, with commas, in its title")]
+             paper(4, title="A study, with commas, in its title"),
+             paper(5, title="An excluded study")]
     session = session_of(found, batch=2)
     for candidate, verdict in zip(session.candidates.values(), VERDICTS):
         candidate.verdict, candidate.judged_round = verdict, 1 if verdict else None
         candidate.log_odds = -int(candidate.key[1:])  # rows in the order given
-    return as_search_result(session, include_unjudged=True)
+    return as_search_result(session, include_unjudged=True, include_rejected=True)
 
 
 def exported(result, fmt: str, marked: bool = True) -> str:
@@ -51,7 +52,7 @@ def exported(result, fmt: str, marked: bool = True) -> str:
 
 
 def tags() -> list[str]:
-    return [VERDICT_TAG + (verdict or "not judged") for verdict in VERDICTS]
+    return [VERDICT_TAG + {None: "not judged", "not": "not relevant"}.get(verdict, verdict) for verdict in VERDICTS]
 
 
 def test_bibtex_keywords(result):
@@ -83,7 +84,7 @@ def test_csv_columns(result):
     marked = list(csv.DictReader(io.StringIO(exported(result, "csv"))))
     plain = list(csv.DictReader(io.StringIO(exported(result, "csv", marked=False))))
     assert [row["verdict"] for row in marked] == [verdict or "" for verdict in VERDICTS]
-    assert [row["judged_round"] for row in marked] == ["1", "1", "", ""]
+    assert [row["judged_round"] for row in marked] == ["1", "1", "", "", "1"]
     assert [row["why"] for row in marked] == [c.why for c in result.candidates] and marked[0]["why"]
     assert [{k: v for k, v in row.items() if k not in ("verdict", "judged_round", "why")} for row in marked] == plain
 

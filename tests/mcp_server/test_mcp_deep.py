@@ -44,9 +44,16 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
             results = await client.call_tool("deep_search_results", {"session": "review.json",
                                                                      "output": "included.ris"})
             over = await client.call_tool("deep_search_results", {"session": "review.json", "output": "review.json"})
-            return first, second, bad, again, results, over
+            excluded = await client.call_tool("deep_search_results", {"session": "review.json", "rejected": True,
+                                                                      "output": "screened.csv"})
+            return first, second, bad, again, results, over, excluded
 
-    first, second, bad, again, results, over = run(go())
+    first, second, bad, again, results, over, excluded = run(go())
+    assert not excluded.is_error, text_of(excluded)
+    assert [paper["verdict"] for paper in excluded.structured_content["papers"]] == ["relevant", "not", "not"]
+    assert "**not relevant** ·" in text_of(excluded)
+    assert (tmp_path / "screened.csv").read_text().count(",not,") == 2
+    assert [paper["verdict"] for paper in results.structured_content["papers"]] == ["relevant"]  # as before
     assert over.is_error and "is a deep-search session: writing there would replace it" in text_of(over)
     assert not first.is_error and not second.is_error, text_of(first) + text_of(second)
     step = first.structured_content

@@ -117,9 +117,11 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     return step_payload(advanced, session)
 
 
-def deep_results(session: str, *, include_unjudged: bool = False, fmt: str = "json") -> dict[str, Any] | str:
-    """The papers judged relevant, then maybe: the JSON document as a dict (``fmt="json"``), or the
-    text of markdown, bibtex, ris, csl-json or csv."""
+def deep_results(session: str, *, include_unjudged: bool = False, fmt: str = "json",
+                 include_rejected: bool = False) -> dict[str, Any] | str:
+    """The papers judged relevant, then maybe (``include_unjudged``: then the candidates not judged;
+    ``include_rejected``: then the papers judged not relevant): the JSON document as a dict
+    (``fmt="json"``), or the text of markdown, bibtex, ris, csl-json or csv."""
     from ..deep.results import as_search_result
     from ..deep.steps import open_session
     from ..render.deep import results_json
@@ -128,7 +130,7 @@ def deep_results(session: str, *, include_unjudged: bool = False, fmt: str = "js
     if fmt not in RESULT_FORMATS or fmt == "table":
         raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
     found = _checked(lambda: open_session(session))
-    result = as_search_result(found, include_unjudged=include_unjudged)
+    result = as_search_result(found, include_unjudged=include_unjudged, include_rejected=include_rejected)
     if fmt == "json":
         return results_json(result, found, session)
     return render_result(result, max(1, len(result.results)), fmt, include_abstracts=True)

@@ -28,7 +28,6 @@ from .search_flags import add_filter_options, filter_arguments
 
 PROG = "lit-search deep"
 STEP_FORMATS = ("markdown", TERMINAL_VIEW, "json")
-NOTHING_JUDGED = "No papers judged relevant or maybe yet"  # not "No papers found. Try broader terms": nothing was searched
 
 DESCRIPTION = """\
 A deep search: the judge (you, or the model in Claude Code) reads a batch of candidates at a
@@ -51,6 +50,7 @@ verdicts: LIST is comma-separated row numbers of the current batch (1-based) or 
   nothing. `deep next FILE --show` prints the batch again and records nothing.
 results: every export keeps each paper's verdict (a "lit-search verdict: relevant" keyword in
   BibTeX, RIS and CSL-JSON; verdict, judged_round and why columns in CSV; fields in JSON).
+  --rejected adds the papers judged not relevant, last: a review's excluded records.
 stop: saturated when the last --stop-window papers judged held at most --stop-yield relevant
   and every relevant paper was chased; budget at --max-judged papers or --max-requests
   requests; exhausted when no candidate is left. --format json prints the step's fields.
@@ -106,9 +106,13 @@ def build_parser() -> argparse.ArgumentParser:
     _common(step)
 
     results = steps.add_parser("results", help="the papers judged relevant, then maybe",
-                               description="The papers judged relevant, then maybe, each group by its score.")
+                               description="The papers judged relevant, then maybe, each group by its score "
+                                           "(--all: then the candidates not judged; --rejected: then the papers "
+                                           "judged not relevant).")
     results.add_argument("file", metavar="FILE", help="the session file")
     results.add_argument("--all", action="store_true", help="add the candidates not judged, best first")
+    results.add_argument("--rejected", action="store_true",
+                         help="add the papers judged not relevant, last (the excluded records of a PRISMA flow)")
     add_result_options(results, "table (a terminal view), markdown, json, or an export (bibtex, ris, csl-json, csv)")
     add_quiet_option(results)  # accepted as by every deep step (listing sends no request and prints no progress)
     return parser
@@ -235,13 +239,13 @@ def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:
 
 
 def _results(args: argparse.Namespace) -> int:
-    from ..deep.results import as_search_result
+    from ..deep.results import as_search_result, nothing_listed
     from ..deep.steps import open_session
 
     fmt = result_format(args)
     session = open_session(args.file)
     settings = load_settings()
-    result = as_search_result(session, include_unjudged=args.all)
+    result = as_search_result(session, include_unjudged=args.all, include_rejected=args.rejected)
     if fmt == "json":
         from ..render.deep import results_json
 
@@ -250,5 +254,5 @@ def _results(args: argparse.Namespace) -> int:
             say_written(len(result.results), args.output, fmt, settings)
         return 0
     write_result(result, max(1, len(result.results)), fmt, settings, args.output,
-                 nothing_found=NOTHING_JUDGED + (", and no candidate is left to judge." if args.all else "."))
+                 nothing_found=nothing_listed(args.all, args.rejected))
     return 0

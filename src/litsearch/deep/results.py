@@ -1,7 +1,8 @@
 """A session's results as a search result, so every search output serves them (the Markdown
 table, the terminal view, JSON, BibTeX, RIS, CSL-JSON, CSV): the papers judged relevant, then
 maybe, each group by its score; with ``include_unjudged``, the candidates not yet judged after
-them, best first."""
+them, best first; with ``include_rejected``, the papers judged not relevant last (what a systematic
+review's PRISMA flow and its audit count as excluded), by their score too."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ from ..search.rank import RankedPaper
 from .score import explain
 from .session import Candidate, Session
 
-ORDER = {"relevant": 0, "maybe": 1, None: 2}
-LABELS = {"relevant": "relevant", "maybe": "maybe", None: "not judged"}  # shown before each row's title
+ORDER = {"relevant": 0, "maybe": 1, None: 2, "not": 3}
+# shown before each row's title, and an export's verdict tag; JSON and CSV keep the verdict itself ("not")
+LABELS = {"relevant": "relevant", "maybe": "maybe", None: "not judged", "not": "not relevant"}
 VERDICT_TAG = "lit-search verdict: "  # an export's keyword (a reference manager's tag): "lit-search verdict: maybe"
 
 
@@ -46,27 +48,43 @@ class DeepResult(SearchResult):
                 for c in self.candidates]
 
 
-def ordered(session: Session, include_unjudged: bool) -> list[Candidate]:
-    chosen = [c for c in session.candidates.values()
-              if c.verdict in ("relevant", "maybe") or (include_unjudged and c.verdict is None)]
+def ordered(session: Session, include_unjudged: bool, include_rejected: bool = False) -> list[Candidate]:
+    listed = {"relevant", "maybe"} | ({None} if include_unjudged else set()) | ({"not"} if include_rejected else set())
+    chosen = [c for c in session.candidates.values() if c.verdict in listed]
     return sorted(chosen, key=lambda c: (ORDER[c.verdict], -c.log_odds, int(c.key[1:])))
 
 
-def as_search_result(session: Session, include_unjudged: bool = False) -> DeepResult:
-    chosen = ordered(session, include_unjudged)
+def providers_asked(session: Session) -> list[str]:
+    """The providers the session asked, in order: those its searches ask, then any other it sent a
+    request to or took a cached answer from (a citation chase, a recommendation, a lookup)."""
+    asked = list(session.search_providers)
+    for entry in session.rounds:
+        asked += [name for name in (*entry.requests, *entry.cached) if name not in asked]
+    return asked
+
+
+def nothing_listed(include_unjudged: bool, include_rejected: bool = False) -> str:
+    """What an empty listing says: never "No papers found. Try broader terms" (nothing was searched)."""
+    judged = "No papers judged yet" if include_rejected else "No papers judged relevant or maybe yet"
+    return judged + (", and no candidate is left to judge." if include_unjudged else ".")
+
+
+def as_search_result(session: Session, include_unjudged: bool = False, include_rejected: bool = False) -> DeepResult:
+    chosen = ordered(session, include_unjudged, include_rejected)
     explain(session, [c.key for c in chosen])  # where each came from, with every lead the session has now
     items = [RankedPaper(c.paper, [c.paper], relevance=c.score, score=c.score,
                          score_terms={"estimated_relevance": round(c.score, 4)}, label=LABELS[c.verdict])
              for c in chosen]
-    heading = "relevant, then maybe" + (", then not yet judged" if include_unjudged else "")
+    heading = "relevant, then maybe" + (", then not yet judged" if include_unjudged else "") + \
+        (", then not relevant" if include_rejected else "")
     result = DeepResult(query=f"{session.topic} (deep search: {heading})", variants=list(session.variants),
                         outcomes=[], results=items, provider_reason=None, search_time_ms=0, candidates=chosen,
                         records_found=sum(len(c.evidence) for c in session.candidates.values()),
-                        said=session_line(session, include_unjudged))
+                        said=session_line(session, include_unjudged, include_rejected))
     return result
 
 
-def session_line(session: Session, include_unjudged: bool = False) -> str:
+def session_line(session: Session, include_unjudged: bool = False, include_rejected: bool = False) -> str:
     """The session in one line, under its results: the verdicts, the rounds, the requests it sent
     (and the answers it took from the response cache instead), where it stands, what the rows are."""
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
@@ -76,7 +94,8 @@ def session_line(session: Session, include_unjudged: bool = False) -> str:
         requests += f" (and {plural(cached, 'answer')} from the response cache)"
     state = f"stopped: {session.stop_reason}" if session.done else f"still open at round {session.round:,}"
     rows = "the papers judged relevant, then maybe" + (", then the unjudged candidates by their score"
-                                                      if include_unjudged else "")
+                                                      if include_unjudged else "") + \
+        (", then those judged not relevant by their score" if include_rejected else "")
     return (f"Deep-search session: {plural(len(session.judged()), 'paper')} judged ({relevant:,} relevant, "
             f"{maybe:,} maybe) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
             f"listing them sent no request.")

@@ -134,17 +134,19 @@ async def deep_search_results(
     output: Annotated[str | None, Field(max_length=4096, description="write the whole result to this file instead "
                                                                      "(its extension names the format)")] = None,
     offset: Annotated[int, Field(ge=0, description="the first row of this page (next_offset of the last)")] = 0,
+    rejected: Annotated[bool, Field(description="add the papers judged not relevant, last (the excluded "
+                                                "records of a PRISMA flow)")] = False,
 ):
-    """The papers a deep search judged relevant, then maybe (all: then the unjudged candidates), with their records
-    and where each came from; a page at a time, or the whole list written to a file (BibTeX, RIS, CSL-JSON, CSV,
-    JSON or Markdown)."""
-    from ..deep.results import as_search_result
+    """The papers a deep search judged relevant, then maybe (all: then the unjudged candidates; rejected: then the
+    papers judged not relevant, for a review's excluded records), with their records and where each came from; a
+    page at a time, or the whole list written to a file (BibTeX, RIS, CSL-JSON, CSV, JSON or Markdown)."""
+    from ..deep.results import as_search_result, nothing_listed
     from ..deep.steps import open_session
     from ..render.deep import results_json
     from ..runtime.results import render_result
 
     found = open_session(session)
-    result = as_search_result(found, include_unjudged=all)
+    result = as_search_result(found, include_unjudged=all, include_rejected=rejected)
     written = None
     if output is not None:
         written = _write_export(found, result, session, output)
@@ -152,7 +154,7 @@ async def deep_search_results(
     page = payload["results"][offset: offset + RESULTS_PAGE]
     following = offset + RESULTS_PAGE if offset + RESULTS_PAGE < len(payload["results"]) else None
     text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
-                         else format, include_abstracts=False) if page else "No papers judged relevant or maybe yet.\n"
+                         else format, include_abstracts=False) if page else nothing_listed(all, rejected) + "\n"
     if written:
         text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
     data: dict[str, Any] = {"session": session, "done": found.done, "stop_reason": found.stop_reason,

@@ -273,10 +273,14 @@ def candidate_line(candidate: Candidate) -> str:
 
 def results_json(result, session: Session, shown_path: str) -> dict[str, Any]:
     """``deep results --format json``: the search JSON's fields for every paper (whole
-    abstracts), each with its verdict, the round it was judged in and where it came from."""
+    abstracts), each with its verdict, the round it was judged in and where it came from.
+    ``providers_searched`` names the providers the session asked; ``search_time_ms`` stays 0: the
+    listing sent no request, and a session keeps no running time (its judge's pauses are not search)."""
+    from ..deep.results import providers_asked
     from .search_json import result_payload
 
     payload = result_payload(result, len(result.results))
+    payload["providers_searched"] = providers_asked(session)
     for entry, candidate in zip(payload["results"], result.candidates):
         entry.update({"verdict": candidate.verdict, "judged_round": candidate.judged_round, "why": candidate.why,
                       "session_key": candidate.key})
