@@ -85,8 +85,6 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     checks: list[dict[str, int]] = []  # after each batch: papers judged so far, relevant papers still to chase
     async with unpaced_client(settings) as http:
         session = await start(http, text, [], Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
-        search_order = [world.doc_id(c.paper) for c in session.candidates.values()
-                        if any(e.get("via") == "search" for e in c.evidence)]
         while not session.done:
             record(session, judge_batch(world, judge, session, order), [])
             checks.append({"judged": len(order), "pending": pending_chases(session)})
@@ -100,9 +98,24 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
                 await expand(http, session, timing)
                 own.append(timing.own_seconds)
         requests = dict(http.request_counts)
-    return {"order": order, "search_order": search_order, "stop_at": stop_at, "end": session.stop_reason,
+    return {"order": order, "stop_at": stop_at, "end": session.stop_reason,
             "rounds": len(session.rounds), "requests": requests, "own_seconds": max(own or [0.0]),
             "candidates": len(session.candidates), "checks": checks}
+
+
+async def one_shot(world: World, text: str) -> list[str | None]:
+    """Today's search of the topic alone, as `lit-search search` runs it (none of the queries a
+    session adds, such as a topic's sentences searched one by one): its rows in order."""
+    from litsearch.core.filters import Filters
+    from litsearch.runtime.settings import settings_from_env
+    from litsearch.search.options import MAX_FETCH, checked_options
+    from litsearch.search.pipeline import run_search
+
+    settings = settings_from_env(world.env)
+    async with unpaced_client(settings) as http:
+        result = await run_search(checked_options(text, limit=MAX_FETCH, filters=Filters(), verify=False),
+                                  settings, http=http)
+    return [world.doc_id(item.paper) for item in result.results]
 
 
 async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: int = 20) -> list[str | None]:
@@ -221,8 +234,9 @@ def main() -> int:
                 values["judged"] = len(stopped)
                 values["deep@budget"] = recall_at(order, judge, len(order))
                 values["findable"] = len(findable) / len(relevant)
-                values["1shot@50"] = recall_at(run["search_order"], judge, 50)
-                values["1shot@100"] = recall_at(run["search_order"], judge, 100)
+                search_order = asyncio.run(one_shot(world, text))
+                values["1shot@50"] = recall_at(search_order, judge, 50)
+                values["1shot@100"] = recall_at(search_order, judge, 100)
                 values["bm25@100"] = recall_at(anchor, judge, 100)
                 values["max@100"] = min(len(judge.confirmable()), 100) / len(relevant)
                 values["rounds"] = run["rounds"]

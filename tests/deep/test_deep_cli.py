@@ -421,6 +421,15 @@ def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
     assert searched.count("symbiont loss") == 1
 
 
+def test_a_topic_of_several_sentences_is_searched_whole_and_sentence_by_sentence(run, tmp_path):
+    run(["start", "Coral reef bleaching. Reef heat stress and recovery.", "--session", "s.json", "--batch", "3", "-q"])
+    document = whole(tmp_path / "s.json")
+    assert document["queries"] == ["Coral reef bleaching. Reef heat stress and recovery.", "Coral reef bleaching",
+                                   "Reef heat stress and recovery"]
+    assert document["variants"] == []  # the user's variants stay the user's
+    assert "sentences searched one by one too" in " ".join(document["rounds"][0]["actions"])
+
+
 def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp_path):
     """A review that must go further: the judge's new query reopens a saturated or exhausted
     session; a larger --max-judged (or --max-requests) one stopped at its budget. Asked again

@@ -14,7 +14,7 @@ from litsearch.core.errors import InputError, UsageError
 from litsearch.core.filters import Filters
 from litsearch.core.records import Paper
 from litsearch.deep import score
-from litsearch.deep.expand import Action, _within_budget, cocited_ids, derived_query
+from litsearch.deep.expand import Action, _within_budget, cocited_ids, derived_query, topic_sentences
 from litsearch.deep.pool import Pool
 from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document
 from litsearch.deep.session_file import load
@@ -448,6 +448,26 @@ def test_cocited_ids_need_two_citing_papers_that_cite_a_relevant_one():
     assert cocited_ids(session) == ["W90"]
     session.asked_ids.append("W90")
     assert cocited_ids(session) == []
+
+
+@pytest.mark.parametrize("topic, sentences", [
+    ("coral reef bleaching", []),  # one sentence: the topic is its only query
+    ("Coral reef bleaching.", []),
+    ("Shape descriptions. Measures of circularity. Shape matching.",
+     ["Shape descriptions", "Measures of circularity", "Shape matching"]),
+    ("reef heat stress; symbiont loss in corals", ["reef heat stress", "symbiont loss in corals"]),
+    ("What drives coral bleaching? Which reefs recover?", ["What drives coral bleaching", "Which reefs recover"]),
+    # a full stop that ends no sentence: an abbreviation, an initial
+    ("Optimization methods (e.g. linear programming) in data structures", []),
+    ("Work of J. Smith on sorting", []),
+    ("Sorting networks, i.e. comparator circuits. Their depth and size.",
+     ["Sorting networks, i.e. comparator circuits", "Their depth and size"]),
+    # a sentence of fewer than two content words is no query of its own
+    ("Shape matching. Why?", []),
+    ("Shape matching. Why? Circularity measures of outlines.", ["Shape matching", "Circularity measures of outlines"]),
+])
+def test_a_topic_of_several_sentences_gives_one_query_per_sentence(topic, sentences):
+    assert topic_sentences(topic) == sentences
 
 
 def test_a_derived_query_is_the_words_the_relevant_papers_share():

@@ -183,6 +183,32 @@ def derived_query(session: Session) -> str | None:
     return query if query and query.casefold() not in folded else None
 
 
+# Tokens that end with a full stop without ending a sentence.
+ABBREVIATIONS = frozenset("e.g i.e etc vs al cf fig figs eq no approx ca resp".split())
+MIN_SENTENCE_TERMS = 2  # content words a sentence of the topic needs to be searched on its own
+
+
+def topic_sentences(topic: str) -> list[str]:
+    """The sentences (or ";"-clauses) of a topic written as several, each with at least
+    MIN_SENTENCE_TERMS content words; none when the topic is one. A topic of several sentences
+    names several facets ("Shape descriptions. Measures of circularity. Shape matching."): the
+    whole of it, as one query, ranks first the papers that touch many facets at once, and a
+    paper on one facet alone only far down. Each sentence searched on its own finds those."""
+    sentences, current = [], []
+    for token in topic.split():
+        current.append(token)
+        core = token.rstrip(".;?!").strip("([{\"'").casefold()
+        ends = token.endswith((".", ";", "?", "!")) and core not in ABBREVIATIONS and not (
+            len(core) == 1 and core.isalpha())  # an initial ("J. Smith")
+        if ends:
+            sentences.append(" ".join(current).rstrip(".;?! "))
+            current = []
+    if current:
+        sentences.append(" ".join(current).rstrip(".;?! "))
+    kept = [sentence for sentence in sentences if len(query_counts(sentence)) >= MIN_SENTENCE_TERMS]
+    return kept if len(kept) >= 2 else []
+
+
 def _within_budget(wanted: list[Action], total: int, caps: dict[str, int],
                    search_providers: list[str]) -> tuple[list[Action], list[str]]:
     chosen, spent, by_provider, waiting = [], 0, {}, 0

@@ -18,7 +18,7 @@ from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
-from .expand import keeps, plan_round, provider_caps, run_actions
+from .expand import keeps, plan_round, provider_caps, run_actions, topic_sentences
 from .pool import Pool
 from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
@@ -42,15 +42,18 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     for variant in variants:  # a variant that is the topic (or another variant) in other case: once
         distinct.setdefault(variant.casefold(), variant)
     variants = list(distinct.values())[1:]
+    # A topic of several sentences is also searched sentence by sentence (within the number of
+    # queries one search takes): the session's own queries, not the user's variants.
+    sentences = [s for s in topic_sentences(topic) if s.casefold() not in distinct][:MAX_VARIANTS - len(variants)]
     session = Session(topic=topic, variants=list(variants), filters=filters, options=options, created_at=now_utc())
     entry = Round(1)
     session.rounds.append(entry)
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
-    search = checked_options(topic, variants=variants, providers=options.providers, limit=MAX_FETCH, filters=filters,
-                             verify=False, rerank=options.rerank)
+    search = checked_options(topic, variants=[*variants, *sentences], providers=options.providers, limit=MAX_FETCH,
+                             filters=filters, verify=False, rerank=options.rerank)
     result = await run_search(search, http.settings, http=http)
     session.filters = result.filters or filters  # entity filters resolved once, kept for every round
-    session.queries = [topic, *variants]
+    session.queries = [topic, *variants, *sentences]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
     arrivals = [(item.paper, {"round": 1, "via": "search", "query": topic, "rank": rank})
                 for rank, item in enumerate(result.results, start=1)]
@@ -59,6 +62,9 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
     entry.actions.append(f"search of {', '.join(provider_label(p) for p in session.search_providers) or 'nothing'}: "
                          f"{plural(len(result.results), 'paper')} after merging {plural(result.record_count, 'record')}")
+    if sentences:
+        entry.actions.append(f"the topic's {plural(len(sentences), 'sentence')} searched one by one too: "
+                             + "; ".join(f"“{sentence}”" for sentence in sentences))
     entry.notes += [f"failed: {item}" for item in failed]
     if result.rerank_note:
         entry.notes.append(result.rerank_note)
