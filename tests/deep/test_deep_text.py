@@ -32,16 +32,6 @@ COUNT_NOUNS = ("papers", "rounds", "requests", "records", "references", "queries
                "answers", "bytes", "items", "seeds", "verdicts", "batches", "providers", "words", "citations", "ids",
                "results", "lines", "files", "steps", "variants", "credits")
 AFTER_A_COUNT = re.compile(r"(?:\s+[a-z-]+){0,2}?\s+(%s)\b" % "|".join(COUNT_NOUNS))
-# The deep-search ranking (score.py, expand.py, stop.py, textmodel.py) is the lead engineer's;
-# these counts there still bypass the helper (notes/cosm-lead-plurals.diff makes them use it).
-# A line fixed there fails this test until it is taken off the list.
-LEAD_OWNED = {
-    ("deep/expand.py", "ad-hoc plural"), ("deep/expand.py", " requests, each provider at most what"),
-    ("deep/expand.py", " papers failed: "), ("deep/expand.py", " relevant papers, unlike "),
-    ("deep/expand.py", " works cited together with the relevant"), ("deep/expand.py", " papers"),
-    ("deep/score.py", " references with relevant papers"), ("deep/stop.py", " papers judged: the limit set by"),
-    ("deep/stop.py", " requests sent: the limit set by"), ("deep/stop.py", "ad-hoc plural"),
-}
 
 
 def counts_bypassing_the_helper(path: Path) -> set[tuple[str, str]]:
@@ -63,15 +53,13 @@ def counts_bypassing_the_helper(path: Path) -> set[tuple[str, str]]:
             if isinstance(after, ast.Constant) and isinstance(after.value, str):
                 match = AFTER_A_COUNT.match(after.value)
                 if match and not re.match(r"\s+(of|in|to|and|or|the|at|with)\b", after.value):
-                    known = [text for owner, text in LEAD_OWNED if owner == module and after.value.startswith(text)]
-                    found.add((module, max(known, key=len) if known else after.value[:40]))
+                    found.add((module, after.value[:40]))
     return found
 
 
 def test_every_count_in_deep_text_goes_through_the_plural_helper():
     found = set().union(*(counts_bypassing_the_helper(path) for path in DEEP_TEXT))
-    assert found - LEAD_OWNED == set(), "write the count with core.text.plural"
-    assert LEAD_OWNED - found == set(), "fixed in the lead's module: take it off LEAD_OWNED"
+    assert found == set(), "write the count with core.text.plural"
 
 
 def test_the_scan_finds_both_kinds_of_hand_made_plural(tmp_path):

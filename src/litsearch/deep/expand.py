@@ -35,6 +35,7 @@ from ..core.errors import LitSearchError
 from ..core.filters import Filters, passes
 from ..core.records import Paper
 from ..core.services import LINKS, RECOMMEND, SEMANTIC_SEARCH
+from ..core.text import plural
 from ..net.http import HttpClient
 from ..providers.base import Provider, providers_for
 from .limits import PER_SEED, RECOMMENDATIONS, ROUND_SECONDS, SEMANTIC_RESULTS
@@ -223,8 +224,9 @@ def _within_budget(wanted: list[Action], total: int, caps: dict[str, int],
                 by_provider[p] = by_provider.get(p, 0) + (action.cost if action.kind != "search" else 1)
         else:
             waiting += 1
-    notes = [f"{waiting} request{'s' if waiting != 1 else ''} left for the next round (the round's budget: "
-             f"{total} requests, each provider at most what its pace allows in {ROUND_SECONDS:.0f} s)"] if waiting else []
+    notes = [f"{plural(waiting, 'request')} left for the next round (the round's budget: "
+             f"{plural(total, 'request')}, each provider at most what its pace allows in {ROUND_SECONDS:.0f} s)"] \
+        if waiting else []
     return chosen, notes
 
 
@@ -281,7 +283,7 @@ async def _links(http: HttpClient, session: Session, provider_name: str, directi
         lists = await provider.linked_many(http.session(provider_name, budget=2 * ROUND_SECONDS),
                                            [seed.paper for seed in seeds], direction, PER_SEED, cited)
     except LitSearchError as error:
-        entry.notes.append(f"{provider.label} {direction} of {len(seeds)} papers failed: {_one_line(error)}")
+        entry.notes.append(f"{provider.label} {direction} of {plural(len(seeds), 'paper')} failed: {_one_line(error)}")
         lists = [None] * len(seeds)
         failed = True
     else:
@@ -294,7 +296,7 @@ async def _links(http: HttpClient, session: Session, provider_name: str, directi
             arrivals.append((paper, {"round": entry.number, "via": direction, "provider": provider_name,
                                      "seed": seed.key, "rank": rank}))
     entry.actions.append(f"{provider.label}: {direction.replace('citing', 'citing papers')} of "
-                         f"{len(seeds)} paper{'s' if len(seeds) != 1 else ''}"
+                         f"{plural(len(seeds), 'paper')}"
                          + (" (failed)" if failed else f", {sum(len(p or []) for p in lists)} found"))
     return arrivals
 
@@ -323,8 +325,8 @@ async def _recommend(http: HttpClient, session: Session, action: Action, entry: 
     papers = await provider.recommend(http.session(provider.name, budget=2 * ROUND_SECONDS), positives, negatives,
                                       RECOMMENDATIONS)
     session.recommended_with = action.label
-    entry.actions.append(f"{provider.label}: more like the {len(positives)} relevant papers, unlike "
-                         f"{len(negatives)} rejected: {len(papers)} found")
+    entry.actions.append(f"{provider.label}: more like the {plural(len(positives), 'relevant paper')}, unlike "
+                         f"{len(negatives):,} rejected: {len(papers):,} found")
     return [(paper, {"round": entry.number, "via": "recommended", "provider": provider.name, "rank": rank})
             for rank, paper in enumerate(papers, start=1)]
 
@@ -336,8 +338,8 @@ async def _cocited_records(http: HttpClient, session: Session, action: Action, e
     provider = get_provider(action.provider or "")
     session.asked_ids.extend(action.seeds)
     papers = await provider.records_by_id(http.session(provider.name, budget=2 * ROUND_SECONDS), action.seeds, cited)
-    entry.actions.append(f"{provider.label}: {len(action.seeds)} works cited together with the relevant papers: "
-                         f"{len(papers)} found")
+    entry.actions.append(f"{provider.label}: {plural(len(action.seeds), 'work')} cited together with the relevant "
+                         f"papers: {len(papers):,} found")
     return [(paper, {"round": entry.number, "via": "cocited", "provider": provider.name}) for paper in papers]
 
 
@@ -371,7 +373,7 @@ async def _search(http: HttpClient, session: Session, action: Action, entry: Rou
     entry.queries.append(query)
     failed = [o.provider for o in result.outcomes if o.error]
     entry.actions.append(f"{'the judge' if action.origin == 'judge' else 'new'} query “{query}”: "
-                         f"{len(result.results)} papers" + (f" ({', '.join(failed)} failed)" if failed else ""))
+                         + plural(len(result.results), "paper") + (f" ({', '.join(failed)} failed)" if failed else ""))
     return [(item.paper, {"round": entry.number, "via": "query", "query": query, "rank": rank})
             for rank, item in enumerate(result.results, start=1)]
 

@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+from ..core.text import plural
 from .session import Candidate, Session
 from .textmodel import Space, query_counts
 
@@ -421,7 +422,7 @@ def why(candidate: Candidate, features: dict[str, float], session: Session,
     if features.get("cocited", 0.0) > 0:
         parts.append(f"cited together with relevant papers ({math.expm1(features['cocited']):.0f}×)")
     if features.get("coupling", 0.0) > 0:
-        parts.append(f"shares {math.expm1(features['coupling']):.0f} references with relevant papers")
+        parts.append(f"shares {plural(max(1, round(math.expm1(features['coupling']))), 'reference')} with relevant papers")
     if features.get("text", 0.0) > 0.15 and context.any_relevant:
         parts.append(f"reads like the relevant papers ({features['text']:.2f})")
     return "; ".join(parts) or "found while chasing"

@@ -15,6 +15,7 @@ Three ways to stop, checked after every set of verdicts:
 
 from __future__ import annotations
 
+from ..core.text import plural
 from .session import Session
 
 
@@ -42,10 +43,10 @@ def budget_spent(session: Session) -> str | None:
     options = session.options
     judged = len(session.judged())
     if judged >= options.max_judged:
-        return f"{judged:,} papers judged: the limit set by --max-judged ({options.max_judged:,}) is reached"
+        return f"{plural(judged, 'paper')} judged: the limit set by --max-judged ({options.max_judged:,}) is reached"
     requests = sum(session.requests.values())
     if requests >= options.max_requests:
-        return f"{requests:,} requests sent: the limit set by --max-requests ({options.max_requests:,}) is reached"
+        return f"{plural(requests, 'request')} sent: the limit set by --max-requests ({options.max_requests:,}) is reached"
     return None
 
 
@@ -54,12 +55,12 @@ def saturation(session: Session) -> tuple[bool, str]:
     window, allowed = session.options.stop_window, session.options.stop_yield
     judged, relevant = recent_yield(session, window)
     pending = pending_chases(session)
-    said = (f"last {judged} judged: {relevant} relevant (saturated at ≤ {allowed} of the last {window}, "
+    said = (f"last {judged:,} judged: {relevant:,} relevant (saturated at ≤ {allowed:,} of the last {window:,}, "
             f"every relevant paper chased)")
     if judged < window:
-        return False, said + f"; not yet {window} judged"
+        return False, said + f"; not yet {window:,} judged"
     if pending:
-        return False, said + f"; {pending} relevant paper{'s' if pending != 1 else ''} still to chase"
+        return False, said + f"; {plural(pending, 'relevant paper')} still to chase"
     return relevant <= allowed, said
 
 
