@@ -27,6 +27,7 @@ measures pacing). Budget: ``max(300, 3 × relevant)`` judged per query, as the i
 
     .venv/bin/python bench/deep_benchmark.py                       # CACM and every review (~20 min)
     .venv/bin/python bench/deep_benchmark.py cacm --queries 16
+    .venv/bin/python bench/deep_benchmark.py cacm --only 6,28 --seed 7          # the queries a change touches
     .venv/bin/python bench/deep_benchmark.py reviews/cohen_NSAIDS --hit 0.9 --false-alarm 0.01
     .venv/bin/python bench/deep_benchmark.py --no-naive --seed 7 --dump /tmp/seed7.jsonl
 """
@@ -166,6 +167,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("collections", nargs="*", default=COLLECTIONS, help="which (default: CACM and every review)")
     parser.add_argument("--queries", type=int, default=0, help="only the first N judged queries of each")
+    parser.add_argument("--only", default="", help="only these query ids (comma-separated), to compare a change "
+                        "on the queries it touches")
     parser.add_argument("--hit", type=float, default=0.8, help="the judge's chance to confirm a relevant paper")
     parser.add_argument("--false-alarm", type=float, default=0.03, help="its chance to call another relevant")
     parser.add_argument("--seed", type=int, default=2026, help="the judge's seed")
@@ -195,6 +198,8 @@ def main() -> int:
     for name in args.collections:
         collection = load_world(RANKING, name)
         queries = dict(list(collection.queries.items())[: args.queries or None])
+        if args.only:
+            queries = {key: text for key, text in queries.items() if key in args.only.split(",")}
         bm25 = Bm25([f"{doc['title']} {doc.get('abstract') or ''}" for doc in collection.docs])
         ids = [str(doc["id"]) for doc in collection.docs]
         rows: dict[str, list[float]] = {}

@@ -465,6 +465,17 @@ def test_cocited_ids_need_two_citing_papers_that_cite_a_relevant_one():
     # a sentence of fewer than two content words is no query of its own
     ("Shape matching. Why?", []),
     ("Shape matching. Why? Circularity measures of outlines.", ["Shape matching", "Circularity measures of outlines"]),
+    # a dotted acronym ends no sentence
+    ("U.S. health policy. Medicaid expansion and uninsured adults",
+     ["U.S. health policy", "Medicaid expansion and uninsured adults"]),
+    # words that name a kind of study are no subject of their own
+    ("Is exercise beneficial for depression? A systematic review and meta-analysis", []),
+    # what the user rules out is never searched alone; "without" may be the subject itself
+    ("Robot motion planning. We are not interested in arm dynamics. Grasp planning for robot hands",
+     ["Robot motion planning", "Grasp planning for robot hands"]),
+    ("Parallel sorting networks. I don't want hardware sorters", []),
+    ("Surgery without anaesthesia. Pain after minor operations",
+     ["Surgery without anaesthesia", "Pain after minor operations"]),
 ])
 def test_a_topic_of_several_sentences_gives_one_query_per_sentence(topic, sentences):
     assert topic_sentences(topic) == sentences

@@ -40,7 +40,7 @@ from ..net.http import HttpClient
 from ..providers.base import Provider, providers_for
 from .limits import PER_SEED, RECOMMENDATIONS, ROUND_SECONDS, SEMANTIC_RESULTS
 from .session import Candidate, Round, Session
-from .textmodel import distinctive_terms, query_counts, surface_forms
+from .textmodel import distinctive_terms, query_counts, surface_forms, topic_terms
 
 DIRECTIONS = ("references", "citing")
 SEARCH_LIMIT = 100  # records a round's query asks of each provider, as a search does
@@ -186,12 +186,16 @@ def derived_query(session: Session) -> str | None:
 
 # Tokens that end with a full stop without ending a sentence.
 ABBREVIATIONS = frozenset("e.g i.e etc vs al cf fig figs eq no approx ca resp".split())
-MIN_SENTENCE_TERMS = 2  # content words a sentence of the topic needs to be searched on its own
+# A sentence that says what is not wanted ("We are not interested in the dynamics of arm motion")
+# is never searched on its own: alone, it would fetch exactly what the user ruled out.
+NEGATIONS = frozenset("not never nor except excluding exclude excludes don't doesn't isn't aren't won't".split())
+MIN_SENTENCE_TERMS = 2  # words that can name a subject a sentence of the topic needs to be searched alone
 
 
 def topic_sentences(topic: str) -> list[str]:
     """The sentences (or ";"-clauses) of a topic written as several, each with at least
-    MIN_SENTENCE_TERMS content words; none when the topic is one. A topic of several sentences
+    MIN_SENTENCE_TERMS words that can name a subject (not "A systematic review and
+    meta-analysis" after a question); none when the topic is one. A topic of several sentences
     names several facets ("Shape descriptions. Measures of circularity. Shape matching."): the
     whole of it, as one query, ranks first the papers that touch many facets at once, and a
     paper on one facet alone only far down. Each sentence searched on its own finds those."""
@@ -199,14 +203,17 @@ def topic_sentences(topic: str) -> list[str]:
     for token in topic.split():
         current.append(token)
         core = token.rstrip(".;?!").strip("([{\"'").casefold()
+        # Not an end: an abbreviation, an initial ("J. Smith"), a dotted acronym ("U.S.")
         ends = token.endswith((".", ";", "?", "!")) and core not in ABBREVIATIONS and not (
-            len(core) == 1 and core.isalpha())  # an initial ("J. Smith")
+            len(core) == 1 and core.isalpha()) and not (token.endswith(".") and "." in core)
         if ends:
             sentences.append(" ".join(current).rstrip(".;?! "))
             current = []
     if current:
         sentences.append(" ".join(current).rstrip(".;?! "))
-    kept = [sentence for sentence in sentences if len(query_counts(sentence)) >= MIN_SENTENCE_TERMS]
+    kept = [sentence for sentence in sentences if len(topic_terms(sentence)) >= MIN_SENTENCE_TERMS
+            and not NEGATIONS.intersection(word.strip("()[]\"',.;:?!").casefold().replace("’", "'")
+                                           for word in sentence.split())]
     return kept if len(kept) >= 2 else []
 
 

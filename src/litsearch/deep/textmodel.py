@@ -36,6 +36,12 @@ background conclusion conclusions purpose aim aims introduction summary signific
 # records carry them and another's do not, so they can look shared beyond chance. Labels whose
 # stem is a topic elsewhere stay out: "objective" is "object", "setting" "set", "abstract"
 # an abstract data type, "context" a context-free grammar.)
+# Words that name a kind of study, not what it is about: "A systematic review and meta-analysis"
+# after a question mark is no topic of its own.
+STUDY_KINDS = frozenset("""
+systematic review reviews meta analysis analyses trial trials randomized randomised controlled
+survey overview tertiary literature scoping narrative update cohort
+""".split())
 TITLE_WEIGHT = 2
 # A query's words must be shared by the relevant papers beyond chance: at most this chance over
 # every term the relevant papers have (Bonferroni's correction; "distinctive_terms").
@@ -134,7 +140,7 @@ def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Ma
         return []
     in_relevant: Counter = Counter(term for terms in relevant for term in terms)
     in_others: Counter = Counter(term for terms in others for term in terms)
-    generic = {stem for word in GENERIC for stem in analyzer().terms(word)}
+    generic = generic_stems()
     threshold = math.log(significance / max(1, len(in_relevant)))
     scored = []
     for term, count in in_relevant.items():
@@ -146,6 +152,18 @@ def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Ma
             scored.append((chance, term))
     scored.sort()
     return [term for _, term in scored[:limit]]
+
+
+def generic_stems() -> set[str]:
+    """The stems of GENERIC: words of scientific prose that never name a paper's subject."""
+    return {stem for word in GENERIC for stem in analyzer().terms(word)}
+
+
+def topic_terms(text: str) -> set[str]:
+    """The stems of ``text`` that can name a subject: its content words less GENERIC and
+    STUDY_KINDS (a sentence of a topic needs some to be searched on its own)."""
+    left_out = generic_stems() | {stem for word in STUDY_KINDS for stem in analyzer().terms(word)}
+    return set(query_counts(text)) - left_out
 
 
 def log_binomial_tail(k: int, n: int, p: float) -> float:
