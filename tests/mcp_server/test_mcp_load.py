@@ -121,19 +121,32 @@ async def _share_of_a_core(pid: int, seconds: float) -> float:
     return (_tree_ticks(pid) - before) / TICKS / (time.monotonic() - started)
 
 
+async def pinging(client, stop: asyncio.Event, latencies: list[float]) -> None:
+    """Ping the server every PING_EVERY seconds until ``stop``, noting each answer's latency."""
+    warnings.simplefilter("ignore")  # send_ping is deprecated outside the legacy mode used here
+    while not stop.is_set():
+        sent = time.monotonic()
+        await client.send_ping()
+        latencies.append(time.monotonic() - sent)
+        await asyncio.sleep(PING_EVERY)
+
+
+async def _until_idle(pid: int, finished: float) -> list[float]:
+    """The server's CPU share per WINDOW after ``finished``, until one is below IDLE_SHARE or
+    IDLE_WITHIN has passed."""
+    shares: list[float] = []
+    while time.monotonic() - finished < IDLE_WITHIN:
+        shares.append(await _share_of_a_core(pid, WINDOW))
+        if shares[-1] < IDLE_SHARE:
+            break
+    return shares
+
+
 # ---------------------------------------------------------------- the test
 
 def test_hostile_full_texts_never_freeze_the_server_and_leave_it_idle(tmp_path):
     latencies: list[float] = []
     results: dict[str, object] = {}
-
-    async def pinging(client, stop: asyncio.Event) -> None:
-        warnings.simplefilter("ignore")  # send_ping is deprecated outside the legacy mode used here
-        while not stop.is_set():
-            sent = time.monotonic()
-            await client.send_ping()
-            latencies.append(time.monotonic() - sent)
-            await asyncio.sleep(PING_EVERY)
 
     async def go():
         with FakeServer() as server:
@@ -143,17 +156,13 @@ def test_hostile_full_texts_never_freeze_the_server_and_leave_it_idle(tmp_path):
             async with connected_legacy(env) as client:
                 pid = _server_pid()
                 stop = asyncio.Event()
-                pings = asyncio.create_task(pinging(client, stop))
+                pings = asyncio.create_task(pinging(client, stop, latencies))
                 results["jats"], *results["pdfs"] = await asyncio.gather(  # three calls at once
                     client.call_tool("paper_read", {"id": "PMC3299399"}),
                     client.call_tool("paper_read", {"id": "10.7717/fake.pdfonly"}),
                     client.call_tool("paper_read", {"id": "10.7717/fake.scan"}))
                 finished = time.monotonic()
-                shares = []
-                while time.monotonic() - finished < IDLE_WITHIN:
-                    shares.append(await _share_of_a_core(pid, WINDOW))
-                    if shares[-1] < IDLE_SHARE:
-                        break
+                shares = await _until_idle(pid, finished)
                 results["idle_after"] = time.monotonic() - finished
                 stop.set()
                 await pings
@@ -193,14 +202,6 @@ def test_a_deep_search_step_never_freezes_the_server_and_leaves_it_idle(tmp_path
         skip_without_shared(f"benchmark data not available: {ranking / 'cacm'}")
     latencies: list[float] = []
 
-    async def pinging(client, stop: asyncio.Event) -> None:
-        warnings.simplefilter("ignore")
-        while not stop.is_set():
-            sent = time.monotonic()
-            await client.send_ping()
-            latencies.append(time.monotonic() - sent)
-            await asyncio.sleep(PING_EVERY)
-
     async def go():
         with World(load_world(ranking, "cacm"), share=1.0) as world:
             env = {**os.environ, **SHORT_SETTINGS, **world.env, "LITSEARCH_READ_TIMEOUT": "10",
@@ -208,17 +209,13 @@ def test_a_deep_search_step_never_freezes_the_server_and_leaves_it_idle(tmp_path
             async with connected_legacy(env) as client:
                 pid = _server_pid()
                 stop = asyncio.Event()
-                pings = asyncio.create_task(pinging(client, stop))
+                pings = asyncio.create_task(pinging(client, stop, latencies))
                 session = str(tmp_path / "review.json")
                 first = await client.call_tool("deep_search_start", {"topic": "parallel processes synchronization "
                                                                      "deadlock", "session": session})
                 step = await client.call_tool("deep_search_next", {"session": session, "relevant": "1,2,3"})
                 finished = time.monotonic()
-                shares = []
-                while time.monotonic() - finished < IDLE_WITHIN:
-                    shares.append(await _share_of_a_core(pid, WINDOW))
-                    if shares[-1] < IDLE_SHARE:
-                        break
+                shares = await _until_idle(pid, finished)
                 stop.set()
                 await pings
                 return first, step, shares
