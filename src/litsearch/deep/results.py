@@ -96,6 +96,7 @@ def session_line(session: Session, include_unjudged: bool = False, include_rejec
     rows = "the papers judged relevant, then maybe" + (", then the unjudged candidates by their score"
                                                       if include_unjudged else "") + \
         (", then those judged not relevant by their score" if include_rejected else "")
+    rejected = len(session.judged("not"))
     return (f"Deep-search session: {plural(len(session.judged()), 'paper')} judged ({relevant:,} relevant, "
-            f"{maybe:,} maybe) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
+            f"{maybe:,} maybe, {rejected:,} not relevant) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
             f"listing them sent no request.")

@@ -125,7 +125,8 @@ def _counts(counts: dict[str, int]) -> str:
 def _summary_lines(session: Session) -> list[str]:
     relevant, maybe, unjudged = len(session.judged("relevant")), len(session.judged("maybe")), len(session.unjudged())
     shown = f", {len(session.batch):,} of them in this batch" if session.batch else ""
-    lines = [f"Judged so far: {len(session.judged()):,} (relevant {relevant:,}, maybe {maybe:,}) · "
+    rejected = len(session.judged("not"))
+    lines = [f"Judged so far: {len(session.judged()):,} (relevant {relevant:,}, maybe {maybe:,}, not {rejected:,}) · "
              f"{plural(unjudged, 'candidate')} not yet judged{shown}"]
     curve = yield_curve(session)
     if curve:
@@ -226,7 +227,7 @@ def methods_text(session: Session) -> str:
         f"unjudged ones shown next.",
         "",
         f"In all {plural(len(session.judged()), 'paper was', 'papers were')} judged ({relevant:,} relevant, "
-        f"{maybe:,} maybe) over {plural(len(session.rounds), 'round')}, with {_requests_said(session)}.",
+        f"{maybe:,} maybe, {len(session.judged('not')):,} not relevant) over {plural(len(session.rounds), 'round')}, with {_requests_said(session)}.",
         "",
         f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged held at most "
         f"{options.stop_yield:,} relevant and every relevant paper had been chased; budget at "
