@@ -76,6 +76,7 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     markdown = run(["next", "review.json", "--relevant", "1,2", "--rest", "maybe"]).stdout
     assert markdown.startswith("## Deep search: coral reef bleaching") and "Round 3:" in markdown
     assert "quoted from the sources" in markdown and "Found by" in markdown
+    assert "Judged so far: 6 (relevant 3, maybe 2, not 1)" in markdown  # every verdict counted
 
     results = run(["results", "review.json", "--format", "json"]).stdout
     papers = json.loads(results)["results"]
@@ -90,6 +91,7 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     marks = re.findall(r"\*\*(relevant|maybe|not judged)\*\* ·", table)
     assert marks[:len(papers)] == verdicts and set(marks[len(papers):]) == {"not judged"}
     assert len(marks) == len(every)
+    assert "6 papers judged (3 relevant, 2 maybe, 1 not relevant) over 3 rounds" in table
     run(["results", "review.json", "-o", str(tmp_path / "included.bib")])
     assert (tmp_path / "included.bib").read_text().count("@") == len(papers)
     # --rejected: the papers judged not relevant, last (after the unjudged with --all), for a PRISMA flow
@@ -110,6 +112,7 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
 
     report = command_runner(command_env(world.env), tmp_path)(["report", "review.json"]).stdout
     assert report.startswith("## Methods: deep search") and "| 3 |" in report and "still open" in report
+    assert "6 papers were judged (3 relevant, 2 maybe, 1 not relevant)" in report
     assert not re.search(r"\bc\d+\b", report)  # the session's keys are its own: papers are named by title
 
 
@@ -421,13 +424,24 @@ def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
     assert searched.count("symbiont loss") == 1
 
 
-def test_a_topic_of_several_sentences_is_searched_whole_and_sentence_by_sentence(run, tmp_path):
-    run(["start", "Coral reef bleaching. Reef heat stress and recovery.", "--session", "s.json", "--batch", "3", "-q"])
+def test_a_topic_of_several_sentences_is_searched_whole_and_sentence_by_sentence(run, tmp_path, world):
+    topic = "Coral reef bleaching. Reef heat stress and recovery."
+    seen = len(world.server.requests)
+    run(["start", topic, "--session", "s.json", "--batch", "3", "--variant", "symbiont loss", "-q"])
     document = whole(tmp_path / "s.json")
-    assert document["queries"] == ["Coral reef bleaching. Reef heat stress and recovery.", "Coral reef bleaching",
-                                   "Reef heat stress and recovery"]
-    assert document["variants"] == []  # the user's variants stay the user's
-    assert "sentences searched one by one too" in " ".join(document["rounds"][0]["actions"])
+    assert document["queries"] == [topic, "symbiont loss", "Coral reef bleaching", "Reef heat stress and recovery"]
+    assert document["variants"] == ["symbiont loss"]  # the user's variants stay the user's
+    actions = " ".join(document["rounds"][0]["actions"])
+    assert "sentences searched one by one too" in actions
+    # Every query reaches every provider: OpenAlex in one request, its OR folding them all;
+    # Semantic Scholar's relevance search, which has no OR, one request per query.
+    sent = world.server.requests[seen:]
+    asked_s2 = [r.param("query") for r in sent if r.path == "/s2/graph/v1/paper/search"]
+    assert sorted(asked_s2) == sorted(document["queries"])
+    asked_openalex = [r.param("search") for r in sent if r.path == "/openalex/works" and r.param("search")]
+    assert len(asked_openalex) == 1 and all(q.split(".")[0].lower() in asked_openalex[0].lower()
+                                            for q in document["queries"])
+    assert "Semantic Scholar: 3 further queries searched one by one" in actions
 
 
 def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp_path):

@@ -57,6 +57,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
     arrivals = [(item.paper, {"round": 1, "via": "search", "query": topic, "rank": rank})
                 for rank, item in enumerate(result.results, start=1)]
+    arrivals += await one_by_one(http, session, [*variants, *sentences], entry)
     pool = Pool(session)
     new = pool.add(arrivals)
     failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
@@ -81,6 +82,38 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
         session.done, session.stop_reason = True, "exhausted"
         entry.stop_check = "the search found nothing to judge"
     return session
+
+
+async def one_by_one(http: HttpClient, session: Session, queries: list[str], entry: Round) -> list:
+    """The first round's further queries (the user's variants, the topic's sentences) searched
+    one at a time where a provider cannot fold them into one query: the search above asked such
+    a provider the topic alone (Semantic Scholar's relevance search has no OR), so without this
+    none of them would reach it. Every provider then answers every query, folded or one by one,
+    at its own pace (a request each)."""
+    import asyncio
+
+    from ..providers.base import get_provider
+    from ..search.options import MAX_FETCH, checked_options
+    from ..search.pipeline import run_search
+
+    alone = [name for name in session.search_providers
+             if get_provider(name).plan_query([session.topic, *queries])[1] != "combined"]
+    if not alone or not queries:
+        return []
+
+    async def search(query: str) -> list:
+        options = checked_options(query, providers=alone, limit=MAX_FETCH, filters=session.filters, verify=False,
+                                  rerank="none")
+        result = await run_search(options, http.settings, http=http)
+        entry.notes += [f"failed: {o.provider} ({o.error}) for “{query}”" for o in result.outcomes if o.error]
+        return [(item.paper, {"round": 1, "via": "search", "query": query, "rank": rank})
+                for rank, item in enumerate(result.results, start=1)]
+
+    found = await asyncio.gather(*(search(query) for query in queries))
+    entry.actions.append(f"{', '.join(provider_label(p) for p in alone)}: "
+                         f"{plural(len(queries), 'further query', 'further queries')} searched one by one "
+                         f"(no OR to fold them into the topic's search): {plural(sum(map(len, found)), 'paper')}")
+    return [arrival for arrivals in found for arrival in arrivals]
 
 
 def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Session:
