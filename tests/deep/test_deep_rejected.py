@@ -61,7 +61,9 @@ def test_without_rejected_the_listing_is_what_it_was():
         assert render_markdown(as_search_result(session, unjudged), 99) == \
             render_markdown(as_search_result(session, unjudged, include_rejected=False), 99)
         text = render_markdown(as_search_result(session, unjudged), 99)
-        assert "not relevant" not in text and "deep search: relevant, then maybe" in text
+        # no row tagged not relevant; the footer still counts those verdicts
+        assert "**not relevant**" not in text and "deep search: relevant, then maybe" in text
+        assert "2 maybe, 2 not relevant) over" in text
 
 
 def test_an_empty_listing_says_what_is_missing():

@@ -87,8 +87,9 @@ def _stat(pid: int) -> tuple[int, int] | None:
     return int(fields[1]), int(fields[11]) + int(fields[12])
 
 
-def _tree_ticks(root: int) -> int:
-    """CPU ticks of ``root`` and every live process under it (the parse server and its children)."""
+def _tree_ticks(root: int) -> dict[int, int]:
+    """CPU ticks of ``root`` and of every live process under it (the parse server and its
+    children), by pid."""
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
     for entry in os.listdir("/proc"):
@@ -101,7 +102,7 @@ def _tree_ticks(root: int) -> int:
             if ppid == parent and pid not in tree:
                 tree.add(pid)
                 frontier.append(pid)
-    return sum(ticks.get(pid, 0) for pid in tree)
+    return {pid: ticks[pid] for pid in tree if pid in ticks}
 
 
 def _server_pid() -> int:
@@ -118,7 +119,10 @@ def _server_pid() -> int:
 async def _share_of_a_core(pid: int, seconds: float) -> float:
     before, started = _tree_ticks(pid), time.monotonic()
     await asyncio.sleep(seconds)
-    return (_tree_ticks(pid) - before) / TICKS / (time.monotonic() - started)
+    # Per process: a child that exited in the window takes its ticks with it, and a sum over the
+    # tree would drop (a negative share); one born in the window counts all it used.
+    used = sum(ticks - before.get(child, 0) for child, ticks in _tree_ticks(pid).items())
+    return used / TICKS / (time.monotonic() - started)
 
 
 async def pinging(client, stop: asyncio.Event, latencies: list[float]) -> None:
