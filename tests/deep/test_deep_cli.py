@@ -444,6 +444,32 @@ def test_a_topic_of_several_sentences_is_searched_whole_and_sentence_by_sentence
     assert "Semantic Scholar: 3 further queries searched one by one" in actions
 
 
+def test_a_failed_sentence_search_is_a_note_and_costs_only_itself(tmp_path):
+    """Semantic Scholar failing on one sentence's own search: the round notes it, the other
+    sentence and every other provider's answers are kept, and the session goes on."""
+    from fake_server import Answer
+
+    with World(small_world(), share=1.0) as served:
+        s2_search = served.server._routes["/s2/graph/v1/paper/search"]
+
+        def failing(request):
+            if request.param("query") == "Reef heat stress and recovery":
+                return Answer(400, '{"error": "Unacceptable query"}')
+            return s2_search(request)
+
+        served.server.route("/s2/graph/v1/paper/search", failing)
+        env = command_env(served.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"))
+        run = command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+        step = json.loads(run(["start", "Coral reef bleaching. Reef heat stress and recovery.", "--session", "s.json",
+                               "--batch", "3", "--format", "json", "-q"]).stdout)
+        assert step["done"] is False and len(step["batch"]) == 3
+        first = whole(tmp_path / "s.json")["rounds"][0]
+        assert any("semantic_scholar" in note and "Reef heat stress and recovery" in note for note in first["notes"])
+        assert "Semantic Scholar: 2 further queries searched one by one" in " ".join(first["actions"])
+        step = json.loads(run(["next", "s.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+        assert step["round"] == 2 and step["judged"] == 3 and step["relevant"] == 1
+
+
 def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp_path):
     """A review that must go further: the judge's new query reopens a saturated or exhausted
     session; a larger --max-judged (or --max-requests) one stopped at its budget. Asked again
