@@ -116,6 +116,25 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert not re.search(r"\bc\d+\b", report)  # the session's keys are its own: papers are named by title
 
 
+def test_the_report_of_a_session_in_the_terminal_view(run, tmp_path, world):
+    """`report --format table` on a session: the methods wrapped to the terminal, each round a
+    block of its own (no Markdown table), every request of a round still there."""
+    start(run, "view.json")
+    run(["next", "view.json", "--relevant", "1", "-q"])
+    env = command_env(world.env, COLUMNS="64")
+    view = command_runner(env, tmp_path)(["report", "view.json", "--format", "table"]).stdout
+    markdown = command_runner(env, tmp_path)(["report", "view.json"]).stdout
+    lines = view.splitlines()
+    assert lines[0] == "Methods: deep search" and "Rounds" in lines and "|---" not in view
+    assert max(len(line) for line in lines) <= 64
+    assert "Round 1: 3 judged, 1 relevant, 0 maybe;" in " ".join(lines)
+    assert re.search(r"Round 2: 0 judged, 0 relevant, 0 maybe; [\d,]+ new candidates?; [\d,]+ requests?", " ".join(lines))
+    assert "3 papers were judged (1 relevant, 0 maybe, 2 not relevant)" in " ".join(view.split())
+    # every request a round sent, as the Markdown lists it: the same words, wrapped
+    asked = re.findall(r"^\| 2 \|.*\| ([^|]+) \|$", markdown, re.M)[0]
+    assert " ".join(asked.split()).replace("\\", "") in " ".join(" ".join(view.split()).split("asked: ")[2:])
+
+
 def test_exit_codes_and_bad_lists_change_nothing(run, tmp_path):
     start(run)
     session = tmp_path / "review.json"

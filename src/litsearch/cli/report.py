@@ -67,10 +67,14 @@ def report_command(argv: Sequence[str]) -> int:
     fmt = view_format(args.format)
     session, record = read_report_input(args.record)
     if session is not None:  # a deep-search session: its methods text, round by round
-        from ..render.deep import methods_text
+        from ..render.deep import methods_text, methods_view
 
         text = methods_text(session)
-        if fmt == "json":
+        if fmt == TERMINAL_VIEW:
+            from ..render.terminal import terminal_width
+
+            text = methods_view(session, terminal_width())
+        elif fmt == "json":
             from ..deep.stop import yield_curve
 
             text = json_text({"kind": "deep-search session", "methods": text, "done": session.done,

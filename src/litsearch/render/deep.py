@@ -206,16 +206,22 @@ def step_text(session: Session, shown_path: str) -> str:
 
 # ---------------------------------------------------------------- the methods text of a session
 
-def methods_text(session: Session) -> str:
-    """``lit-search report`` on a session: what was searched and chased, round by round, the
-    stop rule and why it fired (or that the session is still open)."""
+def methods_paragraphs(session: Session) -> list[str]:
+    """The methods of a session as paragraphs of plain text: what was searched and chased, the
+    verdicts and requests, the stop rule and why it fired (or that the session is still open)."""
     options = session.options
     queries = "; ".join(f"“{q}”" for q in session.queries) or "none"
     providers = ", ".join(_label(p) for p in session.search_providers) or "none"
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
-    lines = [
-        "## Methods: deep search",
-        "",
+    stop = (f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged held at most "
+            f"{options.stop_yield:,} relevant and every relevant paper had been chased; budget at "
+            f"{plural(options.max_judged, 'paper')} judged or {plural(options.max_requests, 'request')}; exhausted when "
+            f"no unjudged candidate was left.\n")  # a line of its own in Markdown, one paragraph still
+    if session.done:
+        stop += f"The session stopped: {session.stop_reason} ({session.rounds[-1].stop_check})."
+    else:
+        stop += f"The session is still open (round {session.round:,})."
+    return [
         f"A deep search for “{session.topic}” was run with lit-search (session started {session.created_at}). "
         f"Searches were sent to {providers}; the queries searched were {queries}. "
         f"In batches of at most {plural(options.batch, 'paper')}, a judge read titles and abstracts and marked each "
@@ -225,28 +231,61 @@ def methods_text(session: Session) -> str:
         f"papers shared. Candidates were ranked by their evidence (text similarity to the relevant and rejected "
         f"papers, citation links to the relevant ones, the topic's words, the providers' placements) and the best "
         f"unjudged ones shown next.",
-        "",
         f"In all {plural(len(session.judged()), 'paper was', 'papers were')} judged ({relevant:,} relevant, "
-        f"{maybe:,} maybe, {len(session.judged('not')):,} not relevant) over {plural(len(session.rounds), 'round')}, with {_requests_said(session)}.",
-        "",
-        f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged held at most "
-        f"{options.stop_yield:,} relevant and every relevant paper had been chased; budget at "
-        f"{plural(options.max_judged, 'paper')} judged or {plural(options.max_requests, 'request')}; exhausted when no "
-        f"unjudged candidate was left.",
+        f"{maybe:,} maybe, {len(session.judged('not')):,} not relevant) over {plural(len(session.rounds), 'round')}, "
+        f"with {_requests_said(session)}.",
+        stop,
     ]
-    if session.done:
-        lines.append(f"The session stopped: {session.stop_reason} ({session.rounds[-1].stop_check}).")
-    else:
-        lines.append(f"The session is still open (round {session.round:,}).")
+
+
+def round_asked(entry) -> str:
+    """Every request a round sent, whole (the record of the search: no cut inside one), bounded
+    only against a damaged file."""
+    return cut_phrases([a for a in entry.actions if ":" in a], REPORT_ASKED_CHARS)
+
+
+def session_notes(session: Session) -> list[str]:
+    return [note for entry in session.rounds for note in entry.notes][:50]
+
+
+def methods_text(session: Session) -> str:
+    """``lit-search report`` on a session, in Markdown: the methods paragraphs, then a table of
+    the rounds and the notes."""
+    first, verdicts, stop = methods_paragraphs(session)
+    lines = ["## Methods: deep search", "", first, "", verdicts, "", stop]
     lines += ["", "| round | judged | relevant | maybe | new candidates | requests | asked |", "|---|---|---|---|---|---|---|"]
     for entry in session.rounds:
-        # the record of the search: every request whole (no cut inside one), bounded only against a damaged file
-        asked = cut_phrases([a for a in entry.actions if ":" in a], REPORT_ASKED_CHARS) or "–"
         lines.append(f"| {entry.number:,} | {entry.judged:,} | {entry.relevant:,} | {entry.maybe:,} | "
-                     f"{entry.new_candidates:,} | {_round_requests(entry)} | {markdown_text(asked, None)} |")
-    notes = [note for entry in session.rounds for note in entry.notes]
+                     f"{entry.new_candidates:,} | {_round_requests(entry)} | {markdown_text(round_asked(entry) or '–', None)} |")
+    notes = session_notes(session)
     if notes:
-        lines += ["", "Notes:"] + [f"- {markdown_text(note, 500)}" for note in notes[:50]]
+        lines += ["", "Notes:"] + [f"- {markdown_text(note, 500)}" for note in notes]
+    return "\n".join(lines) + "\n"
+
+
+def methods_view(session: Session, width: int) -> str:
+    """``lit-search report --format table`` on a session: the same parts as ``methods_text``,
+    wrapped to the terminal, each round a block of its own instead of a table's row."""
+    from .terminal import heading, plain, wrap
+
+    lines = heading("Methods: deep search", width)
+    for paragraph in methods_paragraphs(session):
+        lines += wrap(plain(paragraph), width) + [""]
+    lines += heading("Rounds", width)
+    for entry in session.rounds:
+        cached = sum(entry.cached.values())
+        lines += wrap(f"Round {entry.number:,}: {entry.judged:,} judged, {entry.relevant:,} relevant, "
+                      f"{entry.maybe:,} maybe; {plural(entry.new_candidates, 'new candidate')}; "
+                      f"{plural(sum(entry.requests.values()), 'request')}"
+                      + (f" and {plural(cached, 'answer')} from the cache" if cached else ""), width)
+        asked = round_asked(entry)
+        if asked:
+            lines += wrap(plain(asked), width, "    ", first="  asked: ")
+    notes = session_notes(session)
+    if notes:
+        lines += [""] + heading("Notes", width)
+        for note in notes:
+            lines += wrap(plain(note), width, "    ", first="  - ")
     return "\n".join(lines) + "\n"
 
 
