@@ -489,6 +489,42 @@ def test_a_failed_sentence_search_is_a_note_and_costs_only_itself(tmp_path):
         assert step["round"] == 2 and step["judged"] == 3 and step["relevant"] == 1
 
 
+def test_the_sentence_searches_run_while_the_round_search_does(tmp_path):
+    """The further queries Semantic Scholar is asked one by one go out while the round's own
+    search is still waiting for OpenAlex (within each provider's pace), not after it: OpenAlex
+    here answers once a sentence's own search has arrived, or after 30 s, which a start that
+    searched them after the round's search would need (the client waits up to 60 s for an answer
+    here, so no timeout can let a sentence through first)."""
+    import threading
+
+    with World(small_world(), share=1.0) as served:
+        routes = served.server._routes
+        s2_search, openalex_works = routes["/s2/graph/v1/paper/search"], routes["/openalex/works"]
+        sentence_seen = threading.Event()
+        order: list[str] = []
+
+        def s2(request):
+            if request.param("query") != TOPIC_OF_SENTENCES:
+                sentence_seen.set()
+            return s2_search(request)
+
+        def openalex(request):
+            if request.param("search"):
+                order.append("sentence first" if sentence_seen.wait(timeout=30) else "openalex first")
+            return openalex_works(request)
+
+        served.server.route("/s2/graph/v1/paper/search", s2)
+        served.server.route("/openalex/works", openalex)
+        env = command_env(served.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"), LITSEARCH_READ_TIMEOUT="60",
+                          LITSEARCH_PROVIDER_BUDGET="120")
+        run = command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+        run(["start", TOPIC_OF_SENTENCES, "--session", "s.json", "--batch", "3", "-q"])
+        assert order and order[0] == "sentence first"
+
+
+TOPIC_OF_SENTENCES = "Coral reef bleaching. Reef heat stress and recovery."
+
+
 def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp_path):
     """A review that must go further: the judge's new query reopens a saturated or exhausted
     session; a larger --max-judged (or --max-requests) one stopped at its budget. Asked again

@@ -35,8 +35,11 @@ class Timing:
 
 
 async def start(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options) -> Session:
+    import asyncio
+
     from ..search.options import MAX_FETCH, checked_options
-    from ..search.pipeline import run_search
+    from ..search.pipeline import run_search, with_resolved_filters
+    from ..search.plan import detect_providers
 
     distinct: dict[str, str] = {topic.casefold(): topic}
     for variant in variants:  # a variant that is the topic (or another variant) in other case: once
@@ -51,13 +54,17 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
     search = checked_options(topic, variants=[*variants, *sentences], providers=options.providers, limit=MAX_FETCH,
                              filters=filters, verify=False, rerank=options.rerank)
-    result = await run_search(search, http.settings, http=http)
-    session.filters = result.filters or filters  # entity filters resolved once, kept for every round
+    # Entity filters resolved once (kept for every round), so the searches below run at once.
+    search = await with_resolved_filters(http, search)
+    providers = search.providers or detect_providers(search.queries).providers
+    result, (alone, alone_said) = await asyncio.gather(run_search(search, http.settings, http=http),
+                                                       one_by_one(http, search, providers, entry))
+    session.filters = result.filters or search.filters
     session.queries = [topic, *variants, *sentences]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
     arrivals = [(item.paper, {"round": 1, "via": "search", "query": topic, "rank": rank})
                 for rank, item in enumerate(result.results, start=1)]
-    arrivals += await one_by_one(http, session, [*variants, *sentences], entry)
+    arrivals += alone
     pool = Pool(session)
     new = pool.add(arrivals)
     failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
@@ -66,6 +73,8 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     if sentences:
         entry.actions.append(f"the topic's {plural(len(sentences), 'sentence')} searched one by one too: "
                              + "; ".join(f"“{sentence}”" for sentence in sentences))
+    if alone_said:
+        entry.actions.append(alone_said)
     entry.notes += [f"failed: {item}" for item in failed]
     if result.rerank_note:
         entry.notes.append(result.rerank_note)
@@ -84,36 +93,37 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     return session
 
 
-async def one_by_one(http: HttpClient, session: Session, queries: list[str], entry: Round) -> list:
+async def one_by_one(http: HttpClient, search, providers: list[str], entry: Round) -> tuple[list, str | None]:
     """The first round's further queries (the user's variants, the topic's sentences) searched
-    one at a time where a provider cannot fold them into one query: the search above asked such
-    a provider the topic alone (Semantic Scholar's relevance search has no OR), so without this
-    none of them would reach it. Every provider then answers every query, folded or one by one,
-    at its own pace (a request each)."""
+    one at a time where a provider cannot fold them into one query, while the round's search
+    runs: that search asks such a provider the topic alone (Semantic Scholar's relevance search
+    has no OR), so without this none of them would reach it. Every provider then answers every
+    query, folded or one by one, at its own pace (a request each). Returns the arrivals and what
+    was asked, in words (None when nothing was)."""
     import asyncio
 
     from ..providers.base import get_provider
     from ..search.options import MAX_FETCH, checked_options
     from ..search.pipeline import run_search
 
-    alone = [name for name in session.search_providers
-             if get_provider(name).plan_query([session.topic, *queries])[1] != "combined"]
+    queries = search.queries[1:]
+    alone = [name for name in providers if get_provider(name).returns == "papers"
+             and get_provider(name).plan_query(search.queries)[1] != "combined"]
     if not alone or not queries:
-        return []
+        return [], None
 
-    async def search(query: str) -> list:
-        options = checked_options(query, providers=alone, limit=MAX_FETCH, filters=session.filters, verify=False,
+    async def one(query: str) -> list:
+        options = checked_options(query, providers=alone, limit=MAX_FETCH, filters=search.filters, verify=False,
                                   rerank="none")
         result = await run_search(options, http.settings, http=http)
         entry.notes += [f"failed: {o.provider} ({o.error}) for “{query}”" for o in result.outcomes if o.error]
         return [(item.paper, {"round": 1, "via": "search", "query": query, "rank": rank})
                 for rank, item in enumerate(result.results, start=1)]
 
-    found = await asyncio.gather(*(search(query) for query in queries))
-    entry.actions.append(f"{', '.join(provider_label(p) for p in alone)}: "
-                         f"{plural(len(queries), 'further query', 'further queries')} searched one by one "
-                         f"(no OR to fold them into the topic's search): {plural(sum(map(len, found)), 'paper')}")
-    return [arrival for arrivals in found for arrival in arrivals]
+    found = await asyncio.gather(*(one(query) for query in queries))
+    said = (f"{', '.join(provider_label(p) for p in alone)}: {plural(len(queries), 'further query', 'further queries')} "
+            f"searched one by one (no OR to fold them into the topic's search): {plural(sum(map(len, found)), 'paper')}")
+    return [arrival for arrivals in found for arrival in arrivals], said
 
 
 def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Session:
