@@ -369,20 +369,29 @@ async def _semantic_search(http: HttpClient, session: Session, action: Action, e
 
 async def _search(http: HttpClient, session: Session, action: Action, entry: Round,
                   search_providers: list[str]) -> list[Arrival]:
-    from ..search.options import checked_options
-    from ..search.pipeline import run_search
-
     query = action.queries[0]
-    options = checked_options(query, providers=list(search_providers) or None, limit=SEARCH_LIMIT,
-                              filters=session.filters, verify=False, rerank="none")
-    result = await run_search(options, http.settings, http=http)
+    result, arrivals = await query_arrivals(http, query, search_providers, session.filters, entry.number, "query")
     session.queries.append(query)
     entry.queries.append(query)
     failed = [o.provider for o in result.outcomes if o.error]
     entry.actions.append(f"{'the judge' if action.origin == 'judge' else 'new'} query “{query}”: "
                          + plural(len(result.results), "paper") + (f" ({', '.join(failed)} failed)" if failed else ""))
-    return [(item.paper, {"round": entry.number, "via": "query", "query": query, "rank": rank})
-            for rank, item in enumerate(result.results, start=1)]
+    return arrivals
+
+
+async def query_arrivals(http: HttpClient, query: str, providers: list[str], filters: Filters, round_number: int,
+                         via: str) -> tuple[Any, list[Arrival]]:
+    """One query searched at ``providers`` (every one the query brings when empty), as a search
+    does but without its checks at Crossref or re-ranking: the search's result, and its rows as
+    arrivals of round ``round_number`` found ``via`` (their rank the search's)."""
+    from ..search.options import checked_options
+    from ..search.pipeline import run_search
+
+    options = checked_options(query, providers=list(providers) or None, limit=SEARCH_LIMIT, filters=filters,
+                              verify=False, rerank="none")
+    result = await run_search(options, http.settings, http=http)
+    return result, [(item.paper, {"round": round_number, "via": via, "query": query, "rank": rank})
+                    for rank, item in enumerate(result.results, start=1)]
 
 
 def _one_line(error: Exception) -> str:

@@ -18,7 +18,7 @@ from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
-from .expand import keeps, plan_round, provider_caps, run_actions, topic_sentences
+from .expand import keeps, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
 from .pool import Pool
 from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
@@ -103,8 +103,6 @@ async def one_by_one(http: HttpClient, search, providers: list[str], entry: Roun
     import asyncio
 
     from ..providers.base import get_provider
-    from ..search.options import MAX_FETCH, checked_options
-    from ..search.pipeline import run_search
 
     queries = search.queries[1:]
     alone = [name for name in providers if get_provider(name).returns == "papers"
@@ -113,12 +111,9 @@ async def one_by_one(http: HttpClient, search, providers: list[str], entry: Roun
         return [], None
 
     async def one(query: str) -> list:
-        options = checked_options(query, providers=alone, limit=MAX_FETCH, filters=search.filters, verify=False,
-                                  rerank="none")
-        result = await run_search(options, http.settings, http=http)
+        result, arrivals = await query_arrivals(http, query, alone, search.filters, 1, "search")
         entry.notes += [f"failed: {o.provider} ({o.error}) for “{query}”" for o in result.outcomes if o.error]
-        return [(item.paper, {"round": 1, "via": "search", "query": query, "rank": rank})
-                for rank, item in enumerate(result.results, start=1)]
+        return arrivals
 
     found = await asyncio.gather(*(one(query) for query in queries))
     said = (f"{', '.join(provider_label(p) for p in alone)}: {plural(len(queries), 'further query', 'further queries')} "
