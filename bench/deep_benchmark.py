@@ -66,7 +66,7 @@ def unpaced_client(settings):
 
 
 async def deep_session(world: World, query_id: str, text: str, judge: Judge, max_judged: int,
-                       batch: int = 20) -> dict:
+                       batch: int = 20, pool_at: int = 100) -> dict:
     """One session run to its budget (or until nothing is left): the order papers were judged,
     and where the saturation rule, checked after every batch with the default options, would
     have stopped it (the order before a stop does not depend on the stop, so one run gives both
@@ -76,6 +76,7 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     from litsearch.core.filters import Filters
     from litsearch.deep.rounds import Timing, expand, judge as record, start
     from litsearch.deep.session import Options
+    from litsearch.deep.score import next_order
     from litsearch.deep.stop import pending_chases, saturation
     from litsearch.runtime.settings import settings_from_env
 
@@ -84,6 +85,8 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     order: list[str | None] = []
     own, stop_at = [], None
     checks: list[dict[str, int]] = []  # after each batch: papers judged so far, relevant papers still to chase
+    pool: list[str | None] = []  # the relevant documents among the unjudged candidates, in the order the
+    # session would show them, once ``pool_at`` papers are judged (where the misses were: --misses)
     async with unpaced_client(settings) as http:
         session = await start(http, text, [], Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
         while not session.done:
@@ -98,10 +101,13 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
                 timing = Timing()
                 await expand(http, session, timing)
                 own.append(timing.own_seconds)
+                if len(order) == pool_at:
+                    pool = [doc if doc in judge.relevant else None
+                            for doc in (world.doc_id(c.paper) for c in next_order(session))]
         requests = dict(http.request_counts)
     return {"order": order, "stop_at": stop_at, "end": session.stop_reason,
             "rounds": len(session.rounds), "requests": requests, "own_seconds": max(own or [0.0]),
-            "candidates": len(session.candidates), "checks": checks}
+            "candidates": len(session.candidates), "checks": checks, "pool": pool}
 
 
 async def one_shot(world: World, text: str) -> list[str | None]:
@@ -158,6 +164,35 @@ async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: 
     return order[:budget]
 
 
+def citation_links(collection) -> dict[str, set[str]]:
+    """Document id -> the ids it cites or is cited by, from the collection's ``references``."""
+    links: dict[str, set[str]] = {}
+    for doc in collection.docs:
+        for ref in doc.get("references") or ():
+            links.setdefault(str(doc["id"]), set()).add(str(ref))
+            links.setdefault(str(ref), set()).add(str(doc["id"]))
+    return links
+
+
+def where_missed(run: dict, judge: Judge, findable: set[str], links: dict[str, set[str]], at: int = 100) -> Counter:
+    """Where the findable papers not confirmed within ``at`` judged were at that point (``run["pool"]``
+    is the relevant documents among the unjudged candidates, in the order the session would show them)."""
+    if len(run["order"]) <= at:  # the session ended before: nothing was left to show
+        return Counter()
+    confirmed = {doc for doc in run["order"][:at] if doc in findable}
+    place = {doc: i for i, doc in enumerate(run["pool"]) if doc is not None}
+    counts = Counter(findable=len(findable))
+    for doc in findable - confirmed:
+        counts["missed"] += 1
+        rank = place.get(doc)
+        if rank is None:
+            counts["absent"] += 1
+            counts["absent, linked"] += bool(links.get(doc, set()) & confirmed)
+        else:
+            counts["next batch" if rank < 20 else "first 100" if rank < 100 else "below"] += 1
+    return counts
+
+
 def recall_at(order: list[str | None], judge: Judge, k: int) -> float:
     confirmed = {doc for doc in order[:k] if doc in judge.relevant and judge.says_relevant(doc)}
     return len(confirmed) / len(judge.relevant)
@@ -173,6 +208,10 @@ def main() -> int:
     parser.add_argument("--false-alarm", type=float, default=0.03, help="its chance to call another relevant")
     parser.add_argument("--seed", type=int, default=2026, help="the judge's seed")
     parser.add_argument("--no-naive", action="store_true", help="skip the naive loop (the slowest part)")
+    parser.add_argument("--misses", action="store_true", help="also print where the confirmable papers some "
+                        "provider holds that were not confirmed within 100 judged were then: next in the order, "
+                        "further down, or not among the candidates at all (and whether a citation links them to a "
+                        "confirmed paper)")
     parser.add_argument("--dump", type=Path, help="append one JSON line per session (the judged order, the "
                         "judge's verdicts, the findable papers, the checks after each batch) to study stop rules")
     args = parser.parse_args()
@@ -206,6 +245,8 @@ def main() -> int:
         stops: Counter = Counter()
         right = Counter()
         requests: Counter = Counter()
+        misses: Counter = Counter()
+        links = citation_links(collection)
         started = time.monotonic()
         with World(collection) as world:
             for qid, text in queries.items():
@@ -226,6 +267,7 @@ def main() -> int:
                     # confirmed less than 0.9 of the held papers (the rest no round reached).
                     right["unreachable"] += not (bool(findable) and at_end >= 0.9 * len(findable))
                 requests.update(run["requests"])
+                misses.update(where_missed(run, judge, findable, links))
                 if args.dump:
                     with args.dump.open("a") as dump:
                         dump.write(json.dumps({
@@ -262,6 +304,11 @@ def main() -> int:
               f"{max(rows['own']):>5.2f}"
               f"   [{time.monotonic() - started:.0f} s; requests/query: "
               + ", ".join(f"{p} {n / len(queries):.0f}" for p, n in requests.most_common()) + "]", flush=True)
+        if args.misses:
+            print(f"{'':<33}missed at 100 judged: {misses['missed']} of {misses['findable']} confirmable held papers; "
+                  f"then in the next batch {misses['next batch']}, further in the first 100 of the order "
+                  f"{misses['first 100']}, below {misses['below']}; not among the candidates {misses['absent']} "
+                  f"({misses['absent, linked']} linked by a citation to a paper confirmed by then)", flush=True)
     return 0
 
 

@@ -152,6 +152,21 @@ def stop_sentence(session: Session) -> str:
     return f"The search is complete: {session.stop_reason}." + (f" {sentence(said)}" if said else "")
 
 
+def going_on(session: Session, shown_path: str) -> str:
+    """How a finished session goes on, in one sentence: other words for a saturated or exhausted
+    search (the one way to papers that share no word and no citation with those found), a larger
+    budget for one that spent it."""
+    path = shlex.quote(shown_path)
+    if session.stop_reason == "budget":
+        options = session.options
+        flag, limit = (("--max-judged", options.max_judged) if len(session.judged()) >= options.max_judged
+                       else ("--max-requests", options.max_requests))
+        return f"To go on: `lit-search deep next {path} {flag} N` with N above {limit:,}."
+    return (f"To look further: `lit-search deep next {path} --variant \"…\"` searches other words for the "
+            f"subject (another name, an older term): a paper that shares no word and no citation with those "
+            f"found is reached no other way; the stop rule applies again after it.")
+
+
 def step_markdown(session: Session, shown_path: str) -> str:
     lines = [f"## Deep search: {markdown_text(session.topic, 300)}", ""]
     if session.done:
@@ -160,7 +175,8 @@ def step_markdown(session: Session, shown_path: str) -> str:
                   (f" {markdown_text(sentence(said), 500)}" if said else ""), ""]
         lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session)]
         lines += ["", f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
-                      f"the methods text: `lit-search report {shlex.quote(shown_path)}`"]
+                      f"the methods text: `lit-search report {shlex.quote(shown_path)}`",
+                  "", going_on(session, shown_path)]
         return "\n".join(lines) + "\n"
     if awaiting_round(session):
         lines += [OWED.format(round=session.round, command=next_command(session, shown_path)), ""]
@@ -201,6 +217,8 @@ def step_text(session: Session, shown_path: str) -> str:
             lines.append("")
     lines += _summary_lines(session)
     lines += ["", f"Next: {next_command(session, shown_path)}"]
+    if session.done:
+        lines.append(going_on(session, shown_path).replace("`", ""))
     return "\n".join(lines) + "\n"
 
 
