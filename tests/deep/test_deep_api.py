@@ -46,6 +46,8 @@ def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
         with pytest.raises(ValueError, match="another step on this session is running") as refused:
             deep_next("review.json", relevant=[1])
         assert "\n" not in str(refused.value)
+        with pytest.raises(ValueError, match="another step on this session is running"):
+            deep_next("review.json", show=True)  # what the file says mid-step is not where it stands
     assert (tmp_path / "review.json").read_bytes() == before
     assert deep_next("review.json", show=True)["batch"] == first["batch"]  # records nothing
     assert (tmp_path / "review.json").read_bytes() == before

@@ -328,6 +328,11 @@ def test_a_step_while_another_holds_the_session_is_refused_and_changes_nothing(r
         assert "review.json: another step on this session is running" in out.stderr.splitlines()[0]
         assert "Traceback" not in out.stderr and out.stdout == ""
         assert (session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()) == before
+        # --show too: while a step runs, the file holds the batch being judged and no next round
+        # yet, which it would have shown as "a round owed" (then a bare `next` judged unseen papers)
+        out = run(["next", "review.json", "--show"], code=2)
+        assert "review.json: another step on this session is running" in out.stderr.splitlines()[0]
+        assert out.stdout == ""
         with held(tmp_path / "second.json"):  # two starts of one new session at once
             out = run(["start", "coral reef bleaching", "--session", "second.json"], code=2)
             assert "another step on this session is running" in out.stderr and not (tmp_path / "second.json").exists()
@@ -536,6 +541,10 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
     out = run(["next", "small.json", "--variant", "reef heat stress"], code=2)
     assert "stopped at its budget and 2 papers judged" in out.stderr and "give a larger --max-judged" in out.stderr
     assert "max-judged must be between 1 and 5,000" in run(["next", "small.json", "--max-judged", "0"], code=2).stderr
+    out = run(["next", "small.json", "--relevant", "1"], code=2)
+    assert "complete (budget)" in out.stderr and "go on with a larger --max-judged" in out.stderr
+    shown = run(["next", "small.json", "--format", "markdown"]).stdout  # the stop again, with the way on
+    assert "To go on: `lit-search deep next small.json --max-judged N` with N above 2." in shown
     assert (tmp_path / "small.json").read_bytes() == kept
     going = json.loads(run(["next", "small.json", "--max-judged", "4", "--format", "json", "-q"]).stdout)
     assert going["done"] is False and going["round"] == 2 and 0 < len(going["batch"]) <= 2
@@ -551,8 +560,28 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
         while not step["done"]:
             step = json.loads(run(["next", "small.json", "--format", "json", "-q"]).stdout)
     assert step["stop_reason"] in ("exhausted", "saturated")
+    shown = run(["next", "small.json", "--format", "table"]).stdout
+    assert "To look further: lit-search deep next small.json --variant" in shown
+    assert "go on with new queries (--variant)" in run(["next", "small.json", "--maybe", "1"], code=2).stderr
     rounds = len(whole(tmp_path / "small.json")["rounds"])
     again = json.loads(run(["next", "small.json", "--variant", "zooxanthellae expulsion", "--format", "json", "-q"]).stdout)
     document = whole(tmp_path / "small.json")
     assert "zooxanthellae expulsion" in document["queries"] and len(document["rounds"]) == rounds + 1
     assert again["round"] == rounds + 1 and (again["batch"] or again["done"])
+
+
+def test_the_request_budget_is_not_overshot_by_a_round(run, tmp_path):
+    """--max-requests is a limit on the session: a round sends at most what is left of it (it had
+    sent its own budget, 60, whatever was left: 14 of a budget of 10), and the stop names the
+    limit to raise."""
+    first = start(run, "few.json", "--max-requests", "10")
+    step, spent = first, []
+    while not step["done"]:
+        step = json.loads(run(["next", "few.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+        spent.append(sum(step["requests"].values()))
+    assert step["stop_reason"] == "budget"
+    first_round = first["yield"][0]["requests"]
+    assert first_round <= 10 and spent[-1] <= 10, spent
+    out = run(["next", "few.json", "--not", "1"], code=2)
+    assert "go on with a larger --max-requests" in out.stderr
+    assert "--max-requests N` with N above 10." in run(["next", "few.json", "--format", "markdown"]).stdout

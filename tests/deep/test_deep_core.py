@@ -439,6 +439,18 @@ def test_the_round_keeps_its_budgets_and_the_judges_queries_never_wait():
     assert notes and "left for the next round" in notes[0]
 
 
+def test_a_group_whose_extra_request_does_not_fit_waits_whole():
+    """OpenAlex's references first ask the seeds' own lists: the group's first action counts that
+    request; when it waits, the rest of its group waits too (alone they would send it uncounted)."""
+    actions = [Action("links", "openalex", "references", seeds=["c1"], cost=2),
+               Action("links", "openalex", "references", seeds=["c2"], cost=1),
+               Action("links", "semantic_scholar", "citing", seeds=["c1"], cost=1)]
+    chosen, notes = _within_budget(actions, total=1, caps={}, search_providers=[])
+    assert [(a.provider, a.seeds) for a in chosen] == [("semantic_scholar", ["c1"])]
+    chosen, _ = _within_budget(actions, total=3, caps={}, search_providers=[])
+    assert [(a.provider, a.seeds) for a in chosen] == [("openalex", ["c1"]), ("openalex", ["c2"])]
+
+
 def test_cocited_ids_need_two_citing_papers_that_cite_a_relevant_one():
     session = judged_world()
     session.candidates["c1"].paper.openalex_id = "W1"

@@ -109,9 +109,14 @@ def test_show_returns_the_batch_again_and_records_nothing(served, tmp_path):
             after = (tmp_path / "review.json").read_bytes()
             mixed = await client.call_tool("deep_search_next", {"session": "review.json", "show": True,
                                                                 "relevant": [1]})
-            return first, before, shown, after, mixed
+            with held(tmp_path / "review.json"):  # another step is running: mid-step, the file misleads
+                busy = await client.call_tool("deep_search_next", {"session": "review.json", "show": True})
+            return first, before, shown, after, mixed, busy
 
-    first, before, shown, after, mixed = run(go())
+    from litsearch.deep.step_lock import held
+
+    first, before, shown, after, mixed, busy = run(go())
+    assert busy.is_error and "another step on this session is running" in text_of(busy)
     assert not shown.is_error and shown.structured_content["batch"] == first.structured_content["batch"]
     assert before == after
     assert mixed.is_error and "show records nothing; leave out relevant" in text_of(mixed)

@@ -97,7 +97,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
                                            "variants": list(variants) or None, "max_judged": max_judged,
                                            "max_requests": max_requests}))
-        return step_payload(_checked(lambda: steps.open_session(session)), session)
+        return step_payload(_checked(lambda: steps.shown_session(session)), session)
 
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     limits = {"max_judged": max_judged, "max_requests": max_requests}

@@ -138,7 +138,7 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
         steps.check_show({"--relevant": args.relevant, "--maybe": args.maybe, "--not": args.__dict__["not"],
                           "--variant": args.variant, "--max-judged": args.max_judged,
                           "--max-requests": args.max_requests}, "--show")
-        session = steps.open_session(shown)
+        session = steps.shown_session(shown)
     else:
         shown = args.file
         lists = {verdict: _joined(getattr(args, verdict)) for verdict in ("relevant", "maybe", "not")}

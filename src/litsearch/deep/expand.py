@@ -80,8 +80,9 @@ def chase_done(session: Session, candidate: Candidate) -> bool:
 
 
 def plan_round(session: Session, judge_queries: list[str], search_providers: list[str],
-               caps: dict[str, int]) -> tuple[list[Action], list[str]]:
-    """The actions of this round within its budgets, and a note of what waits."""
+               caps: dict[str, int], total: int | None = None) -> tuple[list[Action], list[str]]:
+    """The actions of this round within its budgets (``total`` requests, by default the round's
+    own budget), and a note of what waits."""
     wanted: list[Action] = []
     search_cost = len(search_providers) + (1 if "pubmed" in search_providers else 0)
     for query in judge_queries:
@@ -96,7 +97,8 @@ def plan_round(session: Session, judge_queries: list[str], search_providers: lis
     if derived:
         wanted.append(Action("search", queries=[derived], cost=search_cost, origin="derived"))
     wanted += _link_actions(session, maybe)
-    return _within_budget(wanted, session.options.round_requests, caps, search_providers)
+    return _within_budget(wanted, session.options.round_requests if total is None else total, caps,
+                          search_providers)
 
 
 def _link_actions(session: Session, seeds: list[Candidate]) -> list[Action]:
@@ -112,9 +114,12 @@ def _link_actions(session: Session, seeds: list[Candidate]) -> list[Action]:
                 action = actions.setdefault((provider.name, direction),
                                             Action("links", provider.name, direction, label=label, cost=0))
                 action.seeds.append(candidate.key)
-    # One action per seed for the budget (a provider may batch them: OpenAlex's references).
+    # One action per seed for the budget (a provider may batch them: OpenAlex's references), the
+    # first of a group one more where the provider asks the seeds' own reference lists first.
+    extra = {provider.name: provider.references_list_first for provider in link_providers(session)}
     return [Action("links", action.provider, action.direction, seeds=[seed], label=action.label,
-                   cost=1) for action in actions.values() for seed in action.seeds]
+                   cost=1 + (n == 0 and action.direction == "references" and extra.get(action.provider, False)))
+            for action in actions.values() for n, seed in enumerate(action.seeds)]
 
 
 def _recommendation(session: Session) -> list[Action]:
@@ -220,10 +225,14 @@ def topic_sentences(topic: str) -> list[str]:
 def _within_budget(wanted: list[Action], total: int, caps: dict[str, int],
                    search_providers: list[str]) -> tuple[list[Action], list[str]]:
     chosen, spent, by_provider, waiting = [], 0, {}, 0
+    waits: set[tuple] = set()  # link groups whose first action, the one counting the group's extra request, waits
     for action in wanted:
         providers = search_providers if action.kind == "search" else [action.provider or ""]
+        group = (action.kind, action.provider, action.direction)
         fits = spent + action.cost <= total and all(by_provider.get(p, 0) + 1 <= caps.get(p, total)
-                                                     for p in providers)
+                                                     for p in providers) and group not in waits
+        if not fits and action.kind == "links" and action.cost > 1:
+            waits.add(group)
         if fits or (action.kind == "search" and action.origin == "judge"):  # the judge's own queries never wait
             chosen.append(action)
             spent += action.cost

@@ -190,9 +190,13 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
-    caps = provider_caps(http, session.options.round_requests)
+    # A round sends at most what is left of the session's budget too, so that --max-requests is
+    # not overshot by a round's worth (the judge's own queries still go: they never wait).
+    allowed = min(session.options.round_requests,
+                  max(1, session.options.max_requests - sum(session.requests.values())))
+    caps = provider_caps(http, allowed)
     queries, session.pending_queries = session.pending_queries, []
-    actions, waiting = plan_round(session, queries, session.search_providers, caps)
+    actions, waiting = plan_round(session, queries, session.search_providers, caps, allowed)
     entry.notes += waiting
     found = await run_actions(http, session, actions, entry, session.search_providers)
     entry.requests = _spent(before, http.request_counts)

@@ -82,6 +82,18 @@ def open_session(path: str) -> Session:
     return load(path)
 
 
+def shown_session(path: str) -> Session:
+    """The session for ``--show``, read under its step lock: while another step runs, the batch
+    on file is the one being judged and its next round is not yet saved, so what the file says
+    (a round owed, say) would be wrong, and acting on it would judge a batch nobody saw."""
+    from .step_lock import held
+
+    if not str(path).lower().endswith(SUFFIX):  # before a lock file is made beside it
+        raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
+    with held(path):
+        return open_session(path)
+
+
 async def start_step(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options,
                      save: Save) -> Session:
     session = await rounds.start(http, topic, variants, filters, options)
@@ -112,6 +124,13 @@ def check_show(given: dict[str, object], flag: str = "show") -> None:
         raise UsageError(f"{flag} records nothing; leave out {', '.join(asked)}")  # not a count
 
 
+def way_on(session: Session) -> str:
+    """What takes a complete session further: the limit it reached, or other words."""
+    from .stop import budget_flag
+
+    return f"a larger {budget_flag(session)}" if session.stop_reason == "budget" else "new queries (--variant)"
+
+
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],
                path: str = "FILE", limits: Limits | None = None) -> None:
     """Every problem with a ``next`` step, before any request or write: verdicts for a complete
@@ -123,8 +142,7 @@ def check_step(session: Session, lists: dict[str, str | None], rest: str, querie
     if session.done:
         if any(lists.values()):
             raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
-                             f"`lit-search deep results {quoted}`, or go on with new queries (--variant) or a "
-                             f"larger --max-judged")
+                             f"`lit-search deep results {quoted}`, or go on with {way_on(session)}")
         if queries or options:
             still = rounds.budget_left(session, options or session.options)
             if still:

@@ -50,6 +50,11 @@ def budget_spent(session: Session) -> str | None:
     return None
 
 
+def budget_flag(session: Session) -> str:
+    """The option whose limit a session stopped at its budget reached (``--max-judged`` when both)."""
+    return "--max-judged" if len(session.judged()) >= session.options.max_judged else "--max-requests"
+
+
 def saturation(session: Session) -> tuple[bool, str]:
     """(saturated, the check in words)."""
     window, allowed = session.options.stop_window, session.options.stop_yield

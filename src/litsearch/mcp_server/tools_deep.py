@@ -113,7 +113,7 @@ async def deep_search_next(
     if show:
         steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_, "variants": variants,
                           "max_judged": max_judged, "max_requests": max_requests})
-        return _step_result(steps.open_session(session), session)
+        return _step_result(steps.shown_session(session), session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run

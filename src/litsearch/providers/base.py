@@ -181,6 +181,8 @@ class Provider:
     # ----- deep search (deep/expand.py asks for these by capability, never by name)
 
     fetches_listed_ids: bool = False  # records_by_id: the ids its reference lists name can be fetched
+    references_list_first: bool = False  # linked_many("references") first asks the seeds' own lists: a
+    # request more per call, which a round's request budget counts
 
     def can_link(self, paper: Any) -> bool:
         """``links``: whether this API can list ``paper``'s references and citing papers from

@@ -401,6 +401,7 @@ class OpenAlex(Provider):
     # ----- deep search
 
     fetches_listed_ids = True
+    references_list_first = True
 
     def can_link(self, paper: Paper) -> bool:
         return can_link(paper)

@@ -2,9 +2,9 @@
 text for a terminal, JSON), the yield per round, the stop and why; and the methods paragraph of
 a session for ``lit-search report``.
 
-A batch with abstracts stays within ``BATCH_CHARS`` characters whatever its size: each row's
+A batch with abstracts stays within ``BATCH_CHARS`` characters up to about 30 rows: each row's
 fixed parts (title, ids, venue, where it came from) are written first and what is left is shared
-among the abstracts, each cut at a word with an ellipsis. The JSON's ``abstract`` is the same
+among the abstracts, each cut at a word with an ellipsis, none below ``MIN_ABSTRACT_CHARS``. The JSON's ``abstract`` is the same
 cut text (the judge reads what the table shows); ``deep results --format json`` has whole ones.
 """
 
@@ -17,7 +17,7 @@ from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
-from ..deep.stop import yield_curve
+from ..deep.stop import budget_flag, yield_curve
 from ..providers import registry
 from .markup import markdown_text
 
@@ -158,9 +158,8 @@ def going_on(session: Session, shown_path: str) -> str:
     budget for one that spent it."""
     path = shlex.quote(shown_path)
     if session.stop_reason == "budget":
-        options = session.options
-        flag, limit = (("--max-judged", options.max_judged) if len(session.judged()) >= options.max_judged
-                       else ("--max-requests", options.max_requests))
+        flag = budget_flag(session)
+        limit = getattr(session.options, flag[2:].replace("-", "_"))
         return f"To go on: `lit-search deep next {path} {flag} N` with N above {limit:,}."
     return (f"To look further: `lit-search deep next {path} --variant \"…\"` searches other words for the "
             f"subject (another name, an older term): a paper that shares no word and no citation with those "
