@@ -114,6 +114,17 @@ def test_start_next_results_report_through_the_contract(run, tmp_path, world):
     assert report.startswith("## Methods: deep search") and "| 3 |" in report and "still open" in report
     assert "6 papers were judged (3 relevant, 2 maybe, 1 not relevant)" in report
     assert not re.search(r"\bc\d+\b", report)  # the session's keys are its own: papers are named by title
+    assert "No limits or filters were applied." in report and listed["filters"] == []
+
+
+def test_the_methods_and_results_say_the_sessions_filters(run, tmp_path, world):
+    """A review's methods must say its limits: the session keeps them for every round, and the
+    report and the results' JSON name them (they said only "N records left out by the filters")."""
+    start(run, "limited.json", "--year", "2015-", "--type", "article")
+    report = command_runner(command_env(world.env), tmp_path)(["report", "limited.json"]).stdout
+    assert "Limits and filters, kept in every round: year 2015–; type article." in report
+    listed = json.loads(run(["results", "limited.json", "--all", "--format", "json"]).stdout)
+    assert listed["filters"] == ["year 2015–", "type article"]
 
 
 def test_the_report_of_a_session_in_the_terminal_view(run, tmp_path, world):

@@ -80,8 +80,14 @@ def as_search_result(session: Session, include_unjudged: bool = False, include_r
     result = DeepResult(query=f"{session.topic} (deep search: {heading})", variants=list(session.variants),
                         outcomes=[], results=items, provider_reason=None, search_time_ms=0, candidates=chosen,
                         records_found=sum(len(c.evidence) for c in session.candidates.values()),
-                        said=session_line(session, include_unjudged, include_rejected))
+                        said=session_line(session, include_unjudged, include_rejected),
+                        filter_report=filters_said(session))
     return result
+
+
+def filters_said(session: Session) -> list[str]:
+    """The session's limits and filters in words ("year 1975–"), kept for every round."""
+    return [session.filters.describe(name) for name in session.filters.active()]
 
 
 def session_line(session: Session, include_unjudged: bool = False, include_rejected: bool = False) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
+from ..deep.results import filters_said
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
 from ..deep.stop import budget_flag, yield_curve
@@ -230,6 +231,9 @@ def methods_paragraphs(session: Session) -> list[str]:
     queries = "; ".join(f"“{q}”" for q in session.queries) or "none"
     providers = ", ".join(_label(p) for p in session.search_providers) or "none"
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
+    limits = filters_said(session)
+    limited = (f"Limits and filters, kept in every round: {'; '.join(limits)}. " if limits
+               else "No limits or filters were applied. ")
     stop = (f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged held at most "
             f"{options.stop_yield:,} relevant and every relevant paper had been chased; budget at "
             f"{plural(options.max_judged, 'paper')} judged or {plural(options.max_requests, 'request')}; exhausted when "
@@ -240,7 +244,7 @@ def methods_paragraphs(session: Session) -> list[str]:
         stop += f"The session is still open (round {session.round:,})."
     return [
         f"A deep search for “{session.topic}” was run with lit-search (session started {session.created_at}). "
-        f"Searches were sent to {providers}; the queries searched were {queries}. "
+        f"Searches were sent to {providers}; the queries searched were {queries}. {limited}"
         f"In batches of at most {plural(options.batch, 'paper')}, a judge read titles and abstracts and marked each "
         f"relevant, maybe or not relevant; after each round lit-search chased the papers judged relevant: their "
         f"references and the papers citing them, papers recommended as similar to the relevant ones (and unlike the "
