@@ -174,7 +174,7 @@ def citation_links(collection) -> dict[str, set[str]]:
     return links
 
 
-def where_missed(run: dict, judge: Judge, findable: set[str], links: dict[str, set[str]], at: int = 100) -> Counter:
+def where_missed(run: dict, findable: set[str], links: dict[str, set[str]], at: int = 100) -> Counter:
     """Where the findable papers not confirmed within ``at`` judged were at that point (``run["pool"]``
     is the relevant documents among the unjudged candidates, in the order the session would show them)."""
     if len(run["order"]) <= at:  # the session ended before: nothing was left to show
@@ -267,7 +267,7 @@ def main() -> int:
                     # confirmed less than 0.9 of the held papers (the rest no round reached).
                     right["unreachable"] += not (bool(findable) and at_end >= 0.9 * len(findable))
                 requests.update(run["requests"])
-                misses.update(where_missed(run, judge, findable, links))
+                misses.update(where_missed(run, findable, links))
                 if args.dump:
                     with args.dump.open("a") as dump:
                         dump.write(json.dumps({

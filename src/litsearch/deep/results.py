@@ -90,10 +90,15 @@ def filters_said(session: Session) -> list[str]:
     return [session.filters.describe(name) for name in session.filters.active()]
 
 
+def verdicts_said(session: Session) -> str:
+    """"3 relevant, 2 maybe, 1 not relevant": the session's verdicts, counted."""
+    counts = [len(session.judged(verdict)) for verdict in ("relevant", "maybe", "not")]
+    return "{:,} relevant, {:,} maybe, {:,} not relevant".format(*counts)
+
+
 def session_line(session: Session, include_unjudged: bool = False, include_rejected: bool = False) -> str:
     """The session in one line, under its results: the verdicts, the rounds, the requests it sent
     (and the answers it took from the response cache instead), where it stands, what the rows are."""
-    relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
     requests = plural(sum(session.requests.values()), "request") + " sent"
     cached = sum(session.cached.values())
     if cached:
@@ -102,7 +107,5 @@ def session_line(session: Session, include_unjudged: bool = False, include_rejec
     rows = "the papers judged relevant, then maybe" + (", then the unjudged candidates by their score"
                                                       if include_unjudged else "") + \
         (", then those judged not relevant by their score" if include_rejected else "")
-    rejected = len(session.judged("not"))
-    return (f"Deep-search session: {plural(len(session.judged()), 'paper')} judged ({relevant:,} relevant, "
-            f"{maybe:,} maybe, {rejected:,} not relevant) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
+    return (f"Deep-search session: {plural(len(session.judged()), 'paper')} judged ({verdicts_said(session)}) over {plural(len(session.rounds), 'round')}, {requests}; {state}. Rows: {rows}; "
             f"listing them sent no request.")

@@ -76,9 +76,13 @@ def check_session_name(path: str) -> None:
                          f"names need {plural(size, 'byte')}, and this folder allows {limit:,}")
 
 
-def open_session(path: str) -> Session:
+def check_suffix(path: str) -> None:
     if not str(path).lower().endswith(SUFFIX):
         raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
+
+
+def open_session(path: str) -> Session:
+    check_suffix(path)
     return load(path)
 
 
@@ -88,10 +92,9 @@ def shown_session(path: str) -> Session:
     (a round owed, say) would be wrong, and acting on it would judge a batch nobody saw."""
     from .step_lock import held
 
-    if not str(path).lower().endswith(SUFFIX):  # before a lock file is made beside it
-        raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
+    check_suffix(path)  # before a lock file is made beside it
     with held(path):
-        return open_session(path)
+        return load(path)
 
 
 async def start_step(http: HttpClient, topic: str, variants: list[str], filters: Filters, options: Options,
@@ -126,9 +129,9 @@ def check_show(given: dict[str, object], flag: str = "show") -> None:
 
 def way_on(session: Session) -> str:
     """What takes a complete session further: the limit it reached, or other words."""
-    from .stop import budget_flag
+    from .stop import budget_limit
 
-    return f"a larger {budget_flag(session)}" if session.stop_reason == "budget" else "new queries (--variant)"
+    return f"a larger {budget_limit(session)[0]}" if session.stop_reason == "budget" else "new queries (--variant)"
 
 
 def check_step(session: Session, lists: dict[str, str | None], rest: str, queries: list[str],

@@ -50,9 +50,13 @@ def budget_spent(session: Session) -> str | None:
     return None
 
 
-def budget_flag(session: Session) -> str:
-    """The option whose limit a session stopped at its budget reached (``--max-judged`` when both)."""
-    return "--max-judged" if len(session.judged()) >= session.options.max_judged else "--max-requests"
+def budget_limit(session: Session) -> tuple[str, int]:
+    """The option whose limit a session stopped at its budget reached (``--max-judged`` when both),
+    and that limit."""
+    options = session.options
+    if len(session.judged()) >= options.max_judged:
+        return "--max-judged", options.max_judged
+    return "--max-requests", options.max_requests
 
 
 def saturation(session: Session) -> tuple[bool, str]:

@@ -15,10 +15,10 @@ from typing import Any
 
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
-from ..deep.results import filters_said
+from ..deep.results import filters_said, verdicts_said
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
-from ..deep.stop import budget_flag, yield_curve
+from ..deep.stop import budget_limit, yield_curve
 from ..providers import registry
 from .markup import markdown_text
 
@@ -159,8 +159,7 @@ def going_on(session: Session, shown_path: str) -> str:
     budget for one that spent it."""
     path = shlex.quote(shown_path)
     if session.stop_reason == "budget":
-        flag = budget_flag(session)
-        limit = getattr(session.options, flag[2:].replace("-", "_"))
+        flag, limit = budget_limit(session)
         return f"To go on: `lit-search deep next {path} {flag} N` with N above {limit:,}."
     return (f"To look further: `lit-search deep next {path} --variant \"…\"` searches other words for the "
             f"subject (another name, an older term): a paper that shares no word and no citation with those "
@@ -230,7 +229,6 @@ def methods_paragraphs(session: Session) -> list[str]:
     options = session.options
     queries = "; ".join(f"“{q}”" for q in session.queries) or "none"
     providers = ", ".join(_label(p) for p in session.search_providers) or "none"
-    relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
     limits = filters_said(session)
     limited = (f"Limits and filters, kept in every round: {'; '.join(limits)}. " if limits
                else "No limits or filters were applied. ")
@@ -252,9 +250,8 @@ def methods_paragraphs(session: Session) -> list[str]:
         f"papers shared. Candidates were ranked by their evidence (text similarity to the relevant and rejected "
         f"papers, citation links to the relevant ones, the topic's words, the providers' placements) and the best "
         f"unjudged ones shown next.",
-        f"In all {plural(len(session.judged()), 'paper was', 'papers were')} judged ({relevant:,} relevant, "
-        f"{maybe:,} maybe, {len(session.judged('not')):,} not relevant) over {plural(len(session.rounds), 'round')}, "
-        f"with {_requests_said(session)}.",
+        f"In all {plural(len(session.judged()), 'paper was', 'papers were')} judged ({verdicts_said(session)}) "
+        f"over {plural(len(session.rounds), 'round')}, with {_requests_said(session)}.",
         stop,
     ]
 
