@@ -596,3 +596,8 @@ def test_the_request_budget_is_not_overshot_by_a_round(run, tmp_path):
     out = run(["next", "few.json", "--not", "1"], code=2)
     assert "go on with a larger --max-requests" in out.stderr
     assert "--max-requests N` with N above 10." in run(["next", "few.json", "--format", "markdown"]).stdout
+    # reopened, the next batch's stop line is the rule's check now, not the stop it had said
+    going = run(["next", "few.json", "--max-requests", "100", "--format", "markdown"]).stdout
+    stop_line = [line for line in going.splitlines() if "Stop rule:" in line]
+    assert "Round" in going and stop_line and "is reached" not in stop_line[0], going[-600:]
+    assert "last " in stop_line[0] and "judged:" in stop_line[0]

@@ -156,7 +156,9 @@ def budget_left(session: Session, options: Options) -> str | None:
 
 def reopen(session: Session, queries: list[str], options: Options | None) -> None:
     """A complete session goes on: the judge's new queries (searched next round) or a larger
-    budget; the last round's notes say why it was reopened."""
+    budget; the last round's notes say why it was reopened, and its stop check is the rule's
+    check under the new options (the stop it had said, "… the limit set by --max-requests (10)
+    is reached", would be printed under the next batch as if it still held)."""
     said = [plural(len(queries), "new query", "new queries")] if queries else []
     if options is not None:
         said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
@@ -166,6 +168,8 @@ def reopen(session: Session, queries: list[str], options: Options | None) -> Non
         session.rounds[-1].notes.append(f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}")
     session.pending_queries = check_queries(session, queries)
     session.done, session.stop_reason = False, None
+    if session.rounds:
+        session.rounds[-1].stop_check = saturation(session)[1]
 
 
 def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
