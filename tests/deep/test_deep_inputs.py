@@ -25,7 +25,11 @@ from litsearch.runtime.files import write_file_atomically  # noqa: E402
 
 BAD_ITEMS = [("1,,2", "an empty item"), (",1", "an empty item"), ("1,", "an empty item"), ("1, ,2", "an empty item"),
              ("01", "'01' is not a row number"), ("00", "is not a row number"), ("١", "is not a row number"),
-             ("1,٢", "is not a row number"), ("²", "is not a row number"), ("0", "row 0 is not in the batch")]
+             ("1,٢", "is not a row number"), ("²", "is not a row number"), ("0", "row 0 is not in the batch"),
+             ("3-1", "the range '3-1' runs backwards; write it 1-3"), ("2-4", "row 4 is not in the batch"),
+             ("0-2", "row 0 is not in the batch"), ("1-02", "'02' is not a row number"),
+             ("١-٣", "'١' is not a row number"), ("1-2-3", "unrecognised paper id"),
+             ("c99", "'c99' is not a paper of this session"), ("c0", "unrecognised paper id")]
 
 
 @pytest.fixture
@@ -66,6 +70,28 @@ def test_a_bad_list_item_is_one_usage_error_and_changes_nothing(items, words, fl
 def test_what_a_list_may_be(items):
     given = resolve(session_of(5, batch=3), {"relevant": items}, rest="not").given
     assert sum(verdict == "relevant" for verdict in given.values()) == len([i for i in items.split(",") if i.strip()])
+
+
+@pytest.mark.parametrize("items,rows", [("1-3", [1, 2, 3]), ("2–3", [2, 3]), ("2 - 2", [2]), ("1,2-3", [1, 2, 3]),
+                                        ("3,1-2", [1, 2, 3]), ("c2", [2]), ("c1,3", [1, 3])])
+def test_a_range_of_rows_and_the_jsons_key_name_their_papers(items, rows):
+    """A judge writes ranges ("1-3", or with the dash our own messages print) and may quote the
+    batch JSON's ``key``: each names those rows' papers, the rest take --rest."""
+    session = session_of(5, batch=3)
+    given = resolve(session, {"relevant": items}, rest="not").given
+    assert sorted(session.batch.index(key) + 1 for key, verdict in given.items() if verdict == "relevant") == rows
+    assert sorted(given) == sorted(session.batch)
+
+
+def test_the_jsons_key_names_a_paper_outside_the_batch_too():
+    session = session_of(5, batch=3)
+    outside = list(session.candidates)[4]
+    assert resolve(session, {"maybe": outside}, rest="not").given[outside] == "maybe"
+
+
+def test_a_range_overlapping_another_list_is_named_in_both():
+    with pytest.raises(UsageError, match="'1-3' is named in both --relevant and --not"):
+        resolve(session_of(5, batch=3), {"relevant": "2", "not": "1-3"}, rest="not")
 
 
 @pytest.mark.parametrize("items,words", BAD_ITEMS[:6])
@@ -149,6 +175,9 @@ def test_results_with_nothing_judged_say_so_not_that_nothing_was_found(run, save
     (["nxt", "review.json", "--relevant", "1"], "lit-search deep next review.json --relevant 1"),
     (["strat", "coral reefs", "--session", "x.json"], "lit-search deep start 'coral reefs' --session x.json"),
     (["rsults"], "lit-search deep results"),
+    (["show", "review.json"], "lit-search deep next review.json --show"),
+    (["Status", "review.json", "--format", "json"], "lit-search deep next review.json --format json --show"),
+    (["show"], "lit-search deep next FILE --show"),
 ])
 def test_a_mistyped_step_is_one_line_naming_the_steps_and_the_command_meant(run, saved, typed, meant):
     out = run(["deep", *typed], code=2)
@@ -156,6 +185,14 @@ def test_a_mistyped_step_is_one_line_naming_the_steps_and_the_command_meant(run,
     assert f"{typed[0]!r} is not a step of lit-search deep (start, next or results); did you mean `{meant}`?" in first
     assert rest == ["Try 'lit-search deep --help'."]  # no search offered: these words are no topic
     assert out.stdout == ""
+
+
+@pytest.mark.parametrize("words", [["list", "review.json"], ["stop", "review.json", "--quiet"], ["what", "-h"]])
+def test_an_unknown_step_before_a_file_or_an_option_offers_no_search(run, saved, words):
+    """Before a file or an option the words are a command's: searching "deep list review.json"
+    is never what was meant."""
+    out = run(["deep", *words], code=2)
+    assert "invalid choice" in out.stderr and "To search for this topic instead" not in out.stderr
 
 
 def test_words_after_deep_that_read_as_a_topic_still_offer_the_search(run):

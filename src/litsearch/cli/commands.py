@@ -20,6 +20,9 @@ class Command:
     # (cli/first_word.py): "paper id", "action", "file", "record" or "" (nothing required).
     takes: str = ""
     actions: tuple[str, ...] = ()  # for takes == "action"
+    # Words users type for what an action with an option does (``deep show`` is ``deep next
+    # FILE --show``): (word, "action --option"), offered by the "did you mean" of cli/first_word.py.
+    other_words: tuple[tuple[str, str], ...] = ()
 
 
 # OpenAlex's entities, each a command with its actions (list, get; find for works; autocomplete
@@ -39,7 +42,8 @@ _TABLE = (
             "citation chasing: the seeds' references and citing papers, ranked", takes="paper id"),
     Command("deep", "litsearch.cli.deep", "deep start|next|results",
             "a deep search: you judge batches, it chases citations until the search is saturated",
-            takes="action", actions=("start", "next", "results")),
+            takes="action", actions=("start", "next", "results"),
+            other_words=(("show", "next --show"), ("status", "next --show"))),
     Command("read", "litsearch.cli.read", "read ID", "the full text of an open copy of one paper, in sections",
             takes="paper id"),
     Command("library", "litsearch.cli.library", "library ACTION",

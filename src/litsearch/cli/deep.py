@@ -41,8 +41,9 @@ shows the best unjudged ones next, and stops when the search is saturated or a b
   lit-search deep results review.json -o included.bib        # relevant, then maybe"""
 
 EPILOG = f"""\
-verdicts: LIST is comma-separated row numbers of the current batch (1-based) or paper ids
-  (doi:…, PMID:…, arXiv:…, an OpenAlex W-id, a Semantic Scholar id; a bare number is a row).
+verdicts: LIST is comma-separated row numbers of the current batch (1-based), ranges of rows
+  (3-5) or paper ids (doi:…, PMID:…, arXiv:…, an OpenAlex W-id, a Semantic Scholar id, the
+  JSON's key c48; a bare number is a row).
   Rows not named take --rest (default: not relevant): `deep next FILE` with no list judges every
   row not relevant. A flag given twice adds up (--relevant 1 --relevant 4 is 1,4). Naming an
   earlier paper by id changes its verdict. A bad LIST (row 0, a row not in the batch, an unknown

@@ -89,9 +89,12 @@ def mistyped_action(command: Command, words: list[str]) -> str | None:
     if command.takes != "action" or not words or words[0] in command.actions or words[0].startswith("-"):
         return None
     typed, rest = words[0], words[1:]
-    if rest and not (any(word.startswith("-") for word in rest) or os.path.lexists(rest[0])
-                     or FILE_NAME.search(rest[0])):
+    if rest and not _command_words(rest):
         return None
+    for word, meant in command.other_words:
+        if typed.lower() == word:
+            action, *options = meant.split()
+            return f"lit-search {command.name} {shell_words([action, *(rest or ['FILE']), *options])}"
     for action in command.actions:
         if _one_edit_apart(typed.lower(), action):
             return f"lit-search {command.name} {shell_words([action, *rest])}"
@@ -99,6 +102,12 @@ def mistyped_action(command: Command, words: list[str]) -> str | None:
     if other is not None and other is not command and arguments_fit(other, rest):
         return f"lit-search {shell_words([other.name, *rest])}"
     return None
+
+
+def _command_words(rest: list[str]) -> bool:
+    """What follows an action's place is a command's words, not a topic's: an option, or a file
+    first (``deep show review.json``)."""
+    return any(word.startswith("-") for word in rest) or os.path.lexists(rest[0]) or bool(FILE_NAME.search(rest[0]))
 
 
 def mistyped_hint(command: Command, argv: list[str]) -> str:
@@ -113,6 +122,8 @@ def topic_hint(name: str, words: list[str]) -> str | None:
     if command is None or not words or words[0].startswith("-") or arguments_fit(command, words) \
             or mistyped_action(command, words):
         return None
+    if command.takes == "action" and words[1:] and _command_words(words[1:]):
+        return None  # "deep show review.json": an unknown action before a file is no topic
     return f"To search for this topic instead: lit-search search {shell_words([name, *words])}"
 
 

@@ -1,15 +1,18 @@
 """The judge's verdicts on a batch: ``--relevant``, ``--maybe`` and ``--not`` lists, the rest.
 
-A LIST is comma-separated batch row numbers (1-based, as the batch was printed) or paper ids
-(a DOI, ``PMID:…``, an arXiv id, an OpenAlex W-id, a Semantic Scholar id: a bare number is
-always a row). An id may name any candidate of the session, in the batch or not: naming a
-paper judged earlier changes its verdict (the change is noted in the round). Every problem
-(row 0, a row not in the batch, an id no candidate has, a paper named in two lists) is a
+A LIST is comma-separated batch row numbers (1-based, as the batch was printed), ranges of
+rows (``3-5``: rows 3, 4 and 5; judges write them, and no id has that form) or paper ids (a DOI,
+``PMID:…``, an arXiv id, an OpenAlex W-id, a Semantic Scholar id, or the ``key`` the batch's
+JSON gives each row, ``c48``: a bare number is always a row). An id may name any candidate of
+the session, in the batch or not: naming a paper judged earlier changes its verdict (the change
+is noted in the round and said by the step). Every problem (row 0, a row not in the batch, a
+range backwards or past the batch, an id no candidate has, a paper named in two lists) is a
 UsageError, raised before anything is changed.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..core.errors import UnknownIdError, UsageError
@@ -20,6 +23,10 @@ from .pool import Pool
 from .session import VERDICTS, Session
 
 MAX_LIST_ITEMS = 1_000
+# A range of rows: "3-5", or with the dash the messages print ("rows 1–20"). Digits of any
+# script are caught here so that "١-٣" gets the row message, not "unknown id".
+ROW_RANGE = re.compile(r"(\w+)\s*[-–]\s*(\w+)")
+CANDIDATE_KEY = re.compile(r"c[1-9][0-9]*")  # the batch JSON's "key"
 
 
 @dataclass
@@ -39,11 +46,11 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
     named_in: dict[str, str] = {}
     for verdict in VERDICTS:
         for item in _items(lists.get(verdict), verdict):
-            key = _candidate_key(session, pool, item, verdict)
-            if key in named_in and named_in[key] != verdict:
-                raise UsageError(f"{_shown(item)} is named in both --{named_in[key]} and --{verdict}")
-            named_in[key] = verdict
-            given[key] = verdict
+            for key in _candidate_keys(session, pool, item, verdict):
+                if key in named_in and named_in[key] != verdict:
+                    raise UsageError(f"{_shown(item)} is named in both --{named_in[key]} and --{verdict}")
+                named_in[key] = verdict
+                given[key] = verdict
     for key in session.batch:
         given.setdefault(key, rest)
     notes = []
@@ -69,17 +76,38 @@ def _items(text: str | None, verdict: str) -> list[str]:
     return items
 
 
-def _candidate_key(session: Session, pool: Pool, item: str, verdict: str) -> str:
-    if looks_numeric(item):  # a row: digits 0-9 as printed, so "01" or "١" is a typo, not row 1
-        if not is_decimal(item):
-            raise UsageError(f"--{verdict}: {_shown(item)} is not a row number; rows are written as printed "
-                             f"(1, 2, … in the digits 0-9, without leading zeros)")
-        row = int(item)
-        if not 1 <= row <= len(session.batch):
-            rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"
-            hint = f"; a PMID is written PMID:{row}" if row > len(session.batch) else ""
-            raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}){hint}")
-        return session.batch[row - 1]
+def _candidate_keys(session: Session, pool: Pool, item: str, verdict: str) -> list[str]:
+    """The candidates one item names: one row, a range of rows, or one paper."""
+    span = ROW_RANGE.fullmatch(item)
+    if span and looks_numeric(span[1]) and looks_numeric(span[2]):
+        first, last = _row(session, span[1], verdict), _row(session, span[2], verdict)
+        if first > last:
+            raise UsageError(f"--{verdict}: the range {_shown(item)} runs backwards; write it {last}-{first}")
+        return session.batch[first - 1:last]
+    if looks_numeric(item):
+        return [session.batch[_row(session, item, verdict) - 1]]
+    return [_paper_key(session, pool, item, verdict)]
+
+
+def _row(session: Session, item: str, verdict: str) -> int:
+    """A row of the batch: digits 0-9 as printed, so "01" or "١" is a typo, not row 1."""
+    if not is_decimal(item):
+        raise UsageError(f"--{verdict}: {_shown(item)} is not a row number; rows are written as printed "
+                         f"(1, 2, … in the digits 0-9, without leading zeros)")
+    row = int(item)
+    if not 1 <= row <= len(session.batch):
+        rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"
+        hint = f"; a PMID is written PMID:{row}" if row > len(session.batch) else ""
+        raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}){hint}")
+    return row
+
+
+def _paper_key(session: Session, pool: Pool, item: str, verdict: str) -> str:
+    if CANDIDATE_KEY.fullmatch(item):
+        if item not in session.candidates:
+            raise UsageError(f"--{verdict}: {_shown(item)} is not a paper of this session (use the batch's row "
+                             f"numbers or the ids it shows)")
+        return item
     try:
         ref = parse_paper_ref(item)
     except UnknownIdError as error:
