@@ -450,13 +450,42 @@ def test_ctrl_c_says_where_the_session_stands(tmp_path):
 def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
     start(run, "review.json", "--variant", "Coral Reef Bleaching", "--variant", "reef heat stress",
           "--variant", "REEF HEAT STRESS")
-    run(["next", "review.json", "--relevant", "1", "--variant", "coral reef bleaching", "--variant", "reef heat stress",
-         "--variant", "symbiont loss", "--variant", "Symbiont Loss", "-q"])
+    out = run(["next", "review.json", "--relevant", "1", "--variant", "coral reef bleaching", "--variant",
+               "reef heat stress", "--variant", "symbiont loss", "--variant", "Symbiont Loss", "-q", "--format", "json"])
     document = whole(tmp_path / "review.json")
     assert document["variants"] == ["reef heat stress"]
     searched = [query.casefold() for query in document["queries"]]
     assert searched.count("coral reef bleaching") == 1 and searched.count("reef heat stress") == 1
     assert searched.count("symbiont loss") == 1
+    # The judge is told which of its queries were not searched again, and why; the round keeps it
+    left_out = ["--variant “coral reef bleaching” not searched again: searched already",
+                "--variant “reef heat stress” not searched again: searched already"]
+    assert json.loads(out.stdout)["notes"] == left_out
+    assert all(note in document["rounds"][0]["notes"] for note in left_out)
+    again = run(["next", "review.json", "--variant", "Symbiont loss", "--maybe", "1", "-q"]).stdout
+    assert "This step: --variant “Symbiont loss” not searched again: searched already" in again
+
+
+def test_the_judges_own_query_is_named_first_under_the_batch(run, tmp_path):
+    """Under the batch, what the round asked is cut after a few requests: the judge's own query
+    comes first, never hidden in "and N more"."""
+    start(run)
+    out = run(["next", "review.json", "--relevant", "1,2", "--variant", "symbiont loss in corals", "-q"]).stdout
+    asked = next(line for line in out.splitlines() if " asked: " in line)
+    assert asked.split(" asked: ", 1)[1].startswith("the judge query “symbiont loss in corals”")
+
+
+def test_a_verdict_changed_by_id_is_said_by_the_step(run, tmp_path):
+    first = start(run)
+    run(["next", "review.json", "--relevant", "1", "-q"])
+    earlier = first["batch"][1]["doi"] or first["batch"][1]["openalex_id"]
+    step = json.loads(run(["next", "review.json", "--relevant", earlier, "--format", "json", "-q"]).stdout)
+    assert len(step["notes"]) == 1 and "verdict changed from not to relevant" in step["notes"][0]
+    assert "(read in round 1)" in step["notes"][0]
+    shown = json.loads(run(["next", "review.json", "--show", "--format", "json"]).stdout)
+    assert shown["notes"] == []  # said once, by the step that did it; the round keeps it for the report
+    assert any("verdict changed from not to relevant" in note
+               for note in whole(tmp_path / "review.json")["rounds"][1]["notes"])
 
 
 def test_a_topic_of_several_sentences_is_searched_whole_and_sentence_by_sentence(run, tmp_path, world):

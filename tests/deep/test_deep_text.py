@@ -21,6 +21,7 @@ from litsearch.deep.results import as_search_result
 from litsearch.deep.session import Round, Session
 from litsearch.render.deep import WHY_CHARS, batch_entries, methods_text, step_markdown, step_payload, step_text
 from litsearch.render.table import render_markdown
+from litsearch.render.terminal import text_width
 from litsearch.render.terminal_results import results_view
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "litsearch"
@@ -28,6 +29,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "litsearch"
 DEEP_TEXT = sorted([*SRC.glob("deep/*.py"), SRC / "render/deep.py", SRC / "cli/deep.py", SRC / "cli/report.py",
                     SRC / "api/deep.py", SRC / "mcp_server/tools_deep.py", SRC / "cli/results.py"])
 # Nouns a count is written with in those texts.
+UNWRAPPED = 100_000  # a terminal width no paragraph reaches: each on one line, to look for phrases
 COUNT_NOUNS = ("papers", "rounds", "requests", "records", "references", "queries", "candidates", "works", "rows",
                "answers", "bytes", "items", "seeds", "verdicts", "batches", "providers", "words", "citations", "ids",
                "results", "lines", "files", "steps", "variants", "credits")
@@ -88,7 +90,7 @@ def every_text(session: Session) -> str:
     results (Markdown table and terminal view, with every candidate) and its report."""
     result = as_search_result(session, include_unjudged=True)
     payload = step_payload(session, "s.json")
-    return "\n".join([step_markdown(session, "s.json"), step_text(session, "s.json"), methods_text(session),
+    return "\n".join([step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED), methods_text(session),
                       render_markdown(result, 100), results_view(result, 100, 100),
                       str(payload["stop_check"])])
 
@@ -136,7 +138,7 @@ def test_the_stop_reason_is_followed_by_a_sentence(reason, said):
     session = session_of(3, batch=3)
     session.done, session.stop_reason, session.batch = True, reason, []
     session.rounds[-1].stop_check = said
-    markdown, text = step_markdown(session, "s.json"), step_text(session, "s.json")
+    markdown, text = step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED)
     assert f"**The search is complete: {reason}.** {sentence(said)}" in markdown
     assert f"The search is complete: {reason}. {sentence(said)}" in text
     for shown in (markdown, text):  # whatever the words: no lower-case letter opens a sentence after the stop
@@ -178,7 +180,7 @@ def test_found_by_and_round_asked_show_whole_phrases():
         kept = phrases(entry["why"])
         assert kept[-1] == f"and {len(ways) - len(kept) + 1} more" and kept[:-1] == ways[:len(kept) - 1]
         assert len(entry["why"]) <= WHY_CHARS
-    markdown, text = step_markdown(session, "s.json"), step_text(session, "s.json")
+    markdown, text = step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED)
     line = next(line for line in text.splitlines() if line.startswith("Round 1 asked: "))
     kept = phrases(line.removeprefix("Round 1 asked: "))
     assert kept[:-1] == asked[:len(kept) - 1] and kept[-1] == f"and {len(asked) - len(kept) + 1} more"
@@ -193,12 +195,12 @@ def test_found_by_and_round_asked_show_whole_phrases():
 
 def test_the_candidates_left_and_the_batch_add_up():
     session = session_of(50, batch=20)
-    text = step_text(session, "s.json")
+    text = step_text(session, "s.json", width=UNWRAPPED)
     assert "50 candidates not yet judged, 20 of them in this batch" in text
     session.batch = []
     session.rounds[0].stop_check, session.done, session.stop_reason = "x", True, "budget"
-    assert "50 candidates not yet judged" in step_text(session, "s.json") and "of them in this batch" not in \
-        step_text(session, "s.json")
+    assert "50 candidates not yet judged" in step_text(session, "s.json", width=UNWRAPPED) and \
+        "of them in this batch" not in step_text(session, "s.json", width=UNWRAPPED)
 
 
 def test_a_sessions_results_say_what_the_session_sent_not_zero_requests_in_no_time():
@@ -216,6 +218,24 @@ def test_a_sessions_results_say_what_the_session_sent_not_zero_requests_in_no_ti
     assert "with 8 requests sent (OpenAlex 5, Semantic Scholar 3) and 3 answers taken from lit-search's response " \
            "cache (OpenAlex 2, PubMed 1), which may be older than the session" in report
     assert "| 7 (+2 from the cache) |" in report
-    step = step_text(session, "s.json")
+    step = step_text(session, "s.json", width=UNWRAPPED)
     assert "answered from the response cache instead: OpenAlex 2, PubMed 1" in step
     assert step_payload(session, "s.json")["cached"] == {"pubmed": 1, "openalex": 2}
+
+
+# ---------------------------------------------------------------- the terminal view wrapped
+
+@pytest.mark.parametrize("width", [40, 72, 100])
+def test_the_terminal_view_of_a_batch_is_wrapped_to_the_terminal_and_loses_no_word(width):
+    session = session_of(6, batch=4)
+    for n, candidate in enumerate(session.candidates.values()):
+        candidate.paper.abstract = f"Abstract {n}: " + "the reef flats bleached after the marine heatwave. " * 12
+        candidate.why = "the search (OpenAlex #3); cited by “A long title of a relevant paper on reef corals”"
+    session.rounds[0].actions = [f"OpenAlex: references of {n} relevant papers, {n * 7} found" for n in range(1, 9)]
+    wrapped, whole = step_text(session, "s.json", width=width), step_text(session, "s.json", width=UNWRAPPED)
+    lines = wrapped.splitlines()
+    assert all(text_width(line) <= width for line in lines if not line.startswith("Next: "))
+    # the same words in the same order: only the breaks moved (and each abstract line is marked │)
+    assert [word for word in wrapped.split() if word != "│"] == [word for word in whole.split() if word != "│"]
+    assert sum(line.lstrip().startswith("│") for line in lines) > 4 * 2  # each abstract over several lines
+    assert max(len(line) for line in whole.splitlines()) > width

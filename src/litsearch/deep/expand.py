@@ -47,6 +47,7 @@ SEARCH_LIMIT = 100  # records a round's query asks of each provider, as a search
 COCITED_PER_ROUND = 100  # co-cited works fetched in one round (one OpenAlex call per 100)
 MIN_COCITATIONS = 2
 MIN_RELEVANT_FOR_QUERY = 4  # relevant papers before their shared words make a query
+JUDGE_QUERY = "the judge query"  # how a round's actions name a query the judge gave (shown first under a batch)
 
 
 @dataclass
@@ -383,7 +384,7 @@ async def _search(http: HttpClient, session: Session, action: Action, entry: Rou
     session.queries.append(query)
     entry.queries.append(query)
     failed = [o.provider for o in result.outcomes if o.error]
-    entry.actions.append(f"{'the judge' if action.origin == 'judge' else 'new'} query “{query}”: "
+    entry.actions.append(f"{JUDGE_QUERY if action.origin == 'judge' else 'new query'} “{query}”: "
                          + plural(len(result.results), "paper") + (f" ({', '.join(failed)} failed)" if failed else ""))
     return arrivals
 

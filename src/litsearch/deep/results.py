@@ -99,7 +99,7 @@ def verdicts_said(session: Session) -> str:
 def session_line(session: Session, include_unjudged: bool = False, include_rejected: bool = False) -> str:
     """The session in one line, under its results: the verdicts, the rounds, the requests it sent
     (and the answers it took from the response cache instead), where it stands, what the rows are."""
-    requests = plural(sum(session.requests.values()), "request") + " sent"
+    requests = plural(session.requests_sent, "request") + " sent"
     cached = sum(session.cached.values())
     if cached:
         requests += f" (and {plural(cached, 'answer')} from the response cache)"

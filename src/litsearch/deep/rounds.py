@@ -129,7 +129,11 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
         raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
                          f"`lit-search deep results FILE`")
     waiting = check_queries(session, judge_queries)
+    left_out = queries_left_out(session, judge_queries)
     apply(session, verdicts)
+    if session.rounds:
+        session.rounds[-1].notes += left_out
+    session.said = verdicts.notes + left_out
     session.pending_queries = waiting
     spent = budget_spent(session)
     if spent:
@@ -164,8 +168,11 @@ def reopen(session: Session, queries: list[str], options: Options | None) -> Non
         said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
                  for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
         session.options = options
+    left_out = queries_left_out(session, queries)
     if session.rounds:
         session.rounds[-1].notes.append(f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}")
+        session.rounds[-1].notes += left_out
+    session.said = left_out
     session.pending_queries = check_queries(session, queries)
     session.done, session.stop_reason = False, None
     if session.rounds:
@@ -187,6 +194,18 @@ def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
     return waiting
 
 
+def queries_left_out(session: Session, judge_queries: list[str]) -> list[str]:
+    """A note for each of the judge's queries not searched again (check_queries leaves them out):
+    the judge gave it to be searched, so it is told why not."""
+    earlier = {query.casefold(): "searched already" for query in [session.topic, *session.variants, *session.queries]}
+    earlier.update({query.casefold(): "waiting already for the next round" for query in session.pending_queries})
+    notes: dict[str, str] = {}  # a query given twice is searched once: no note for that
+    for query in judge_queries:
+        if query.casefold() in earlier:
+            notes.setdefault(query.casefold(), f"--variant “{query}” not searched again: {earlier[query.casefold()]}")
+    return list(notes.values())
+
+
 async def expand(http: HttpClient, session: Session, timing: Timing | None = None) -> Session:
     """The next round: chase, score, choose the next batch (or stop, exhausted)."""
     timing = timing or Timing()
@@ -197,7 +216,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     # A round sends at most what is left of the session's budget too, so that --max-requests is
     # not overshot by a round's worth (the judge's own queries still go: they never wait).
     allowed = min(session.options.round_requests,
-                  max(1, session.options.max_requests - sum(session.requests.values())))
+                  max(1, session.options.max_requests - session.requests_sent))
     caps = provider_caps(http, allowed)
     queries, session.pending_queries = session.pending_queries, []
     actions, waiting = plan_round(session, queries, session.search_providers, caps, allowed)

@@ -105,6 +105,10 @@ class Session:
     # (papers judged, features) of the last scoring in this process, for explaining what is shown
     # (deep/score.py explain); never saved
     scored: Any = field(default=None, repr=False, compare=False)
+    # What this step did that its batch does not show (a verdict changed by id, a query left out
+    # as searched already): said with the step's answer in every door; never saved (the round's
+    # notes keep them for the report)
+    said: list[str] = field(default_factory=list, repr=False, compare=False)
 
     # ----- what the rest of the package reads
 
@@ -122,6 +126,11 @@ class Session:
     def requests(self) -> dict[str, int]:
         """Requests sent per provider over the session."""
         return _totals(entry.requests for entry in self.rounds)
+
+    @property
+    def requests_sent(self) -> int:
+        """Requests sent over the session, every provider together (what --max-requests counts)."""
+        return sum(self.requests.values())
 
     @property
     def cached(self) -> dict[str, int]:

@@ -44,7 +44,7 @@ def budget_spent(session: Session) -> str | None:
     judged = len(session.judged())
     if judged >= options.max_judged:
         return f"{plural(judged, 'paper')} judged: the limit set by --max-judged ({options.max_judged:,}) is reached"
-    requests = sum(session.requests.values())
+    requests = session.requests_sent
     if requests >= options.max_requests:
         return f"{plural(requests, 'request')} sent: the limit set by --max-requests ({options.max_requests:,}) is reached"
     return None

@@ -243,6 +243,8 @@ class DeepStep(ToolOutput):
     cached: dict[str, int] = Field(description="answers per provider taken from the response cache instead of a "
                                                "request (not in requests; they may be older than the session)")
     stop_check: str
+    notes: list[str] = Field(description="what this step did that the batch does not show: a verdict changed by "
+                                         "naming an earlier paper, a variant not searched again (and why)")
     next: str = Field(description="the command-line equivalent of the next step")
 
 

@@ -16,6 +16,7 @@ from typing import Any
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
 from ..deep.results import filters_said, verdicts_said
+from ..deep.expand import JUDGE_QUERY
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
 from ..deep.stop import budget_limit, yield_curve
@@ -27,6 +28,7 @@ MIN_ABSTRACT_CHARS = 200
 MAX_ABSTRACT_CHARS = 1_500
 WHY_CHARS = 110  # where a row came from: its first ways (whole), enough to tell a citation from a search
 ASKED_CHARS = 400  # what the last round asked, under a batch: its first requests (whole), then how many more
+SAID_NOTES = 5  # what the step did that the batch does not show (verdicts changed by id …): the first ones
 REPORT_ASKED_CHARS = 20_000  # a round's requests in the report: all of them, unless the file is damaged
 FIXED_PER_ROW = 120  # a row's markup, year, venue and ids, beside its title and why
 FIXED_PER_BATCH = 1_300  # the heading, the quoted-data line, the yield, the stop rule, the next command
@@ -90,7 +92,7 @@ def step_payload(session: Session, shown_path: str) -> dict[str, Any]:
         "judged": len(session.judged()), "relevant": len(session.judged("relevant")),
         "batch": batch_entries(session), "yield": yield_curve(session), "requests": session.requests,
         "maybe": len(session.judged("maybe")), "candidates": len(session.unjudged()), "cached": session.cached,
-        "stop_check": session.rounds[-1].stop_check if session.rounds else "",
+        "stop_check": session.rounds[-1].stop_check if session.rounds else "", "notes": list(session.said),
         "next": next_command(session, shown_path),
     }
 
@@ -138,8 +140,13 @@ def _summary_lines(session: Session) -> list[str]:
         lines.append("Requests: " + (_counts(session.requests) or "none") +
                      (f" (answered from the response cache instead: {_counts(session.cached)})" if session.cached else ""))
     last = session.rounds[-1] if session.rounds else None
-    if last and last.actions:
-        lines.append(f"Round {last.number:,} asked: " + cut_phrases(last.actions, ASKED_CHARS))
+    if last and last.actions:  # the judge's own queries first: what it asked for is never "and N more"
+        asked = sorted(last.actions, key=lambda action: not action.startswith(JUDGE_QUERY))
+        lines.append(f"Round {last.number:,} asked: " + cut_phrases(asked, ASKED_CHARS))
+    lines += [cut(f"This step: {note}", 200) for note in session.said[:SAID_NOTES]]
+    if len(session.said) > SAID_NOTES:
+        lines.append(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
+                     f"lists every one)")
     if last and last.notes:
         lines += [cut(f"Note: {note}", 200) for note in last.notes[-3:]]
     if last and last.stop_check:
@@ -197,27 +204,33 @@ def step_markdown(session: Session, shown_path: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def step_text(session: Session, shown_path: str) -> str:
-    """The terminal view: the same content, plain."""
-    lines = [f"Deep search: {session.topic}", ""]
+def step_text(session: Session, shown_path: str, width: int | None = None) -> str:
+    """The terminal view: the same content, plain, each paragraph wrapped to ``width`` columns
+    (the terminal's by default); a row's title, facts, abstract and why under its number."""
+    from .terminal import plain, terminal_width, wrap
+
+    width = width or terminal_width()
+    indent = "     "
+    lines = wrap(f"Deep search: {plain(session.topic)}", width) + [""]
     if session.done:
-        lines += [stop_sentence(session), ""]
+        lines += wrap(plain(stop_sentence(session)), width) + [""]
     elif awaiting_round(session):
-        lines += [OWED.format(round=session.round, command=next_command(session, shown_path)), ""]
+        lines += wrap(OWED.format(round=session.round, command=next_command(session, shown_path)), width) + [""]
     else:
         lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge.", ""]
         for entry in batch_entries(session):
-            lines.append(f"{entry['row']:>3}. {entry['title']}")
+            lines += wrap(plain(entry["title"]), width, indent, first=f"{entry['row']:>3}. ")
             facts = [str(entry["year"] or ""), entry["venue"] or "", _ids_line(session.candidates[entry['key']].paper)]
-            lines.append("     " + " · ".join(f for f in facts if f))
+            lines += wrap(plain(" · ".join(f for f in facts if f)), width, indent)
             if entry["abstract"]:
-                lines.append("     " + entry["abstract"])
-            lines.append(f"     found by: {entry['why']}")
+                lines += wrap(plain(entry["abstract"]), width, indent + "│ ")
+            lines += wrap(plain(entry["why"]), width, indent, first=f"{indent}found by: ")
             lines.append("")
-    lines += _summary_lines(session)
-    lines += ["", f"Next: {next_command(session, shown_path)}"]
+    for line in _summary_lines(session):
+        lines += wrap(plain(line), width, "  ", first="")
+    lines += ["", f"Next: {next_command(session, shown_path)}"]  # whole: a command to copy
     if session.done:
-        lines.append(going_on(session, shown_path).replace("`", ""))
+        lines += wrap(going_on(session, shown_path).replace("`", ""), width, "  ", first="")
     return "\n".join(lines) + "\n"
 
 
@@ -316,7 +329,7 @@ def _requests_said(session: Session) -> str:
     """The session's requests as the methods text says them: those sent per provider, then the
     answers taken from the response cache instead (sent earlier, so possibly older than the
     session)."""
-    sent = plural(sum(session.requests.values()), "request") + " sent"
+    sent = plural(session.requests_sent, "request") + " sent"
     sent += f" ({_counts(session.requests)})" if session.requests else ""
     cached = sum(session.cached.values())
     if cached:
