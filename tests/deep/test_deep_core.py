@@ -204,6 +204,13 @@ def test_the_session_round_trips(tmp_path):
     (lambda d: d.update(candidates=d["candidates"] * 2), "appears twice"),
     (lambda d: d.update(search_providers=["nosuch"]), "unknown provider 'nosuch'"),
     (lambda d: d.update(stop_reason="bored"), "unknown stop_reason"),
+    # states no step leaves (a hand edit): each would show or count a paper again, or stop without a reason
+    (lambda d: d.update(batch=[d["batch"][0], d["batch"][1], d["batch"][0]]), "names candidate 'c1' twice"),
+    (lambda d: d["candidates"][1].update(verdict="not", judged_round=1), "candidate 'c2', judged already \\(not\\)"),
+    (lambda d: d["options"].update(batch=2), "a batch of 3 papers, more than its --batch \\(2\\)"),
+    (lambda d: d.update(done=True, stop_reason="saturated"), "a complete session with a batch to judge"),
+    (lambda d: d.update(done=True, batch=[]), "a complete session without its stop_reason"),
+    (lambda d: d.update(stop_reason="budget"), "stop_reason 'budget' on a session that is not complete"),
     (lambda d: d["candidates"][0]["paper"].update(title="x" * 200_000), "at most 100,000 are read"),
     (lambda d: d.update(rounds=[{"number": 1}] * 2_000), "at most 1,000 are read"),
 ])

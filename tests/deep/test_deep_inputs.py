@@ -266,3 +266,16 @@ def test_report_and_deep_results_name_an_unreadable_file_alike(run, saved, body,
     if body is None:  # a session cut short: report names it as the deep commands do
         assert said[0] == said[1]
     assert "not a lit-search search record (not JSON)" not in said[0]
+
+
+def test_a_session_saved_with_a_byte_order_mark_reads_and_is_never_overwritten(run, saved):
+    """Some Windows editors save UTF-8 with a byte order mark: JSON readers may ignore it (RFC
+    8259), so the session reads in every command; and it is still told as a session by its first
+    bytes, so no output is written over it."""
+    marked = saved.with_name("marked.json")
+    marked.write_bytes(b"\xef\xbb\xbf" + saved.read_bytes())
+    saved.with_name("marked.papers.jsonl").write_bytes(saved.with_name("review.papers.jsonl").read_bytes())
+    assert "A deep search for “coral reef bleaching”" in run(["report", "marked.json"]).stdout
+    assert "Round 1" in run(["deep", "next", "marked.json", "--show"]).stdout
+    out = run(["deep", "results", "review.json", "-o", "marked.json", "--all"], code=None)
+    assert out.returncode != 0 and marked.read_bytes().startswith(b"\xef\xbb\xbf")

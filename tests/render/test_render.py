@@ -108,3 +108,22 @@ def test_markdown_text_and_safe_url():
     assert safe_url("https://example.org/a b") is None
     assert safe_url("https://example.org/a(b).pdf") == "https://example.org/a%28b%29.pdf"
     assert safe_url("ftp://example.org/x") is None
+
+
+def test_counts_in_the_table_are_written_as_in_every_other_view():
+    """"merged from 1,768 provider records", as the terminal view and every message write a count
+    (core/text.py plural); one of each is singular."""
+    from litsearch.render.terminal_results import results_view
+
+    papers = [Paper(provider="openalex", title=f"Paper {n}", year=2020) for n in range(1_200)]
+    result = result_with(papers)
+    result.outcomes[0].records = papers + papers[:568]
+    markdown, terminal = render_markdown(result, 10), results_view(result, 10, 200)
+    for text in (markdown, terminal):
+        assert "of 1,200 papers (merged from 1,768 provider records)" in text, text[-600:]
+    single = result_with(papers[:1])
+    assert "Showing 1 of 1 paper (merged from 1 provider record)" in render_markdown(single, 10)
+    assert "rows 1,001–1,010 of 1,200 papers" in render_markdown(result, 10, start=1_000)
+    empty = result_with([])
+    empty.filtered_out = 2_345
+    assert "(2,345 removed)" in render_markdown(empty, 10)

@@ -89,7 +89,7 @@ def read_json_input(path: str | os.PathLike, limit: int, what: str) -> Any:
     if not data.strip():
         raise InputError(f"{shown}: an empty file ({len(data):,} bytes{' of blanks' if data else ''}), not {what}")
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte order mark (Windows editors write one) is no part of the JSON
     except UnicodeDecodeError:
         raise InputError(f"{shown}: not {what} (not UTF-8 text)") from None
     try:

@@ -292,14 +292,40 @@ def session_of(document: dict[str, Any], entries: list[dict[str, Any]], shown: s
                if name not in registry.searchable()]
     if unknown:
         raise InputError(f"{shown}: damaged session: unknown provider {unknown[0]!r}")
-    missing = [key for key in session.batch if key not in session.candidates]
-    if missing:
-        raise InputError(f"{shown}: damaged session: the batch names unknown candidate {missing[0]!r}")
     if options.rerank not in (None, "semantic", "none"):
         raise InputError(f"{shown}: damaged session: unknown rerank {options.rerank!r}")
     if session.stop_reason not in (None, "saturated", "budget", "exhausted"):
         raise InputError(f"{shown}: damaged session: unknown stop_reason {session.stop_reason!r}")
+    problem = _state_problem(session)
+    if problem:
+        raise InputError(f"{shown}: damaged session: {problem}")
     return session
+
+
+def _state_problem(session: Session) -> str | None:
+    """What no step leaves behind, in words (a session edited by hand, or by another program):
+    a batch naming a paper twice, one not among the candidates or judged already (it would be
+    shown, and counted, again), a batch larger than --batch; a complete session with a batch or
+    without its stop reason, or an open one with a stop reason. None when the state is one a
+    step can leave."""
+    seen: set[str] = set()
+    for key in session.batch:
+        candidate = session.candidates.get(key)
+        if candidate is None:
+            return f"the batch names unknown candidate {key!r}"
+        if key in seen:
+            return f"the batch names candidate {key!r} twice"
+        if candidate.verdict is not None:
+            return f"the batch names candidate {key!r}, judged already ({candidate.verdict})"
+        seen.add(key)
+    if len(session.batch) > session.options.batch:
+        return f"a batch of {len(session.batch):,} papers, more than its --batch ({session.options.batch:,})"
+    if session.done and session.batch:
+        return "a complete session with a batch to judge"
+    if session.done != (session.stop_reason is not None):
+        return ("a complete session without its stop_reason" if session.done
+                else f"stop_reason {session.stop_reason!r} on a session that is not complete")
+    return None
 
 
 def _candidate(entry: dict[str, Any], shown: str) -> Candidate:

@@ -136,7 +136,7 @@ def session_file_kind(path: str | os.PathLike) -> str | None:
     head = file_head(target, SNIFFED_BYTES)
     if head is None:
         return None
-    if re.match(rb'\s*\{\s*"kind"\s*:\s*"deep-search session"', head):
+    if re.match(rb'(?:\xef\xbb\xbf)?\s*\{\s*"kind"\s*:\s*"deep-search session"', head):  # BOM: as read_json_input
         return SESSION
     if re.match(rb'\s*\{\s*"key"\s*:\s*"c\d', head) and str(target).endswith(paper_store.SUFFIX):
         return PAPERS_FILE

@@ -109,6 +109,9 @@ def _environment():
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
+    # Counts are written one way in every view (core/text.py plural: "1,768 provider records")
+    env.filters["plural"] = plural
+    env.filters["count"] = lambda number: f"{number:,}"
     return env
 
 
