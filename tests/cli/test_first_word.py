@@ -152,6 +152,21 @@ def test_a_failed_command_whose_words_are_a_topic_suggests_the_search(args, caps
     assert capsys.readouterr().err.splitlines()[-1] == f"To search for this topic instead: lit-search search {args}"
 
 
+@pytest.mark.parametrize("args,meant", [
+    ("library shw", "lit-search library show"), ("library lst --format json", "lit-search library list --format json"),
+    ("library exprot -o x.bib", "lit-search library export -o x.bib"), ("zotero psh x.bib", "lit-search zotero push x.bib"),
+    ("author lst --search smith", "lit-search author list --search smith"),
+])
+def test_a_mistyped_action_of_any_command_names_the_command_meant(args, meant, capsys, tmp_path, monkeypatch):
+    """Every command with actions, not only deep: exit 2, the parser's error, and the line meant;
+    no search is offered for words that are a command's."""
+    monkeypatch.setenv("LITSEARCH_CACHE_DIR", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(shlex.split(args)) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == f"did you mean `{meant}`?" and "lit-search search" not in err
+
+
 def test_help_lists_every_command_and_every_exit_code(capsys):
     assert cli.main(["--help"]) == 0
     text = capsys.readouterr().out

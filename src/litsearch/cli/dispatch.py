@@ -35,15 +35,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         message_line(f"lit-search: {first_word.mistyped_hint(mistyped, argv)}")
         return ExitCode.USAGE
     if not argv or argv[0] not in COMMANDS or first_word.entity_topic(argv):
-        return _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
+        code = _environment_problem() or importlib.import_module(COMMANDS["search"]).main(argv)
+        if code == ExitCode.USAGE and argv and argv[0] in ENTITY_COMMANDS:  # "author lst --search x"
+            _say_action_meant(argv[0], argv[1:])
+        return code
     name, rest = argv[0], argv[1:]
     if name != "doctor" and (problem := _environment_problem()):  # doctor reports it instead
         return problem
     command = importlib.import_module(COMMANDS[name])
     code = command.main([name, *rest] if name in ENTITY_COMMANDS else rest)
+    if code == ExitCode.USAGE and name != "deep":  # deep names the step meant in its own error
+        _say_action_meant(name, rest)
     if code == ExitCode.USAGE and (hint := first_word.topic_hint(name, rest)):
         message_line(hint)
     return code
+
+
+def _say_action_meant(name: str, rest: list[str]) -> None:
+    """After a usage error: the command line meant when the first word after an action command
+    is a mistyped action (``library shw 10.1/x``, ``zotero psh x.bib``)."""
+    meant = first_word.mistyped_action(TABLE[name], rest)
+    if meant:
+        message_line(f"did you mean `{meant}`?")
 
 
 def _environment_problem() -> int:
