@@ -21,6 +21,7 @@ from ..core.errors import InputError
 from ..core.files import MB
 from ..core.filters import Filters
 from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
+from ..core.text import plural
 from ..providers import registry
 from ..search.record import filters_as_dict, filters_from_dict
 from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
@@ -319,7 +320,7 @@ def _state_problem(session: Session) -> str | None:
             return f"the batch names candidate {key!r}, judged already ({candidate.verdict})"
         seen.add(key)
     if len(session.batch) > session.options.batch:
-        return f"a batch of {len(session.batch):,} papers, more than its --batch ({session.options.batch:,})"
+        return f"a batch of {plural(len(session.batch), 'paper')}, more than its --batch ({session.options.batch:,})"
     if session.done and session.batch:
         return "a complete session with a batch to judge"
     if session.done != (session.stop_reason is not None):
