@@ -600,6 +600,17 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
         while not step["done"]:
             step = json.loads(run(["next", "small.json", "--format", "json", "-q"]).stdout)
     assert step["stop_reason"] in ("exhausted", "saturated")
+    # a budget spent already, on a session stopped for any reason, is refused, the session unchanged
+    kept = (tmp_path / "small.json").read_bytes()
+    judged = step["judged"]
+    for budget in (1, judged):
+        out = run(["next", "small.json", "--max-judged", str(budget)], code=2)
+        assert f"--max-judged {budget:,}: {judged:,} papers are judged already; a new budget must be above {judged:,}" \
+            in out.stderr
+    sent = sum(step["requests"].values())
+    assert f"--max-requests {sent:,}: {sent:,} requests were sent already" in \
+        run(["next", "small.json", "--max-requests", str(sent)], code=2).stderr
+    assert (tmp_path / "small.json").read_bytes() == kept
     shown = run(["next", "small.json", "--format", "table"]).stdout
     assert "To look further: lit-search deep next small.json --variant" in shown
     assert "go on with new queries (--variant)" in run(["next", "small.json", "--maybe", "1"], code=2).stderr

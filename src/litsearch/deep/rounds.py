@@ -237,6 +237,8 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         entry.notes.append(f"{plural(set_aside, 'candidate')} with the least evidence set aside (the pool keeps "
                            f"{len(session.candidates):,})")
     room = session.options.max_judged - len(session.judged())
+    if room <= 0:  # a file whose budget was lowered by hand: the budget's stop, never a batch cut from the end
+        return _stopped(session, "budget", budget_spent(session) or "the --max-judged budget is spent")
     unjudged = next_order(session)
     timing.own_seconds = time.process_time() - started  # the re-ranker's seconds are its own
     unjudged = await by_meaning(session, unjudged, entry)

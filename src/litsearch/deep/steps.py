@@ -37,6 +37,12 @@ def check_new_session_path(path: str) -> None:
     if os.path.lexists(path):
         raise UsageError(f"--session {path} already exists; see where it stands with "
                          f"`lit-search deep next {shlex.quote(str(path))} --show`, or name a new file")
+    from .paper_store import papers_path
+
+    beside = papers_path(path)
+    if os.path.lexists(beside):  # another session's (review.JSON has review.papers.jsonl too), or one left behind
+        raise UsageError(f"--session {path}: its papers file {beside.name} exists already (the papers of another "
+                         f"session named alike, or of one whose .json was removed); name a new file, or move it away")
     folder = Path(path).parent if str(Path(path).parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"--session {path}: the folder {folder} does not exist")
@@ -117,6 +123,15 @@ def new_options(session: Session, limits: Limits | None) -> Options | None:
     problem = check_options(options)
     if problem:
         raise UsageError(problem)
+    # A budget is a limit to go on to: one spent already would stop the session before it shows
+    # anything (and said "go on with N above" a number below what it had done)
+    spent = {"max_judged": (len(session.judged()), "paper is", "papers are", "judged"),
+             "max_requests": (session.requests_sent, "request was", "requests were", "sent")}
+    for name, value in given.items():
+        done, one, many, how = spent[name]
+        if value <= done:
+            raise UsageError(f"--{name.replace('_', '-')} {value:,}: {plural(done, one, many)} {how} already; a new "
+                             f"budget must be above {done:,}")
     return options
 
 
