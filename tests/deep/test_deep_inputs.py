@@ -224,20 +224,19 @@ def test_an_odd_session_name_is_refused_at_every_door_before_any_request(run, tm
     assert list((tmp_path / "sub").iterdir()) == []
 
 
-@pytest.mark.parametrize("other", ["review.JSON", "review.Json", None])
+@pytest.mark.parametrize("other", ["review.JSON", "review.Json"])
 def test_a_new_session_never_takes_another_sessions_papers_file(run, saved, other):
     """review.JSON and review.json are two documents on Linux but name one papers file: a start of
-    the second would have replaced the first one's papers. Refused before any request, as is a
-    papers file left behind by a session whose document was removed."""
+    the second would have replaced the first one's papers. Refused before any request; a papers
+    file with no document (a start killed before its document) is still replaced."""
     papers = saved.with_name("review.papers.jsonl")
     kept = papers.read_bytes()
-    if other is None:  # the document removed, its papers left
-        saved.unlink()
-        other = saved.name
     out = run(["deep", "start", "coral reef bleaching", "--session", other], code=2)
-    assert f"--session {other}: its papers file review.papers.jsonl exists already" in out.stderr
-    assert papers.read_bytes() == kept
-    assert not saved.with_name(other).exists()
+    assert f"--session {other}: review.json, in the same folder, keeps its papers in the file this session would " \
+           f"write (review.papers.jsonl)" in out.stderr
+    assert papers.read_bytes() == kept and not saved.with_name(other).exists()
+    saved.unlink()  # the document gone, its papers left: nothing to keep
+    check_new_session_path(str(saved.with_name(other)))
 
 
 @pytest.mark.parametrize("name", ["review.json", ".hidden-review.json", "Review 2026 (draft).JSON", "x" * 220 + ".json",

@@ -12,6 +12,7 @@ is the document of what changes beside a papers file (version 2: deep/session_fi
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
@@ -309,6 +310,19 @@ def _state_problem(session: Session) -> str | None:
     shown, and counted, again), a batch larger than --batch; a complete session with a batch or
     without its stop reason, or an open one with a stop reason. None when the state is one a
     step can leave."""
+    if not session.topic.strip():
+        return "an empty topic"
+    numbers = [entry.number for entry in session.rounds]
+    if numbers != list(range(1, len(numbers) + 1)):
+        return f"rounds numbered {', '.join(map(str, numbers[:6]))}{'…' if len(numbers) > 6 else ''}, not 1, 2, … in order"
+    unknown = sorted({name for entry in session.rounds for name in (*entry.requests, *entry.cached)} -
+                     set(registry.services()))
+    if unknown:
+        return f"requests counted for unknown provider {unknown[0]!r}"
+    for candidate in session.candidates.values():
+        problem = _candidate_problem(candidate, session)
+        if problem:
+            return f"candidate {candidate.key!r} {problem}"
     seen: set[str] = set()
     for key in session.batch:
         candidate = session.candidates.get(key)
@@ -326,6 +340,24 @@ def _state_problem(session: Session) -> str | None:
     if session.done != (session.stop_reason is not None):
         return ("a complete session without its stop_reason" if session.done
                 else f"stop_reason {session.stop_reason!r} on a session that is not complete")
+    return None
+
+
+def _candidate_problem(candidate: Candidate, session: Session) -> str | None:
+    """What is wrong with one candidate's state, in words after its key, or None. Its key is the
+    next_number it was given (a new paper given a key in use would take that paper's verdict)."""
+    number = candidate.key[1:]
+    if not (candidate.key.startswith("c") and number.isascii() and number.isdigit() and number[0] != "0"):
+        return "is not a candidate key (c1, c2, …)"
+    if int(number) >= session.next_number:
+        return f"is not below next_number ({session.next_number:,}): a new paper would be given a key in use"
+    for name in ("judged_round", "shown_round"):
+        value = getattr(candidate, name)
+        if value is not None and not 1 <= value <= len(session.rounds):
+            rounds = f"1–{len(session.rounds):,}" if session.rounds else "it has none"
+            return f"has {name} {value:,}, not a round of the session ({rounds})"
+    if not (math.isfinite(candidate.score) and math.isfinite(candidate.log_odds)):
+        return "has a score that is no number"
     return None
 
 

@@ -37,17 +37,31 @@ def check_new_session_path(path: str) -> None:
     if os.path.lexists(path):
         raise UsageError(f"--session {path} already exists; see where it stands with "
                          f"`lit-search deep next {shlex.quote(str(path))} --show`, or name a new file")
-    from .paper_store import papers_path
-
-    beside = papers_path(path)
-    if os.path.lexists(beside):  # another session's (review.JSON has review.papers.jsonl too), or one left behind
-        raise UsageError(f"--session {path}: its papers file {beside.name} exists already (the papers of another "
-                         f"session named alike, or of one whose .json was removed); name a new file, or move it away")
+    other = _sharing_papers(Path(path))
+    if other:  # on a file system that tells case apart, review.JSON and review.json are two sessions, one papers file
+        raise UsageError(f"--session {path}: {other}, in the same folder, keeps its papers in the file this session "
+                         f"would write ({Path(path).name[:-len(SUFFIX)]}.papers.jsonl); name a new file")
     folder = Path(path).parent if str(Path(path).parent) else Path(".")
     if not folder.is_dir():
         raise UsageError(f"--session {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK):
         raise UsageError(f"--session {path}: the folder {folder} is not writable")
+
+
+def _sharing_papers(path: Path) -> str | None:
+    """Another document in ``path``'s folder whose papers file is this one's (its name in other
+    case: ``review.JSON`` beside ``review.json``), else None. A papers file with no document (a
+    ``deep start`` killed before its document was written) is replaced by the start, as before."""
+    from .paper_store import papers_path
+
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return None
+    mine = papers_path(path.name)
+    return next((name for name in sorted(names) if name != path.name and name.lower().endswith(SUFFIX)
+                 and papers_path(name) == mine), None)
 
 
 # The longest name a session writes beside its document: a temporary copy of its papers file
