@@ -475,6 +475,18 @@ def test_the_judges_own_query_is_named_first_under_the_batch(run, tmp_path):
     assert asked.split(" asked: ", 1)[1].startswith("the judge query “symbiont loss in corals”")
 
 
+def test_a_step_that_names_no_row_says_the_whole_batch_took_the_rest(run, tmp_path):
+    """`deep next FILE --max-judged 500` (or only --variant) judges the shown batch by --rest, as
+    documented; the step says so, since the user may have meant to change a setting only."""
+    start(run)
+    step = json.loads(run(["next", "review.json", "--max-judged", "500", "--format", "json", "-q"]).stdout)
+    assert step["notes"] == ["no row was named: 3 rows of round 1's batch were judged not relevant (--rest not)"]
+    step = json.loads(run(["next", "review.json", "--rest", "maybe", "--format", "json", "-q"]).stdout)
+    assert step["notes"][0].endswith("were judged maybe (--rest maybe)")
+    named = json.loads(run(["next", "review.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
+    assert named["notes"] == []  # rows named: the rest taking --rest is the usual step, not news
+
+
 def test_a_verdict_changed_by_id_is_said_by_the_step(run, tmp_path):
     first = start(run)
     run(["next", "review.json", "--relevant", "1", "-q"])

@@ -102,6 +102,8 @@ def read_json_input(path: str | os.PathLike, limit: int, what: str) -> Any:
                              f"document ends (a copy or a save that was stopped?)") from None
         raise InputError(f"{shown}: not {what} (not JSON: {error.msg} at line {error.lineno:,} column "
                          f"{error.colno:,})") from None
+    except ValueError:  # a number of thousands of digits: Python refuses to convert it (no field holds one)
+        raise InputError(f"{shown}: not {what} (a number of thousands of digits, too long to read)") from None
 
 
 def _open_problem(error: OSError) -> str:

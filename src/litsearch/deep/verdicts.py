@@ -51,9 +51,13 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
                     raise UsageError(f"{_shown(item)} is named in both --{named_in[key]} and --{verdict}")
                 named_in[key] = verdict
                 given[key] = verdict
+    notes = []
+    if session.batch and not named_in:  # a step given only --variant or a budget judges the batch too: said
+        said = "not relevant" if rest == "not" else "maybe"
+        notes.append(f"no row was named: {plural(len(session.batch), 'row')} of round {session.round}'s batch "
+                     f"{'was' if len(session.batch) == 1 else 'were'} judged {said} (--rest {rest})")
     for key in session.batch:
         given.setdefault(key, rest)
-    notes = []
     for key, verdict in given.items():
         earlier = session.candidates[key].verdict
         if earlier and earlier != verdict:
