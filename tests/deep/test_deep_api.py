@@ -63,3 +63,19 @@ def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
     assert excluded["providers_searched"] and set(excluded["requests"]) <= set(excluded["providers_searched"])
     assert deep_results("review.json", fmt="ris", include_rejected=True).count("lit-search verdict: not relevant") == 2
     assert not (tmp_path / ".review.json.lock").exists()
+
+
+def test_the_api_takes_the_commands_stop_and_budget_options_and_one_string_as_one_variant(served, tmp_path):
+    """The Python door sets what the command line sets (a review that must not miss anything sets a
+    longer stop window), and ``variants="TSS"`` is one phrasing, not the queries "T" and "S"."""
+    deep_start("coral reef bleaching", "review.json", variants="reef heat stress", batch=3, max_requests=50,
+               round_requests=20, stop_window=120, stop_yield=1)
+    document = json.loads((tmp_path / "review.json").read_text())
+    assert {name: document["options"][name] for name in ("max_requests", "round_requests", "stop_window",
+                                                         "stop_yield")} == \
+        {"max_requests": 50, "round_requests": 20, "stop_window": 120, "stop_yield": 1}
+    assert document["variants"] == ["reef heat stress"]
+    with pytest.raises(ValueError, match="stop-yield must be between 0 and stop-window - 1"):
+        deep_start("coral reef bleaching", "other.json", stop_window=10, stop_yield=10)
+    step = deep_next("review.json", relevant="1", variants="symbiont loss")
+    assert "symbiont loss" in json.loads((tmp_path / "review.json").read_text())["queries"] and step["round"] == 2

@@ -46,9 +46,14 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
             over = await client.call_tool("deep_search_results", {"session": "review.json", "output": "review.json"})
             excluded = await client.call_tool("deep_search_results", {"session": "review.json", "rejected": True,
                                                                       "output": "screened.csv"})
-            return first, second, bad, again, results, over, excluded
+            past = await client.call_tool("deep_search_results", {"session": "review.json", "rejected": True,
+                                                                  "offset": 10_000})
+            return first, second, bad, again, results, over, excluded, past
 
-    first, second, bad, again, results, over, excluded = run(go())
+    first, second, bad, again, results, over, excluded, past = run(go())
+    assert excluded.structured_content["total"] == 3 and past.structured_content["total"] == 3
+    assert past.structured_content["papers"] == [] and past.structured_content["rows"] == "0"
+    assert "No papers from offset 10,000: the list has 3 papers (offsets 0–2)." in text_of(past)
     assert not excluded.is_error, text_of(excluded)
     assert [paper["verdict"] for paper in excluded.structured_content["papers"]] == ["relevant", "not", "not"]
     assert "**not relevant** ·" in text_of(excluded)
@@ -69,6 +74,28 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
     assert (tmp_path / "included.ris").read_text().count("TY  -") == 1
     document = json.loads((tmp_path / "review.json").read_text())
     assert [c["verdict"] for c in document["candidates"] if c["verdict"]] == ["relevant", "not", "not"]
+
+
+def test_start_takes_the_commands_stop_and_budget_options_and_a_true_is_no_row(served, tmp_path):
+    async def go():
+        async with in_process() as client:
+            started = await client.call_tool("deep_search_start", {
+                "topic": "coral reef bleaching", "session": "review.json", "batch": 3, "max_requests": 50,
+                "round_requests": 20, "stop_window": 120, "stop_yield": 1})
+            odd = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "x.json",
+                                                               "stop_window": 10, "stop_yield": 10})
+            truth = await client.call_tool("deep_search_next", {"session": "review.json", "relevant": [True]})
+            return started, odd, truth
+
+    started, odd, truth = run(go())
+    assert not started.is_error, text_of(started)
+    options = json.loads((tmp_path / "review.json").read_text())["options"]
+    assert (options["max_requests"], options["round_requests"], options["stop_window"], options["stop_yield"]) == \
+        (50, 20, 120, 1)
+    assert odd.is_error and "stop-yield must be between 0 and stop-window - 1" in text_of(odd)
+    assert not (tmp_path / "x.json").exists()
+    assert truth.is_error and json.loads((tmp_path / "review.json").read_text())["rounds"][-1]["number"] == 1
+    assert all(c.get("verdict") is None for c in json.loads((tmp_path / "review.json").read_text())["candidates"])
 
 
 def test_two_next_calls_at_once_run_one_step_and_refuse_the_other(served, tmp_path):

@@ -34,6 +34,11 @@ def _list(value: str | Sequence[int | str] | None) -> str | None:
     return ",".join(str(item) for item in value)
 
 
+def _phrasings(variants: str | Sequence[str]) -> list[str]:
+    """The variants as a list: one string is one phrasing (iterated, it would be its letters)."""
+    return [variants] if isinstance(variants, str) else list(variants)
+
+
 def _saver(path: str):
     return lambda session: save(path, session, write_file_atomically)
 
@@ -46,11 +51,16 @@ def _checked(call):
         raise ValueError(str(problem)) from None
 
 
-def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch: int = 20, max_judged: int = 300,
-               providers: Sequence[str] | None = None, filters: Mapping[str, Any] | None = None,
-               rerank: str | None = None, settings: Settings | None = None) -> dict[str, Any]:
+def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), batch: int = 20,
+               max_judged: int = 300, max_requests: int = Options.max_requests,
+               round_requests: int = Options.round_requests, stop_window: int = Options.stop_window,
+               stop_yield: int = Options.stop_yield, providers: Sequence[str] | None = None,
+               filters: Mapping[str, Any] | None = None, rerank: str | None = None,
+               settings: Settings | None = None) -> dict[str, Any]:
     """Search ``topic``, create the ``session`` file (.json; it must not exist) and return the first
     step: ``batch`` (rows to judge), ``done``, ``yield``… (``lit-search deep start --format json``).
+    ``variants``: other phrasings (one string is one phrasing); ``max_requests``,
+    ``round_requests``, ``stop_window``, ``stop_yield``: as the command's options of those names.
     ``filters``: the search's, by name (year="2019-", types=["review"], venue=…); ``rerank``:
     "semantic" or "none" (default: the optional re-ranker when installed)."""
     from ..deep import steps
@@ -63,8 +73,10 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
         unknown = sorted(set(given) - FILTER_NAMES)
         if unknown:
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
-        checked = checked_options(topic, variants=variants, providers=providers, filters=given, rerank=rerank)
-        options = Options(batch=batch, max_judged=max_judged, providers=checked.providers, rerank=rerank)
+        checked = checked_options(topic, variants=_phrasings(variants), providers=providers, filters=given,
+                                  rerank=rerank)
+        options = Options(batch=batch, max_judged=max_judged, max_requests=max_requests, round_requests=round_requests,
+                          stop_window=stop_window, stop_yield=stop_yield, providers=checked.providers, rerank=rerank)
         problem = check_options(options)
         if problem:
             raise UsageError(problem)
@@ -83,7 +95,7 @@ def deep_start(topic: str, session: str, *, variants: Sequence[str] = (), batch:
 
 def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None,
               maybe: str | Sequence[int | str] | None = None, not_: str | Sequence[int | str] | None = None,
-              rest: str = "not", variants: Sequence[str] = (), max_judged: int | None = None,
+              rest: str = "not", variants: str | Sequence[str] = (), max_judged: int | None = None,
               max_requests: int | None = None, show: bool = False, settings: Settings | None = None) -> dict[str, Any]:
     """Record verdicts on the current batch (rows or ids; ``not_`` is ``--not``) and run the next
     round: the next step's dict, or the stop (``done``, ``stop_reason``). ``variants`` or a larger
@@ -93,6 +105,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     from ..render.deep import step_payload
     from ..search.options import clean_query
 
+    variants = _phrasings(variants)
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
                                            "variants": list(variants) or None, "max_judged": max_judged,

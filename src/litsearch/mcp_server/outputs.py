@@ -259,5 +259,6 @@ class DeepResults(ToolOutput):
     maybe: int
     papers: list[dict[str, Any]] = Field(description="each paper's record with its verdict and where it came from")
     rows: str
+    total: int = Field(description="papers in the whole list (every page)")
     next_offset: int | None
     written: str | None = Field(description="the file written, when output was given")

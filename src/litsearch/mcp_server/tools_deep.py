@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictInt
 
 from ..core.errors import UsageError
 from ..core.text import plural
-from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE
+from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
 from ..deep.session import Options
 from ..deep.session_file import save, session_file_kind
 from ..deep.step_lock import held
@@ -29,8 +29,10 @@ from .tools_papers import Provider, SearchFilters
 KEEPS_A_SESSION = Conduct(read_only=False, destructive=False, idempotent=False, open_world=True)
 # Results read the session; with output they replace that file.
 WRITES_AN_EXPORT = Conduct(read_only=False, destructive=True, idempotent=True, open_world=False)
-ListArg = Annotated[str | list[int | str] | None, Field(description="batch rows (1-based) or paper ids, as a comma "
-                                                                      "list or an array")]
+# StrictInt: a JSON true is no row (pydantic's lax int would read it as row 1)
+ListArg = Annotated[str | list[StrictInt | str] | None, Field(description="batch rows (1-based), ranges of rows "
+                                                                            "(\"3-5\") or paper ids, as a comma list "
+                                                                            "or an array")]
 SessionPath = Annotated[str, Field(min_length=1, max_length=4096, description="the session file (.json)")]
 RESULTS_PAGE = 50
 
@@ -59,6 +61,15 @@ async def deep_search_start(
     batch: Annotated[int, Field(ge=BATCH_RANGE[0], le=BATCH_RANGE[1], description="papers per batch")] = 20,
     max_judged: Annotated[int, Field(ge=MAX_JUDGED_RANGE[0], le=MAX_JUDGED_RANGE[1],
                                      description="papers judged at most")] = 300,
+    max_requests: Annotated[int, Field(ge=MAX_REQUESTS_RANGE[0], le=MAX_REQUESTS_RANGE[1],
+                                       description="requests over the session at most")] = Options.max_requests,
+    round_requests: Annotated[int, Field(ge=ROUND_REQUESTS_RANGE[0], le=ROUND_REQUESTS_RANGE[1],
+                                         description="requests one round may send")] = Options.round_requests,
+    stop_window: Annotated[int, Field(ge=STOP_WINDOW_RANGE[0], le=STOP_WINDOW_RANGE[1],
+                                      description="the saturation rule looks at the last N judged (larger for a "
+                                                  "review that must not miss anything)")] = Options.stop_window,
+    stop_yield: Annotated[int, Field(ge=0, description="saturated when those held at most N relevant")]
+    = Options.stop_yield,
     providers: Annotated[list[Provider] | None, Field(description="default: chosen from the topic")] = None,
     filters: Annotated[SearchFilters | None, Field(description="the search's filters")] = None,
     rerank: Annotated[Literal["semantic", "none"] | None, Field(description="semantic: the top of each round "
@@ -71,6 +82,7 @@ async def deep_search_start(
     request, then call deep_search_next with the verdicts; lit-search chases the relevant papers' citations and
     similar papers and says when the search is saturated."""
     from ..deep import steps
+    from ..deep.limits import check_options
     from ..search.options import MCP_TOOL, checked_options
 
     given = filters.model_dump(exclude_none=True) if filters else {}
@@ -78,7 +90,11 @@ async def deep_search_start(
     checked = checked_options(topic, variants=variants or [], providers=providers, filters=given, rerank=rerank,
                               names=MCP_TOOL)
     steps.check_new_session_path(session)
-    options = Options(batch=batch, max_judged=max_judged, providers=checked.providers, rerank=rerank)
+    options = Options(batch=batch, max_judged=max_judged, max_requests=max_requests, round_requests=round_requests,
+                      stop_window=stop_window, stop_yield=stop_yield, providers=checked.providers, rerank=rerank)
+    problem = check_options(options)
+    if problem:
+        raise UsageError(problem)
     with held(session):
         steps.check_new_session_path(session)  # another start may have made it meanwhile
         found = await current().online(lambda http, _store: steps.start_step(
@@ -91,7 +107,8 @@ async def deep_search_next(
     session: SessionPath,
     relevant: ListArg = None,
     maybe: ListArg = None,
-    not_: Annotated[str | list[int | str] | None, Field(alias="not", description="rows or ids judged not relevant")]
+    not_: Annotated[str | list[StrictInt | str] | None, Field(alias="not", description="rows or ids judged not "
+                                                                                       "relevant")]
     = None,
     rest: Annotated[Literal["not", "maybe"], Field(description="the verdict of the batch's rows not named")] = "not",
     variants: Annotated[list[str] | None, Field(description="queries to search in the next round")] = None,
@@ -153,13 +170,20 @@ async def deep_search_results(
     payload = results_json(result, found, session)
     page = payload["results"][offset: offset + RESULTS_PAGE]
     following = offset + RESULTS_PAGE if offset + RESULTS_PAGE < len(payload["results"]) else None
-    text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
-                         else format, include_abstracts=False) if page else nothing_listed(all, rejected) + "\n"
+    total = len(payload["results"])
+    if page:
+        text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
+                             else format, include_abstracts=False)
+    elif total:  # an offset past the end: the list is not empty
+        text = f"No papers from offset {offset:,}: the list has {plural(total, 'paper')} (offsets 0–{total - 1:,}).\n"
+    else:
+        text = nothing_listed(all, rejected) + "\n"
     if written:
         text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
     data: dict[str, Any] = {"session": session, "done": found.done, "stop_reason": found.stop_reason,
                             "judged": payload["judged"], "relevant": payload["relevant"], "maybe": payload["maybe"],
                             "papers": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",
+                            "total": total,
                             "next_offset": following, "written": written}
     return tool_result(text, data)
 
