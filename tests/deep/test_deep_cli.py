@@ -274,6 +274,32 @@ def test_a_next_killed_during_the_append_or_the_rename_keeps_the_last_step(world
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]
 
 
+def test_a_step_that_cannot_write_says_where_the_session_stands_and_loses_nothing(world, tmp_path):
+    """A full disk or a file-size limit mid-step (here RLIMIT_FSIZE, which Python turns into EFBIG):
+    one line, exit 2, pointing to --show; the session reads after it, every verdict of a step
+    that completed kept."""
+    import resource
+
+    env = command_env(world.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"))
+    run = command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+    start(run)
+    run(["next", "review.json", "--relevant", "1", "-q"])
+    size = (tmp_path / "review.json").stat().st_size
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size // 2, size // 2))
+
+    limited = command_runner(env, tmp_path, prefix=["deep"], timeout=300, preexec=small_files)
+    out = limited(["next", "review.json", "--relevant", "1,2", "-q", "--no-cache"], code=2)  # the cache would warn
+    first, *more = out.stderr.splitlines()
+    assert "cannot write" in first and "File too large" in first and more == []
+    assert first.endswith("the session is as its last complete step left it: see where it stands with "
+                          "`lit-search deep next review.json --show`")
+    document = whole(tmp_path / "review.json")  # readable: the last complete step
+    assert sum(c["verdict"] == "relevant" for c in document["candidates"]) >= 1
+    assert run(["next", "review.json", "--show", "-q"]).returncode == 0
+
+
 def test_a_session_of_version_1_still_opens_and_is_saved_as_version_2(run, tmp_path):
     start(run)
     session = tmp_path / "review.json"

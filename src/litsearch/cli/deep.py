@@ -10,7 +10,7 @@ import argparse
 import os
 from typing import Sequence
 
-from ..core.errors import EXIT_CODES_HELP, UsageError
+from ..core.errors import EXIT_CODES_HELP, InputError, UsageError
 from ..core.sanitize import json_text
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
 from ..deep.session import Options
@@ -196,7 +196,14 @@ def deep_command(argv: Sequence[str]) -> int:
     from ..render.deep import step_markdown, step_payload, step_text
 
     try:
-        session, shown = _step(args, settings, console, steps, held)
+        try:
+            session, shown = _step(args, settings, console, steps, held)
+        except OSError as failed:  # a full disk, a file-size limit: the file is at its last complete step
+            if isinstance(failed, BrokenPipeError):
+                raise
+            raise InputError(f"cannot write {failed.filename or 'the session'}: {failed.strerror or failed}; the "
+                             f"session is as its last complete step left it: "
+                             f"{_where(getattr(args, 'session', None) or args.file)}") from None
         if fmt == "json":
             text = json_text(step_payload(session, shown))
         elif fmt == TERMINAL_VIEW:
