@@ -138,8 +138,11 @@ def test_the_report_of_a_session_in_the_terminal_view(run, tmp_path, world):
     lines = view.splitlines()
     assert lines[0] == "Methods: deep search" and "Rounds" in lines and "|---" not in view
     assert max(len(line) for line in lines) <= 64
-    assert "Round 1: 3 judged, 1 relevant, 0 maybe;" in " ".join(lines)
-    assert re.search(r"Round 2: 0 judged, 0 relevant, 0 maybe; [\d,]+ new candidates?; [\d,]+ requests?", " ".join(lines))
+    words = " ".join(view.split())  # a round's line wraps with its continuation indented
+    assert "Round 1: 3 judged, 1 relevant, 0 maybe;" in words
+    assert re.search(r"Round 2: 0 judged, 0 relevant, 0 maybe; [\d,]+ new candidates?; [\d,]+ requests?", words)
+    block = next(n for n, line in enumerate(lines) if line.startswith("Round 2: "))
+    assert lines[block + 1].startswith("    ") or lines[block + 1].startswith("  asked: ")
     assert "3 papers were judged (1 relevant, 0 maybe, 2 not relevant)" in " ".join(view.split())
     # every request a round sent, as the Markdown lists it: the same words, wrapped
     asked = re.findall(r"^\| 2 \|.*\| ([^|]+) \|$", markdown, re.M)[0]
@@ -626,6 +629,7 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
     assert (tmp_path / "small.json").read_bytes() == kept
     going = json.loads(run(["next", "small.json", "--max-judged", "4", "--format", "json", "-q"]).stdout)
     assert going["done"] is False and going["round"] == 2 and 0 < len(going["batch"]) <= 2
+    assert going["notes"] == ["reopened after the stop (budget): --max-judged 2 → 4"]  # said, not only filed
     document = whole(tmp_path / "small.json")
     assert document["options"]["max_judged"] == 4
     assert "reopened after the stop (budget): --max-judged 2 → 4" in document["rounds"][0]["notes"]

@@ -268,7 +268,7 @@ def test_the_recent_yield_counts_whole_rounds_newest_first():
     assert recent_yield(rounds_with([(20, 9), (20, 1), (20, 0)]), 40) == (40, 1)
     assert recent_yield(rounds_with([(20, 9), (20, 1), (15, 0)]), 40) == (55, 10)
     assert yield_curve(rounds_with([(20, 3)])) == [{"round": 1, "judged": 20, "relevant": 3, "new_candidates": 5,
-                                                    "requests": 2}]
+                                                    "requests": 2, "maybe": 0}]
 
 
 @pytest.mark.parametrize("yields,saturated", [

@@ -239,3 +239,16 @@ def test_the_terminal_view_of_a_batch_is_wrapped_to_the_terminal_and_loses_no_wo
     assert [word for word in wrapped.split() if word != "│"] == [word for word in whole.split() if word != "│"]
     assert sum(line.lstrip().startswith("│") for line in lines) > 4 * 2  # each abstract over several lines
     assert max(len(line) for line in whole.splitlines()) > width
+
+
+def test_the_reports_notes_name_their_round_and_the_stop_reads_as_sentences():
+    session = session_of(3, batch=3)
+    session.rounds.append(Round(2, notes=["“A reef study” (read in round 1): verdict changed from not to relevant"]))
+    session.rounds[0].notes.append("12 records left out by the filters")
+    session.done, session.stop_reason, session.batch = True, "saturated", []
+    session.rounds[-1].stop_check = "last 80 judged: 1 relevant (saturated at ≤ 2 of the last 80, every relevant paper chased)"
+    report = methods_text(session)
+    assert "- Round 1: 12 records left out by the filters" in report
+    assert "- Round 2: “A reef study” (read in round 1): verdict changed from not to relevant" in report
+    assert "The session stopped: saturated. Last 80 judged: 1 relevant (saturated at ≤ 2 of the last 80, every " \
+           "relevant paper chased)." in report

@@ -169,10 +169,10 @@ def reopen(session: Session, queries: list[str], options: Options | None) -> Non
                  for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
         session.options = options
     left_out = queries_left_out(session, queries)
+    reopened = f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}"
     if session.rounds:
-        session.rounds[-1].notes.append(f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}")
-        session.rounds[-1].notes += left_out
-    session.said = left_out
+        session.rounds[-1].notes += [reopened, *left_out]
+    session.said = [reopened, *left_out]  # the step says it too: its stop line is the rule's check again
     session.pending_queries = check_queries(session, queries)
     session.done, session.stop_reason = False, None
     if session.rounds:

@@ -74,7 +74,8 @@ def saturation(session: Session) -> tuple[bool, str]:
 
 
 def yield_curve(session: Session) -> list[dict[str, int]]:
-    """Per round: papers judged, relevant, new candidates, requests (the JSON's ``yield``)."""
+    """Per round: papers judged, relevant, new candidates, requests (the JSON's ``yield``), and
+    maybe (as the report's table has it)."""
     return [{"round": entry.number, "judged": entry.judged, "relevant": entry.relevant,
-             "new_candidates": entry.new_candidates, "requests": sum(entry.requests.values())}
+             "new_candidates": entry.new_candidates, "requests": sum(entry.requests.values()), "maybe": entry.maybe}
             for entry in session.rounds]

@@ -114,8 +114,9 @@ def _paper_key(session: Session, pool: Pool, item: str, verdict: str) -> str:
         return item
     try:
         ref = parse_paper_ref(item)
-    except UnknownIdError as error:
-        raise UsageError(f"--{verdict}: {error}") from None
+    except UnknownIdError as error:  # it names the id forms; a LIST also takes rows, ranges and keys
+        raise UsageError(f"--{verdict}: {error}; or a row of the batch (1), a range of rows (3-5) or the key its "
+                         f"JSON gives (c48)") from None
     found = pool.by_key.get(f"{ref.field}:{ref.value.lower()}")
     if found is None:
         raise UsageError(f"--{verdict}: {_shown(item)} is not a paper of this session (use the batch's row "

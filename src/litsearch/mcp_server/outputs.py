@@ -223,6 +223,7 @@ class DeepYield(_Shape):
     relevant: int
     new_candidates: int
     requests: int
+    maybe: int
 
 
 class DeepStep(ToolOutput):

@@ -141,8 +141,7 @@ def _summary_lines(session: Session) -> list[str]:
                      (f" (answered from the response cache instead: {_counts(session.cached)})" if session.cached else ""))
     last = session.rounds[-1] if session.rounds else None
     if last and last.actions:  # the judge's own queries first: what it asked for is never "and N more"
-        asked = sorted(last.actions, key=lambda action: not action.startswith(JUDGE_QUERY))
-        lines.append(f"Round {last.number:,} asked: " + cut_phrases(asked, ASKED_CHARS))
+        lines.append(f"Round {last.number:,} asked: " + cut_phrases(asked_in_order(last.actions), ASKED_CHARS))
     lines += [cut(f"This step: {note}", 200) for note in session.said[:SAID_NOTES]]
     if len(session.said) > SAID_NOTES:
         lines.append(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
@@ -250,7 +249,8 @@ def methods_paragraphs(session: Session) -> list[str]:
             f"{plural(options.max_judged, 'paper')} judged or {plural(options.max_requests, 'request')}; exhausted when "
             f"no unjudged candidate was left.\n")  # a line of its own in Markdown, one paragraph still
     if session.done:
-        stop += f"The session stopped: {session.stop_reason} ({session.rounds[-1].stop_check})."
+        said = session.rounds[-1].stop_check.rstrip(".")
+        stop += f"The session stopped: {session.stop_reason}." + (f" {sentence(said)}." if said else "")
     else:
         stop += f"The session is still open (round {session.round:,})."
     return [
@@ -272,11 +272,17 @@ def methods_paragraphs(session: Session) -> list[str]:
 def round_asked(entry) -> str:
     """Every request a round sent, whole (the record of the search: no cut inside one), bounded
     only against a damaged file."""
-    return cut_phrases([a for a in entry.actions if ":" in a], REPORT_ASKED_CHARS)
+    return cut_phrases([a for a in asked_in_order(entry.actions) if ":" in a], REPORT_ASKED_CHARS)
 
 
 def session_notes(session: Session) -> list[str]:
-    return [note for entry in session.rounds for note in entry.notes][:50]
+    """Every round's notes, each with its round (a verdict changed, a query left out: when)."""
+    return [f"Round {entry.number:,}: {note}" for entry in session.rounds for note in entry.notes][:50]
+
+
+def asked_in_order(actions: list[str]) -> list[str]:
+    """A round's requests, the judge's own queries first (under a batch and in the report alike)."""
+    return sorted(actions, key=lambda action: not action.startswith(JUDGE_QUERY))
 
 
 def methods_text(session: Session) -> str:
@@ -308,7 +314,7 @@ def methods_view(session: Session, width: int) -> str:
         lines += wrap(f"Round {entry.number:,}: {entry.judged:,} judged, {entry.relevant:,} relevant, "
                       f"{entry.maybe:,} maybe; {plural(entry.new_candidates, 'new candidate')}; "
                       f"{plural(sum(entry.requests.values()), 'request')}"
-                      + (f" and {plural(cached, 'answer')} from the cache" if cached else ""), width)
+                      + (f" and {plural(cached, 'answer')} from the cache" if cached else ""), width, "    ", first="")
         asked = round_asked(entry)
         if asked:
             lines += wrap(plain(asked), width, "    ", first="  asked: ")
