@@ -198,6 +198,8 @@ def test_the_session_round_trips(tmp_path):
     (lambda d: d.update(version=99), "a session of version 99"),
     (lambda d: d["candidates"][0].update(verdict="yes"), "has verdict 'yes'"),
     (lambda d: d["candidates"][0].update(score="high"), r"'candidates\[0\]\.score' should be"),
+    (lambda d: d["candidates"][0].update(score=None), r"'candidates\[0\]\.score' should be a number, not null$"),
+    (lambda d: d["candidates"][0].update(why=True), r"'candidates\[0\]\.why' should be text, not true$"),
     (lambda d: d["options"].update(batch=0), "batch must be between 1 and 100"),
     (lambda d: d["options"].update(max_judged=10**9), "max-judged must be between"),
     (lambda d: d.update(batch=["c99"]), "the batch names unknown candidate 'c99'"),

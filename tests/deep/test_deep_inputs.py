@@ -268,6 +268,7 @@ def test_the_mcp_tool_refuses_an_odd_session_name_as_the_command_does(tmp_path, 
     (None, "a deep-search session, cut short: its JSON stops after 300 bytes"),
     (b"\xff\xfe{", "(not UTF-8 text)"),
     (b"{]", "(not JSON: "),
+    (b'{"kind": "x\x01"}', "(not JSON: Invalid control character at line 1 column 12)"),
     (b'{"kind": "deep-search session", "version": ' + b"9" * 5_000 + b"}", "(a number of thousands of digits"),
 ])
 def test_report_and_deep_results_name_an_unreadable_file_alike(run, saved, body, words):

@@ -100,7 +100,8 @@ def read_json_input(path: str | os.PathLike, limit: int, what: str) -> Any:
         if error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string"):
             raise InputError(f"{shown}: {what}, cut short: its JSON stops after {len(data):,} bytes, before the "
                              f"document ends (a copy or a save that was stopped?)") from None
-        raise InputError(f"{shown}: not {what} (not JSON: {error.msg} at line {error.lineno:,} column "
+        message = error.msg.removesuffix(" at")  # "Invalid control character at": the place follows here
+        raise InputError(f"{shown}: not {what} (not JSON: {message} at line {error.lineno:,} column "
                          f"{error.colno:,})") from None
     except ValueError:  # a number of thousands of digits: Python refuses to convert it (no field holds one)
         raise InputError(f"{shown}: not {what} (a number of thousands of digits, too long to read)") from None

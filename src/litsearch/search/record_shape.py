@@ -207,11 +207,16 @@ def _join(where: str, name: str) -> str:
 
 def _names(kinds: tuple) -> str:
     words = {str: "text", int: "a whole number", float: "a number", bool: "true or false", type(None): "null"}
+    if int in kinds and float in kinds:  # "a whole number or a number" says a number twice
+        kinds = tuple(kind for kind in kinds if kind is not int)
     return " or ".join(words.get(kind, "a list") if isinstance(kind, type)
                        else "an object" if isinstance(kind, MapOf) else "a list" for kind in kinds)
 
 
 def _described(value: Any) -> str:
+    """The value a field holds, in the file's own words (JSON's null, true and false)."""
     if isinstance(value, (dict, list)):
         return "an object" if isinstance(value, dict) else "a list"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
     return excerpt(repr(value), 40)
