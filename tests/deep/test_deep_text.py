@@ -19,6 +19,7 @@ from built_sessions import session_of  # noqa: E402
 from litsearch.core.text import cut_phrases, phrases, plural, sentence
 from litsearch.deep.results import as_search_result
 from litsearch.deep.session import Round, Session
+from litsearch.deep.expand import judge_query_of
 from litsearch.render.deep import WHY_CHARS, batch_entries, methods_text, step_markdown, step_payload, step_text
 from litsearch.render.table import render_markdown
 from litsearch.render.terminal import text_width
@@ -252,3 +253,20 @@ def test_the_reports_notes_name_their_round_and_the_stop_reads_as_sentences():
     assert "- Round 2: “A reef study” (read in round 1): verdict changed from not to relevant" in report
     assert "The session stopped: saturated. Last 80 judged: 1 relevant (saturated at ≤ 2 of the last 80, every " \
            "relevant paper chased)." in report
+
+
+def test_the_methods_tell_the_users_queries_from_those_lit_search_made():
+    """A review's methods must say which search terms were the user's and which the tool derived."""
+    session = session_of(3, batch=3)
+    session.variants = ["reef heat stress"]
+    session.queries = ["coral reef bleaching", "reef heat stress", "Bleaching kills corals", "symbiont loss",
+                       "zooxanthellae density"]
+    session.rounds.append(Round(2, queries=["symbiont loss", "zooxanthellae density"],
+                                actions=["the judge query “symbiont loss”: 12 papers",
+                                         "new query “zooxanthellae density”: 8 papers"]))
+    assert judge_query_of("the judge query “a “quoted”: title”: 3 papers (arxiv failed)") == "a “quoted”: title"
+    assert judge_query_of("new query “x”: 3 papers") is None
+    text = " ".join(methods_text(session).split())
+    assert ("the queries searched were: the topic “coral reef bleaching”; the user's variants “reef heat stress”; "
+            "the topic's sentences, each alone “Bleaching kills corals”; the judge's queries “symbiont loss”; "
+            "derived by lit-search from the words the relevant papers share “zooxanthellae density”.") in text

@@ -389,6 +389,15 @@ async def _search(http: HttpClient, session: Session, action: Action, entry: Rou
     return arrivals
 
 
+def judge_query_of(action: str) -> str | None:
+    """The query of a round's action that searched one the judge gave (as ``_search`` writes it:
+    "the judge query “…”: 12 papers"), else None."""
+    opening = f"{JUDGE_QUERY} “"
+    if not action.startswith(opening) or "”: " not in action:
+        return None
+    return action[len(opening):].rpartition("”: ")[0]
+
+
 async def query_arrivals(http: HttpClient, query: str, providers: list[str], filters: Filters, round_number: int,
                          via: str) -> tuple[Any, list[Arrival]]:
     """One query searched at ``providers`` (every one the query brings when empty), as a search

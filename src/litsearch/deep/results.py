@@ -90,6 +90,29 @@ def filters_said(session: Session) -> list[str]:
     return [session.filters.describe(name) for name in session.filters.active()]
 
 
+def queries_said(session: Session) -> str:
+    """Every query the session searched, by where it came from (a review's methods must tell the
+    user's search terms from those the tool made): "the topic “…”; the user's variants “…”; the
+    topic's sentences, each alone, “…”; the judge's queries “…”; derived by lit-search from the
+    words the relevant papers share, “…”". The judge's are told from the derived ones by the
+    round's record of them (expand.JUDGE_QUERY)."""
+    from .expand import judge_query_of
+
+    later = {query for entry in session.rounds[1:] for query in entry.queries}
+    judged = {found for entry in session.rounds for found in map(judge_query_of, entry.actions) if found}
+    variants = set(session.variants)
+    groups: dict[str, list[str]] = {"topic": [], "variants": [], "sentences": [], "judge": [], "derived": []}
+    for query in session.queries:
+        group = ("topic" if query == session.topic else "variants" if query in variants and query not in later
+                 else "sentences" if query not in later else "judge" if query in judged else "derived")
+        if query not in groups[group]:
+            groups[group].append(query)
+    words = {"topic": "the topic", "variants": "the user's variants", "sentences": "the topic's sentences, each alone",
+             "judge": "the judge's queries", "derived": "derived by lit-search from the words the relevant papers share"}
+    return "; ".join(f"{words[group]} " + ", ".join(f"“{q}”" for q in queries)
+                     for group, queries in groups.items() if queries) or "none"
+
+
 def verdicts_said(session: Session) -> str:
     """"3 relevant, 2 maybe, 1 not relevant": the session's verdicts, counted."""
     counts = [len(session.judged(verdict)) for verdict in ("relevant", "maybe", "not")]

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
-from ..deep.results import filters_said, verdicts_said
+from ..deep.results import filters_said, queries_said, verdicts_said
 from ..deep.expand import JUDGE_QUERY
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
@@ -239,7 +239,7 @@ def methods_paragraphs(session: Session) -> list[str]:
     """The methods of a session as paragraphs of plain text: what was searched and chased, the
     verdicts and requests, the stop rule and why it fired (or that the session is still open)."""
     options = session.options
-    queries = "; ".join(f"“{q}”" for q in session.queries) or "none"
+    queries = queries_said(session)
     providers = ", ".join(_label(p) for p in session.search_providers) or "none"
     limits = filters_said(session)
     limited = (f"Limits and filters, kept in every round: {'; '.join(limits)}. " if limits
@@ -255,7 +255,7 @@ def methods_paragraphs(session: Session) -> list[str]:
         stop += f"The session is still open (round {session.round:,})."
     return [
         f"A deep search for “{session.topic}” was run with lit-search (session started {session.created_at}). "
-        f"Searches were sent to {providers}; the queries searched were {queries}. {limited}"
+        f"Searches were sent to {providers}; the queries searched were: {queries}. {limited}"
         f"In batches of at most {plural(options.batch, 'paper')}, a judge read titles and abstracts and marked each "
         f"relevant, maybe or not relevant; after each round lit-search chased the papers judged relevant: their "
         f"references and the papers citing them, papers recommended as similar to the relevant ones (and unlike the "
