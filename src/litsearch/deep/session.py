@@ -306,10 +306,12 @@ def session_of(document: dict[str, Any], entries: list[dict[str, Any]], shown: s
 
 def _state_problem(session: Session) -> str | None:
     """What no step leaves behind, in words (a session edited by hand, or by another program):
-    a batch naming a paper twice, one not among the candidates or judged already (it would be
-    shown, and counted, again), a batch larger than --batch; a complete session with a batch or
-    without its stop reason, or an open one with a stop reason. None when the state is one a
-    step can leave."""
+    an empty topic; rounds not numbered 1, 2, … in order; requests counted for a provider nobody
+    declared; a candidate whose key is malformed or not below next_number, whose rounds are not
+    the session's, or whose score is no number; a batch naming a paper twice, one not among the
+    candidates or judged already (it would be shown, and counted, again), a batch larger than
+    --batch; a complete session with a batch or without its stop reason, or an open one with a
+    stop reason. None when the state is one a step can leave."""
     if not session.topic.strip():
         return "an empty topic"
     numbers = [entry.number for entry in session.rounds]
