@@ -64,7 +64,6 @@ def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), 
     ``filters``: the search's, by name (year="2019-", types=["review"], venue=…); ``rerank``:
     "semantic" or "none" (default: the optional re-ranker when installed)."""
     from ..deep import steps
-    from ..deep.limits import check_options
     from ..render.deep import step_payload
     from ..search.options import checked_options
 
@@ -75,11 +74,9 @@ def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), 
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
         checked = checked_options(topic, variants=_phrasings(variants), providers=providers, filters=given,
                                   rerank=rerank)
-        options = Options(batch=batch, max_judged=max_judged, max_requests=max_requests, round_requests=round_requests,
-                          stop_window=stop_window, stop_yield=stop_yield, providers=checked.providers, rerank=rerank)
-        problem = check_options(options)
-        if problem:
-            raise UsageError(problem)
+        options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
+                                        round_requests=round_requests, stop_window=stop_window,
+                                        stop_yield=stop_yield, providers=checked.providers, rerank=rerank))
         steps.check_new_session_path(session)
         return checked.topic, checked.variants, checked.filters, options
 
@@ -108,7 +105,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     variants = _phrasings(variants)
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
-                                           "variants": list(variants) or None, "max_judged": max_judged,
+                                           "variants": variants or None, "max_judged": max_judged,
                                            "max_requests": max_requests}))
         return step_payload(_checked(lambda: steps.shown_session(session)), session)
 

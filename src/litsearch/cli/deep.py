@@ -235,15 +235,11 @@ def _saver(path: str):
 
 
 def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:
-    from ..deep.limits import check_options
+    from ..deep.steps import checked
 
-    options = Options(batch=args.batch, max_judged=args.max_judged, max_requests=args.max_requests,
-                      round_requests=args.round_requests, stop_window=args.stop_window, stop_yield=args.stop_yield,
-                      providers=providers)
-    problem = check_options(options)
-    if problem:
-        raise UsageError(f"--{problem}")
-    return options
+    return checked(Options(batch=args.batch, max_judged=args.max_judged, max_requests=args.max_requests,
+                           round_requests=args.round_requests, stop_window=args.stop_window,
+                           stop_yield=args.stop_yield, providers=providers), "--")
 
 
 def _results(args: argparse.Namespace) -> int:

@@ -128,8 +128,7 @@ def judge(session: Session, verdicts: Verdicts, judge_queries: list[str]) -> Ses
     if session.done:
         raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
                          f"`lit-search deep results FILE`")
-    waiting = check_queries(session, judge_queries)
-    left_out = queries_left_out(session, judge_queries)
+    waiting, left_out = check_queries(session, judge_queries)
     apply(session, verdicts)
     if session.rounds:
         session.rounds[-1].notes += left_out
@@ -168,42 +167,39 @@ def reopen(session: Session, queries: list[str], options: Options | None) -> Non
         said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
                  for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
         session.options = options
-    left_out = queries_left_out(session, queries)
+    session.pending_queries, left_out = check_queries(session, queries)
     reopened = f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}"
     if session.rounds:
         session.rounds[-1].notes += [reopened, *left_out]
     session.said = [reopened, *left_out]  # the step says it too: its stop line is the rule's check again
-    session.pending_queries = check_queries(session, queries)
     session.done, session.stop_reason = False, None
     if session.rounds:
         session.rounds[-1].stop_check = saturation(session)[1]
 
 
-def check_queries(session: Session, judge_queries: list[str]) -> list[str]:
-    """The judge's queries waiting for the next round with these, at most MAX_VARIANTS."""
-    # A query searched already (the topic, a variant, an earlier query), in any case, is not
-    # searched again; nor one given twice.
+def check_queries(session: Session, judge_queries: list[str]) -> tuple[list[str], list[str]]:
+    """The queries waiting for the next round with the judge's, at most MAX_VARIANTS; and a note
+    for each of the judge's left out (the judge gave it to be searched, so it is told why not).
+    A query searched already (the topic, a variant, an earlier query), in any case, is not
+    searched again; one waiting already, or given twice, is searched once."""
     searched = {query.casefold() for query in [session.topic, *session.variants, *session.queries]}
-    waiting: list[str] = []
-    for query in [*session.pending_queries, *judge_queries]:
-        if query.casefold() not in searched and query.casefold() not in {q.casefold() for q in waiting}:
-            waiting.append(query)
+    waiting: dict[str, str] = {}
+    for query in session.pending_queries:
+        if query.casefold() not in searched:
+            waiting.setdefault(query.casefold(), query)
+    pending = set(waiting)
+    notes: dict[str, str] = {}
+    for query in judge_queries:
+        key = query.casefold()
+        why = "searched already" if key in searched else "waiting already for the next round" if key in pending else ""
+        if why:
+            notes.setdefault(key, f"--variant “{query}” not searched again: {why}")
+        else:
+            waiting.setdefault(key, query)  # given twice: searched once, no note
     if len(waiting) > MAX_VARIANTS:
         raise UsageError(f"{plural(len(waiting), 'query', 'queries')} would wait for the next round; "
                          f"at most {MAX_VARIANTS}")
-    return waiting
-
-
-def queries_left_out(session: Session, judge_queries: list[str]) -> list[str]:
-    """A note for each of the judge's queries not searched again (check_queries leaves them out):
-    the judge gave it to be searched, so it is told why not."""
-    earlier = {query.casefold(): "searched already" for query in [session.topic, *session.variants, *session.queries]}
-    earlier.update({query.casefold(): "waiting already for the next round" for query in session.pending_queries})
-    notes: dict[str, str] = {}  # a query given twice is searched once: no note for that
-    for query in judge_queries:
-        if query.casefold() in earlier:
-            notes.setdefault(query.casefold(), f"--variant “{query}” not searched again: {earlier[query.casefold()]}")
-    return list(notes.values())
+    return list(waiting.values()), list(notes.values())
 
 
 async def expand(http: HttpClient, session: Session, timing: Timing | None = None) -> Session:

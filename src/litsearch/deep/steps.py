@@ -54,9 +54,8 @@ def _sharing_papers(path: Path) -> str | None:
     ``deep start`` killed before its document was written) is replaced by the start, as before."""
     from .paper_store import papers_path
 
-    folder = path.parent if str(path.parent) else Path(".")
     try:
-        names = os.listdir(folder)
+        names = os.listdir(path.parent)  # "." for a bare name
     except OSError:
         return None
     mine = papers_path(path.name)
@@ -124,6 +123,16 @@ async def start_step(http: HttpClient, topic: str, variants: list[str], filters:
     return session
 
 
+def checked(options: Options, flag: str = "") -> Options:
+    """``options`` when they are within their bounds (deep/limits.py), else UsageError naming the
+    option (``flag``: "--" where the door's names are the command line's). Every door checks a
+    session's options here: ``start``'s and the new budgets of ``next``."""
+    problem = check_options(options)
+    if problem:
+        raise UsageError(flag + problem)
+    return options
+
+
 Limits = dict[str, "int | None"]  # "max_judged", "max_requests": new budgets given with a step
 
 
@@ -133,10 +142,7 @@ def new_options(session: Session, limits: Limits | None) -> Options | None:
     given = {name: value for name, value in (limits or {}).items() if value is not None}
     if not given:
         return None
-    options = replace(session.options, **given)
-    problem = check_options(options)
-    if problem:
-        raise UsageError(problem)
+    options = checked(replace(session.options, **given))
     # A budget is a limit to go on to: one spent already would stop the session before it shows
     # anything (and said "go on with N above" a number below what it had done)
     spent = {"max_judged": (len(session.judged()), "paper is", "papers are", "judged"),

@@ -82,7 +82,6 @@ async def deep_search_start(
     request, then call deep_search_next with the verdicts; lit-search chases the relevant papers' citations and
     similar papers and says when the search is saturated."""
     from ..deep import steps
-    from ..deep.limits import check_options
     from ..search.options import MCP_TOOL, checked_options
 
     given = filters.model_dump(exclude_none=True) if filters else {}
@@ -90,11 +89,9 @@ async def deep_search_start(
     checked = checked_options(topic, variants=variants or [], providers=providers, filters=given, rerank=rerank,
                               names=MCP_TOOL)
     steps.check_new_session_path(session)
-    options = Options(batch=batch, max_judged=max_judged, max_requests=max_requests, round_requests=round_requests,
-                      stop_window=stop_window, stop_yield=stop_yield, providers=checked.providers, rerank=rerank)
-    problem = check_options(options)
-    if problem:
-        raise UsageError(problem)
+    options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
+                                    round_requests=round_requests, stop_window=stop_window, stop_yield=stop_yield,
+                                    providers=checked.providers, rerank=rerank))
     with held(session):
         steps.check_new_session_path(session)  # another start may have made it meanwhile
         found = await current().online(lambda http, _store: steps.start_step(
