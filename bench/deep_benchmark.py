@@ -62,6 +62,9 @@ def unpaced_client(settings):
     from litsearch.providers import registry
 
     policies = {name: PacePolicy(0.0, 8, retries=0) for name in registry.providers()}
+    # A lane's pace (OpenAlex's semantic search) is its own: off too, or every round waits on it.
+    policies.update({f"{name}.{lane.name}": PacePolicy(0.0, 8, retries=0)
+                     for name in registry.providers() for lane in registry.service(name).lanes})
     return HttpClient(settings, policies=policies)
 
 
