@@ -60,11 +60,15 @@ class Recorded:
         return len({doc for doc, said in zip(self.order[:judged], self.said[:judged]) if said and doc in self.findable})
 
 
-def saturated_at(session: Recorded, window: int, allowed: int) -> int | None:
-    """Papers judged when the rule first fires (checked after every batch), else None."""
+def saturated_at(session: Recorded, window: int, allowed: int, since_find: bool = True) -> int | None:
+    """Papers judged when the rule first fires (checked after every batch), else None. With
+    ``since_find`` (the product's rule), only the batches after the first one that held a paper
+    judged relevant count towards the window; without it, every batch (the rule before 0.4.36)."""
+    first_find = next((index for index, (_, relevant, _) in enumerate(session.checks) if relevant), None)
     for index, (judged, _, pending) in enumerate(session.checks):
         seen = relevant = 0
-        for earlier in range(index, -1, -1):  # whole batches, the newest first (deep/stop.py)
+        oldest = 0 if not since_find else (first_find + 1 if first_find is not None else index + 1)
+        for earlier in range(index, oldest - 1, -1):  # whole batches, the newest first (deep/stop.py)
             before = session.checks[earlier - 1][0] if earlier else 0
             seen += session.checks[earlier][0] - before
             relevant += session.checks[earlier][1]
@@ -75,11 +79,11 @@ def saturated_at(session: Recorded, window: int, allowed: int) -> int | None:
     return None
 
 
-def study(sessions: list[Recorded], window: int, allowed: int) -> dict[str, float]:
+def study(sessions: list[Recorded], window: int, allowed: int, since_find: bool = True) -> dict[str, float]:
     figures = {"sessions": len(sessions), "saturated": 0, "right": 0, "right_vs_budget": 0, "could_not": 0,
                "judged": 0.0, "recall": 0.0}
     for session in sessions:
-        stop = saturated_at(session, window, allowed)
+        stop = saturated_at(session, window, allowed, since_find)
         end = len(session.order)
         judged = stop if stop is not None else end
         wanted = len(session.findable)
@@ -103,6 +107,8 @@ def main() -> int:
     parser.add_argument("dumps", nargs="+", type=Path, help="files written by deep_benchmark.py --dump")
     parser.add_argument("--windows", type=numbers, default=[60, 80, 100, 120, 160], help="stop windows to try")
     parser.add_argument("--yields", type=numbers, default=[0, 1, 2, 3], help="stop yields to try")
+    parser.add_argument("--every-batch", action="store_true", help="replay the rule before 0.4.36: every batch "
+                        "counts towards the window, those judged before the first relevant paper too")
     args = parser.parse_args()
     sessions = [Recorded.from_line(line) for path in args.dumps for line in path.read_text().splitlines()
                 if line.strip()]
@@ -112,8 +118,8 @@ def main() -> int:
     print(f"{len(sessions)} sessions from {len(args.dumps)} dump(s)")
     # The replay must be the rule: with the defaults it stops where deep/stop.py stopped each session.
     defaults = Options()
-    same = sum(saturated_at(session, defaults.stop_window, defaults.stop_yield) == session.stop_at
-               for session in sessions)
+    same = sum(saturated_at(session, defaults.stop_window, defaults.stop_yield, not args.every_batch)
+               == session.stop_at for session in sessions)
     print(f"the replay of the defaults ({defaults.stop_window}, {defaults.stop_yield}) stops where the sessions "
           f"stopped in {same} of {len(sessions)}")
     print(f"{'window':>6} {'yield':>5} | {'saturated':>9} {'right':>11} {'vs budget':>9} {'could not':>9} | "
@@ -122,7 +128,7 @@ def main() -> int:
         for allowed in args.yields:
             if allowed >= window:
                 continue
-            f = study(sessions, window, allowed)
+            f = study(sessions, window, allowed, not args.every_batch)
             share = f"{f['right'] / f['saturated']:.2f}" if f["saturated"] else "-"
             print(f"{window:>6} {allowed:>5} | {f['saturated']:>9} {f['right']:>5} ({share:>4}) "
                   f"{f['right_vs_budget']:>9} {f['could_not']:>9} | {f['judged']:>6.0f} {f['recall']:>6.3f}")

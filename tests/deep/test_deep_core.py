@@ -97,7 +97,7 @@ def test_a_changed_verdict_is_counted_once_in_the_round_it_was_read():
     curve = [(entry["round"], entry["judged"], entry["relevant"]) for entry in yield_curve(session)]
     assert curve == [(1, 2, 0), (2, 1, 0)]  # 3 papers read in all, none relevant now
     assert [(e.judged, e.relevant, e.maybe) for e in session.rounds] == [(2, 0, 1), (1, 0, 0)]
-    assert recent_yield(session, 3) == (3, 0)
+    assert recent_yield(session, 3) == (1, 0)  # the stop counts round 2 only: round 1 holds the first find
     assert [c.judged_round for c in session.judged()] == [1, 1, 2]
     assert sum(e.judged for e in session.rounds) == len(session.judged())
 
@@ -268,7 +268,10 @@ def rounds_with(yields: list[tuple[int, int]]) -> Session:
 
 def test_the_recent_yield_counts_whole_rounds_newest_first():
     assert recent_yield(rounds_with([(20, 9), (20, 1), (20, 0)]), 40) == (40, 1)
-    assert recent_yield(rounds_with([(20, 9), (20, 1), (15, 0)]), 40) == (55, 10)
+    assert recent_yield(rounds_with([(20, 9), (20, 1), (20, 1), (15, 0)]), 40) == (55, 2)
+    # Only the rounds after the first find count: before it the batches were the searches' order.
+    assert recent_yield(rounds_with([(20, 0), (20, 3), (20, 1), (15, 0)]), 40) == (35, 1)
+    assert recent_yield(rounds_with([(20, 0), (20, 0)]), 40) == (0, 0)
     assert yield_curve(rounds_with([(20, 3)])) == [{"round": 1, "judged": 20, "relevant": 3, "new_candidates": 5,
                                                     "requests": 2, "maybe": 0}]
 
@@ -277,6 +280,10 @@ def test_the_recent_yield_counts_whole_rounds_newest_first():
     ([(20, 9), (20, 1), (20, 0)], True),   # 1 of the last 40: at the allowed yield
     ([(20, 9), (20, 1), (20, 1)], False),  # 2 of the last 40
     ([(20, 0)], False),                    # not yet 40 judged
+    ([(20, 0), (20, 0), (20, 0)], False),  # nothing relevant yet: nothing was chased
+    ([(20, 1), (20, 0), (20, 0)], True),   # a find in the first batch, then 40 with none
+    ([(20, 0), (20, 0), (20, 1), (20, 0)], False),  # 80 judged, but only 20 after the first find
+    ([(20, 0), (20, 0), (20, 1), (20, 0), (20, 1)], True),  # 40 after it, 1 relevant
 ])
 def test_saturation_at_the_stated_yield(yields, saturated):
     assert saturation(rounds_with(yields))[0] is saturated

@@ -5,11 +5,15 @@ Three ways to stop, checked after every set of verdicts:
 - ``budget``: the judge has read ``--max-judged`` papers, or the session has sent
   ``--max-requests`` requests;
 - ``saturated``: the last ``--stop-window`` papers judged (whole batches, the newest first)
-  held at most ``--stop-yield`` relevant ones, and every paper judged relevant has been chased
-  (its references, its citing papers, the "more like these" and semantic searches, the new
-  queries its words suggested). The yield allowed is not zero because a judge errs both ways:
-  an occasional stray "relevant" among papers that are not must not keep a finished search
-  going forever;
+  after the batch that held the first paper judged relevant or maybe held at most
+  ``--stop-yield`` relevant ones, and every paper judged relevant has been chased (its
+  references, its citing papers, the "more like these" and semantic searches, the new queries
+  its words suggested). Only the batches after a first find count: before it, the batches are
+  the searches' own order and nothing was chased, so their yield says nothing of whether the
+  chasing has run dry (a session whose first 80 papers held one stray "relevant" stopped there,
+  four batches before its first true find). The yield allowed is not zero because a judge errs
+  both ways: an occasional stray "relevant" among papers that are not must not keep a finished
+  search going forever;
 - ``exhausted``: once the round's chasing is done, no unjudged candidate is left.
 """
 
@@ -19,10 +23,21 @@ from ..core.text import plural
 from .session import Session
 
 
+def chase_rounds(session: Session) -> list:
+    """The rounds after the first whose batch held a paper judged relevant or maybe: the rounds
+    whose batches the chasing chose. Before a first find the batches are the searches' own
+    order, and their yield says nothing of whether the chasing has run dry."""
+    for index, entry in enumerate(session.rounds):
+        if entry.relevant or entry.maybe:
+            return session.rounds[index + 1:]
+    return []
+
+
 def recent_yield(session: Session, window: int) -> tuple[int, int]:
-    """(papers judged, relevant among them) over the newest whole rounds covering ``window``."""
+    """(papers judged, relevant among them) over the newest whole rounds covering ``window``,
+    of the rounds since the first find (``chase_rounds``)."""
     judged = relevant = 0
-    for entry in reversed(session.rounds):
+    for entry in reversed(chase_rounds(session)):
         if not entry.judged:
             continue
         judged += entry.judged
@@ -64,10 +79,15 @@ def saturation(session: Session) -> tuple[bool, str]:
     window, allowed = session.options.stop_window, session.options.stop_yield
     judged, relevant = recent_yield(session, window)
     pending = pending_chases(session)
-    said = (f"last {judged:,} judged: {relevant:,} relevant (saturated at ≤ {allowed:,} of the last {window:,}, "
-            f"every relevant paper chased)")
+    said = (f"last {judged:,} judged after the first find: {relevant:,} relevant (saturated at ≤ {allowed:,} of "
+            f"the last {window:,}, every relevant paper chased)")
+    if not any(entry.relevant or entry.maybe for entry in session.rounds):
+        # No route from a relevant paper was ever taken: the searches' own order has run on
+        # without a find, which says the topic's words may not be the literature's, not that
+        # the chasing has run dry.
+        return False, said + "; nothing judged relevant or maybe yet, so nothing has been chased"
     if judged < window:
-        return False, said + f"; not yet {window:,} judged"
+        return False, said + f"; not yet {window:,} judged after it"
     if pending:
         return False, said + f"; {plural(pending, 'relevant paper')} still to chase"
     return relevant <= allowed, said

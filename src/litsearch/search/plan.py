@@ -50,6 +50,17 @@ BIOMEDICAL_STEMS = (
     # development
     "morphogen", "embryo", "developmental", "organogen", "gastrula", "somit", "neurula", "germ layer", "germline",
     "left-right asym", "metamorphos", "regeneration", "neural crest", "neural tube",
+    # drugs by their class, and the conditions they treat: a drug-class review's topic is often
+    # only the class's name ("Calcium Channel Blockers", "ACE Inhibitors", "Estrogens")
+    "blocker", "beta-block", "inhibitor", "antagonist=", "antagonists=", "agonist=", "agonists=",
+    "antihistamin", "antipsychot", "antidepress", "anxiolyt", "anticonvuls", "antiepilep", "antiemet",
+    "antihypertens", "antiarrhythm", "anticoagul", "antiplatelet", "antivir", "antifung", "antimicrob",
+    "anti-inflamm", "antiinflamm", "nsaid", "analges", "opioid", "anesthe", "anaesthe", "sedati", "hypoglyc",
+    "glycem", "glycaem", "diuretic", "statin=", "statins=", "estrogen", "oestrogen", "progest", "androgen",
+    "testosteron", "contracept", "relaxant", "corticoster", "glucocortic", "bronchodilat", "vasodilat",
+    "benzodiazep", "incontinen", "urinar", "bladder", "prostat", "menopaus", "osteopor", "arthrit", "rheumat",
+    "migrain", "epilep", "dementia", "angina", "arrhythm", "atrial", "myocard", "coronary", "ischem", "ischaem",
+    "thromb", "cholesterol", "allerg", "chronic pain", "back pain",
 )
 # Phrases of computing, engineering and physics that hold a biomedical word ("genetic
 # algorithm", "computer virus", "cell phone"): taken out of the text before the biomedical
@@ -58,7 +69,8 @@ NOT_BIOMEDICAL = (
     "genetic algorithm", "genetic programming", "genetic operator", "computer virus", "virus scanner",
     "cell phone", "cell tower", "cell site", "cell-free massive", "mouse dynamics", "mouse movement",
     "mouse cursor", "computer mouse", "neuromorphic", "regenerative braking", "plasma physics", "plasma etch",
-    "skin detection", "immune-inspired", "artificial immune",
+    "skin detection", "immune-inspired", "artificial immune", "ad blocker", "ad-blocker", "adblocker",
+    "pop-up blocker", "popup blocker", "write blocker", "tracker blocker",
 )
 
 COMPUTING_MATH_PHYSICS_STEMS = (
