@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
 import signal
 import sqlite3
@@ -240,7 +241,41 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
     if process.returncode == -signal.SIGINT and before_the_first_line_of_lit_search(err):
         assert out == b""
         return
-    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err and b"Exception ignored" not in err, err.decode()
+
+
+HALF_MADE_BY_AN_INTERRUPT = """
+import sys
+from litsearch.cli.common import run_command
+
+class HalfBuiltLoop:
+    def __del__(self):  # as an event loop whose __init__ the signal cut: its close() fails
+        raise AttributeError("'_UnixSelectorEventLoop' object has no attribute '_selector'")
+
+kept = []
+
+def work():
+    async def online():
+        pass
+    kept.append(online())  # created, never awaited: the signal came before asyncio.run awaited it
+    kept.append(HalfBuiltLoop())
+    raise KeyboardInterrupt
+
+sys.exit(run_command("lit-search", work))
+"""
+
+
+def test_what_an_interrupt_left_half_made_is_not_reported_on_the_way_out():
+    """The class behind a rare Ctrl-C that printed "Exception ignored in BaseEventLoop.__del__ …
+    RuntimeWarning: Enable tracemalloc" after its one line: objects the interrupt cut in the
+    middle are collected at the interpreter's exit, and each reported itself. Reproduced here
+    without timing: a coroutine never awaited and an object whose finaliser fails, alive when
+    the command ends interrupted."""
+
+
+    done = subprocess.run([sys.executable, "-c", HALF_MADE_BY_AN_INTERRUPT], capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONWARNINGS": "default"})
+    assert done.returncode == 130 and done.stderr == b"lit-search: interrupted\n", done.stderr.decode()
 
 
 def before_the_first_line_of_lit_search(err: bytes) -> bool:
