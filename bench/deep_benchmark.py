@@ -25,7 +25,7 @@ The session runs in-process through the same functions as ``lit-search deep`` (d
 with pacing off (the figures are recall and requests, not time; bench/search_benchmark.py
 measures pacing). Budget: ``max(300, 3 × relevant)`` judged per query, as the issue states.
 
-    .venv/bin/python bench/deep_benchmark.py                       # CACM and every review (~20 min)
+    .venv/bin/python bench/deep_benchmark.py                       # CACM and every review (~8 min with --no-naive)
     .venv/bin/python bench/deep_benchmark.py cacm --queries 16
     .venv/bin/python bench/deep_benchmark.py cacm --only 6,28 --seed 7          # the queries a change touches
     .venv/bin/python bench/deep_benchmark.py reviews/cohen_NSAIDS --hit 0.9 --false-alarm 0.01
