@@ -11,7 +11,7 @@ Three ways to stop, checked after every set of verdicts:
   its words suggested). Only the batches after a first find count: before it, the batches are
   the searches' own order and nothing was chased, so their yield says nothing of whether the
   chasing has run dry (a session whose first 80 papers held one stray "relevant" stopped there,
-  four batches before its first true find). The yield allowed is not zero because a judge errs
+  one batch before its first true find). The yield allowed is not zero because a judge errs
   both ways: an occasional stray "relevant" among papers that are not must not keep a finished
   search going forever;
 - ``exhausted``: once the round's chasing is done, no unjudged candidate is left.
@@ -79,13 +79,14 @@ def saturation(session: Session) -> tuple[bool, str]:
     window, allowed = session.options.stop_window, session.options.stop_yield
     judged, relevant = recent_yield(session, window)
     pending = pending_chases(session)
-    said = (f"last {judged:,} judged after the first find: {relevant:,} relevant (saturated at ≤ {allowed:,} of "
-            f"the last {window:,}, every relevant paper chased)")
+    rule = (f"saturated at ≤ {allowed:,} of the last {window:,} judged after the first find, "
+            "every relevant paper chased")
     if not any(entry.relevant or entry.maybe for entry in session.rounds):
         # No route from a relevant paper was ever taken: the searches' own order has run on
         # without a find, which says the topic's words may not be the literature's, not that
         # the chasing has run dry.
-        return False, said + "; nothing judged relevant or maybe yet, so nothing has been chased"
+        return False, f"nothing judged relevant or maybe yet, so nothing has been chased ({rule})"
+    said = f"last {judged:,} judged after the first find: {relevant:,} relevant ({rule})"
     if judged < window:
         return False, said + f"; not yet {window:,} judged after it"
     if pending:
