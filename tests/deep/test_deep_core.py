@@ -289,6 +289,11 @@ def test_saturation_at_the_stated_yield(yields, saturated):
     assert saturation(rounds_with(yields))[0] is saturated
 
 
+def test_with_no_find_the_check_says_nothing_was_chased():
+    done, said = saturation(rounds_with([(20, 0), (20, 0), (20, 0)]))
+    assert not done and said.startswith("nothing judged relevant or maybe yet, so nothing has been chased"), said
+
+
 def test_saturation_waits_for_every_relevant_paper_to_be_chased():
     session = rounds_with([(20, 9), (20, 0), (20, 0)])
     session.candidates["c1"] = Candidate("c1", paper("A relevant paper", openalex_id="W9"), {}, verdict="relevant")
