@@ -23,14 +23,18 @@ from ..core.text import plural
 from .session import Session
 
 
+def first_find(session: Session) -> int | None:
+    """The index of the first round whose batch held a paper judged relevant or maybe; None
+    when no round's did."""
+    return next((index for index, entry in enumerate(session.rounds) if entry.relevant or entry.maybe), None)
+
+
 def chase_rounds(session: Session) -> list:
-    """The rounds after the first whose batch held a paper judged relevant or maybe: the rounds
-    whose batches the chasing chose. Before a first find the batches are the searches' own
-    order, and their yield says nothing of whether the chasing has run dry."""
-    for index, entry in enumerate(session.rounds):
-        if entry.relevant or entry.maybe:
-            return session.rounds[index + 1:]
-    return []
+    """The rounds after the first find: the rounds whose batches the chasing chose. Before a
+    first find the batches are the searches' own order, and their yield says nothing of whether
+    the chasing has run dry."""
+    found = first_find(session)
+    return [] if found is None else session.rounds[found + 1:]
 
 
 def recent_yield(session: Session, window: int) -> tuple[int, int]:
@@ -81,7 +85,7 @@ def saturation(session: Session) -> tuple[bool, str]:
     pending = pending_chases(session)
     rule = (f"saturated at ≤ {allowed:,} of the last {window:,} judged after the first find, "
             "every relevant paper chased")
-    if not any(entry.relevant or entry.maybe for entry in session.rounds):
+    if first_find(session) is None:
         # No route from a relevant paper was ever taken: the searches' own order has run on
         # without a find, which says the topic's words may not be the literature's, not that
         # the chasing has run dry.
