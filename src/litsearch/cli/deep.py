@@ -60,7 +60,8 @@ the session file is replaced atomically after the verdicts and again after the r
   (a batch to judge, or a round owed, which `deep next FILE` runs).
 {EXIT_CODES_HELP}
   Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next), or another
-  step running on the session."""
+  step running on the session; 3 every provider failed (start: no file is written), or a round's
+  requests failed with nothing left to judge (next: the verdicts are kept; run it again)."""
 
 
 def build_parser() -> argparse.ArgumentParser:

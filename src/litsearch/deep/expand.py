@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import LitSearchError
+from ..core.errors import LitSearchError, NotCached, ProviderError
 from ..core.filters import Filters, passes
 from ..core.records import Paper
 from ..core.services import LINKS, RECOMMEND, SEMANTIC_SEARCH
@@ -267,12 +267,23 @@ class Found:
 
     arrivals: list[Arrival] = field(default_factory=list)
     cited: dict[str, list[str]] = field(default_factory=dict)
+    # Failures that asking again may get past (a rate limit, a server error, a timeout, an
+    # answer not in the cache offline), in one line each: what they would have brought is
+    # still owed, and a round that ends with nothing to show is tried again, not "exhausted".
+    passing: list[str] = field(default_factory=list)
+
+
+def lasting(error: Exception) -> bool:
+    """A provider's refusal that asking again would meet again (HTTP 400, 404…): its lead counts
+    as asked, so one paper a provider cannot answer for never holds the session back."""
+    return isinstance(error, ProviderError) and not error.retryable and not isinstance(error, NotCached)
 
 
 async def run_actions(http: HttpClient, session: Session, actions: list[Action], entry: Round,
                       search_providers: list[str]) -> Found:
     """Run the actions (every provider at once, each at its pace); the records they found with
-    their evidence. A failure is a note in the round, never the end of the session."""
+    their evidence. A failure is a note in the round, never the end of the session: a passing
+    one leaves its lead to the next round (``Found.passing``), a lasting one counts it asked."""
     grouped: dict[tuple[str, str], list[Action]] = {}
     others = []
     for action in actions:
@@ -281,16 +292,16 @@ async def run_actions(http: HttpClient, session: Session, actions: list[Action],
         else:
             others.append(action)
     found = Found()
-    jobs = [_links(http, session, provider, direction, group, entry, found.cited)
+    jobs = [_links(http, session, provider, direction, group, entry, found)
             for (provider, direction), group in grouped.items()]
-    jobs += [_other(http, session, action, entry, search_providers, found.cited) for action in others]
+    jobs += [_other(http, session, action, entry, search_providers, found) for action in others]
     for arrivals in await asyncio.gather(*jobs):
         found.arrivals.extend(arrivals)
     return found
 
 
 async def _links(http: HttpClient, session: Session, provider_name: str, direction: str, group: list[Action],
-                 entry: Round, cited: dict[str, list[str]]) -> list[Arrival]:
+                 entry: Round, found: Found) -> list[Arrival]:
     from ..providers.base import get_provider
 
     provider = get_provider(provider_name)
@@ -298,17 +309,17 @@ async def _links(http: HttpClient, session: Session, provider_name: str, directi
     label = group[0].label
     try:
         lists = await provider.linked_many(http.session(provider_name, budget=2 * ROUND_SECONDS),
-                                           [seed.paper for seed in seeds], direction, PER_SEED, cited)
+                                           [seed.paper for seed in seeds], direction, PER_SEED, found.cited)
     except LitSearchError as error:
-        entry.notes.append(f"{provider.label} {direction} of {plural(len(seeds), 'paper')} failed: {_one_line(error)}")
+        failure = _failure(f"{provider.label} {direction} of {plural(len(seeds), 'paper')}", error, entry, found)
         lists = [None] * len(seeds)
-        failed = True
+        failed = failure == "passing"
     else:
         failed = False
     arrivals: list[Arrival] = []
     for seed, papers in zip(seeds, lists):
         if not failed:
-            seed.chased.append(label)  # asked, whatever the answer: not asked again
+            seed.chased.append(label)  # asked, whatever the answer (a lasting refusal too): not asked again
         for rank, paper in enumerate(papers or [], start=1):
             arrivals.append((paper, {"round": entry.number, "via": direction, "provider": provider_name,
                                      "seed": seed.key, "rank": rank}))
@@ -319,18 +330,44 @@ async def _links(http: HttpClient, session: Session, provider_name: str, directi
 
 
 async def _other(http: HttpClient, session: Session, action: Action, entry: Round,
-                 search_providers: list[str], cited: dict[str, list[str]]) -> list[Arrival]:
+                 search_providers: list[str], found: Found) -> list[Arrival]:
     try:
         if action.kind == "search":
-            return await _search(http, session, action, entry, search_providers)
+            return await _search(http, session, action, entry, search_providers, found)
         if action.kind == "recommend":
             return await _recommend(http, session, action, entry)
         if action.kind == "cocited":
-            return await _cocited_records(http, session, action, entry, cited)
-        return await _semantic_search(http, session, action, entry, cited)
+            return await _cocited_records(http, session, action, entry, found.cited)
+        return await _semantic_search(http, session, action, entry, found.cited)
     except LitSearchError as error:
-        entry.notes.append(f"{action.kind} ({action.provider or 'search'}) failed: {_one_line(error)}")
+        if _failure(f"{action.kind} ({action.provider or 'search'})", error, entry, found) == "lasting":
+            _asked(session, action)
         return []
+
+
+def _failure(what: str, error: Exception, entry: Round, found: Found) -> str:
+    """Note a failed request in the round: "lasting" when asking again would meet it again, else
+    "passing" (its lead is asked again next round; ``Found.passing`` says so)."""
+    return _noted(f"{what} failed: {_one_line(error)}", lasting(error), entry, found)
+
+
+def _noted(line: str, for_good: bool, entry: Round, found: Found) -> str:
+    if for_good:
+        entry.notes.append(line + " (not asked again)")
+        return "lasting"
+    entry.notes.append(line)
+    found.passing.append(line)
+    return "passing"
+
+
+def _asked(session: Session, action: Action) -> None:
+    """Record ``action`` as asked though it failed for good, as its success would have."""
+    if action.kind == "recommend":
+        session.recommended_with = action.label
+    elif action.kind == "cocited":
+        session.asked_ids.extend(action.seeds)
+    elif action.kind == "semantic":
+        session.candidates[action.seeds[0]].chased.append(action.label)
 
 
 async def _recommend(http: HttpClient, session: Session, action: Action, entry: Round) -> list[Arrival]:
@@ -353,8 +390,8 @@ async def _cocited_records(http: HttpClient, session: Session, action: Action, e
     from ..providers.base import get_provider
 
     provider = get_provider(action.provider or "")
-    session.asked_ids.extend(action.seeds)
     papers = await provider.records_by_id(http.session(provider.name, budget=2 * ROUND_SECONDS), action.seeds, cited)
+    session.asked_ids.extend(action.seeds)  # asked once answered (a failure that may pass asks them again)
     entry.actions.append(f"{provider.label}: {plural(len(action.seeds), 'work')} cited together with the relevant "
                          f"papers: {len(papers):,} found")
     return [(paper, {"round": entry.number, "via": "cocited", "provider": provider.name}) for paper in papers]
@@ -378,12 +415,21 @@ async def _semantic_search(http: HttpClient, session: Session, action: Action, e
 
 
 async def _search(http: HttpClient, session: Session, action: Action, entry: Round,
-                  search_providers: list[str]) -> list[Arrival]:
+                  search_providers: list[str], found: Found) -> list[Arrival]:
     query = action.queries[0]
     result, arrivals = await query_arrivals(http, query, search_providers, session.filters, entry.number, "query")
+    failed = [o.provider for o in result.outcomes if o.error]
+    failures = [o.failure for o in result.outcomes if o.failure is not None]
+    if result.all_failed and not all(lasting(failure) for failure in failures):
+        # Not searched: the judge's query waits for the next round, a derived one is derived again.
+        if action.origin == "judge":
+            session.pending_queries.append(query)
+        reasons = "; ".join(f"{o.provider} ({o.error})" for o in result.outcomes if o.error)
+        _noted(f"the query “{query}” failed at every provider, asked again next round: {_one_line(reasons)}",
+               False, entry, found)
+        return []
     session.queries.append(query)
     entry.queries.append(query)
-    failed = [o.provider for o in result.outcomes if o.error]
     entry.actions.append(f"{JUDGE_QUERY if action.origin == 'judge' else 'new query'} “{query}”: "
                          + plural(len(result.results), "paper") + (f" ({', '.join(failed)} failed)" if failed else ""))
     return arrivals

@@ -12,13 +12,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..core.errors import UsageError
+from ..core.errors import FetchFailed, UsageError
 from ..core.filters import Filters
 from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
-from .expand import keeps, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
+from .expand import Found, keeps, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
 from .pool import Pool
 from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
@@ -59,6 +59,12 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     providers = search.providers or detect_providers(search.queries).providers
     result, (alone, alone_said) = await asyncio.gather(run_search(search, http.settings, http=http),
                                                        one_by_one(http, search, providers, entry))
+    if result.all_failed and not alone:
+        # Nothing was searched: a session "exhausted" at once would say the topic has no
+        # literature, and `deep next` would refuse to go on. No file is written; try again.
+        raise FetchFailed("every provider failed, so nothing was searched and no session file was written: "
+                          + "; ".join(f"{provider_label(o.provider)} ({o.error})" for o in result.outcomes if o.error)
+                          + "; start it again later")
     session.filters = result.filters or search.filters
     session.queries = [topic, *variants, *sentences]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
@@ -209,24 +215,37 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
-    # A round sends at most what is left of the session's budget too, so that --max-requests is
-    # not overshot by a round's worth (the judge's own queries still go: they never wait).
-    allowed = min(session.options.round_requests,
-                  max(1, session.options.max_requests - session.requests_sent))
-    caps = provider_caps(http, allowed)
-    queries, session.pending_queries = session.pending_queries, []
-    actions, waiting = plan_round(session, queries, session.search_providers, caps, allowed)
+    found = Found()
+    timing.own_seconds = started = 0.0
+    while True:
+        # A round sends at most what is left of the session's budget too, so that --max-requests
+        # is not overshot by a round's worth (the judge's own queries still go: they never wait).
+        allowed = min(session.options.round_requests,
+                      max(1, session.options.max_requests - session.requests_sent))
+        caps = provider_caps(http, allowed)
+        queries, session.pending_queries = session.pending_queries, []
+        actions, waiting = plan_round(session, queries, session.search_providers, caps, allowed)
+        more = await run_actions(http, session, actions, entry, session.search_providers)
+        found.arrivals += more.arrivals
+        found.cited.update(more.cited)
+        found.passing += more.passing
+        entry.requests = _spent(before, http.request_counts)
+        entry.cached = _spent(before_cached, http.cache_counts)
+        started = time.process_time()
+        kept = [(paper, evidence) for paper, evidence in more.arrivals if keeps(paper, session.filters)]
+        pool = Pool(session)
+        entry.new_candidates += len(pool.add(kept))
+        pool.add_references(more.cited)
+        # Chased again at once when the round's budget left leads waiting and nothing is left
+        # to judge: "exhausted" would be untrue while a lead is unasked. Not after a failure that
+        # may pass: its lead would be asked again at once, and again, while the provider is down.
+        if not (waiting and actions and not more.passing and not session.unjudged() and not budget_spent(session)):
+            break
+        timing.own_seconds += time.process_time() - started
     entry.notes += waiting
-    found = await run_actions(http, session, actions, entry, session.search_providers)
-    entry.requests = _spent(before, http.request_counts)
-    entry.cached = _spent(before_cached, http.cache_counts)
-    started = time.process_time()
-    kept = [(paper, evidence) for paper, evidence in found.arrivals if keeps(paper, session.filters)]
-    if len(kept) < len(found.arrivals):
-        entry.notes.append(f"{plural(len(found.arrivals) - len(kept), 'record')} left out by the filters")
-    pool = Pool(session)
-    entry.new_candidates = len(pool.add(kept))
-    pool.add_references(found.cited)
+    kept = sum(1 for paper, _ in found.arrivals if keeps(paper, session.filters))
+    if kept < len(found.arrivals):
+        entry.notes.append(f"{plural(len(found.arrivals) - kept, 'record')} left out by the filters")
     timing.weights = score_candidates(session)
     set_aside = pool.set_aside()
     if set_aside:
@@ -236,7 +255,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     if room <= 0:  # a file whose budget was lowered by hand: the budget's stop, never a batch cut from the end
         return _stopped(session, "budget", budget_spent(session) or "the --max-judged budget is spent")
     unjudged = next_order(session)
-    timing.own_seconds = time.process_time() - started  # the re-ranker's seconds are its own
+    timing.own_seconds += time.process_time() - started  # the re-ranker's seconds are its own
     unjudged = await by_meaning(session, unjudged, entry)
     started = time.process_time()
     session.batch = [c.key for c in unjudged[: min(session.options.batch, room)]]
@@ -246,6 +265,12 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     entry.stop_check = said
     timing.own_seconds += time.process_time() - started
     if not session.batch:
+        if found.passing:
+            # Not exhausted: leads are still owed. Nothing of this round is saved (the caller
+            # saved the verdicts), so the next step runs the round again.
+            raise FetchFailed(f"no candidate left to judge and {plural(len(found.passing), 'request')} of this round "
+                              f"failed ({found.passing[0]}{'; …' if len(found.passing) > 1 else ''}); every verdict "
+                              f"is kept: ask for the next step again, with no verdicts, to run the round again")
         return _stopped(session, "exhausted", "no unjudged candidate is left after chasing every lead")
     return session
 
