@@ -62,6 +62,24 @@ BIOMEDICAL_STEMS = (
     "migrain", "epilep", "dementia", "angina", "arrhythm", "atrial", "myocard", "coronary", "ischem", "ischaem",
     "thromb", "cholesterol", "allerg", "chronic pain", "back pain",
 )
+# A drug named alone ("metformin", "rituximab") is an open class no list of words can hold; its
+# international nonproprietary name ends in the stem WHO's INN programme gives its class (-olol
+# beta blockers, -pril ACE inhibitors, -mab monoclonal antibodies, -tinib kinase inhibitors…). A
+# word with such an ending and at least two letters before it names a drug. Endings that close
+# ordinary words are left out or narrowed: "-vir" (triumvir, Elzevir) is kept as -navir, -ovir…,
+# "-nib" as -tinib, -fenib…, "-olone" (violone) as -solone, -nolone; the rest end no word of
+# Webster's unabridged but drugs, steroids, sterols and the like (web2, 234,450 words; checked with
+# the english-words package, not a dependency).
+DRUG_NAME_ENDINGS = (
+    "olol", "pril", "sartan", "dipine", "formin", "gliptin", "glitazone", "gliflozin", "glinide",
+    "tinib", "fenib", "ciclib", "parib", "zomib", "lisib", "mab", "navir", "ovir", "buvir", "previr", "gravir", "sivir",
+    "mivir", "cillin", "mycin", "micin", "floxacin", "oxacin", "cycline", "conazole", "prazole", "nidazole",
+    "bendazole", "trozole", "tidine", "triptan", "setron", "lukast", "afil", "oxetine", "triptyline", "azepam",
+    "zolam", "barbital", "caine", "profen", "coxib", "dronate", "semide", "thiazide", "platin", "rubicin", "taxel",
+    "parin", "xaban", "gatran", "pidem", "peridone", "zapine", "terol", "solone", "nolone", "asone", "isone", "relin", "pressin",
+    "tocin", "lutamide", "mustine", "trexate", "uracil", "citabine", "limus", "sporin",
+)
+DRUG_NAME_PREFIX = 2  # letters a drug's name has before its ending at least ("Caine" alone is a name)
 # Phrases of computing, engineering and physics that hold a biomedical word ("genetic
 # algorithm", "computer virus", "cell phone"): taken out of the text before the biomedical
 # words are looked for, so they do not bring PubMed and Europe PMC into a computing topic.
@@ -119,6 +137,16 @@ def _matched_terms(text: str, stems: tuple[str, ...]) -> list[str]:
     return found
 
 
+def _drug_names(text: str) -> list[str]:
+    """Words of ``text`` that end like a drug's international nonproprietary name, in order."""
+    found: list[str] = []
+    for word in re.findall(r"[a-z]+", text.lower()):
+        if word not in found and any(word.endswith(ending) and len(word) >= len(ending) + DRUG_NAME_PREFIX
+                                     for ending in DRUG_NAME_ENDINGS):
+            found.append(word)
+    return found
+
+
 def _without(text: str, phrases: tuple[str, ...]) -> str:
     """``text`` (lower case) with every phrase that starts a word blanked out."""
     lowered = text.lower()
@@ -149,7 +177,9 @@ def detect_providers(texts: list[str]) -> ProviderChoice:
     """Choose providers for ``--providers auto`` from the topic and its variants: every
     provider declared for all fields, and those declared for a field the topic's words name."""
     joined = " ".join(texts)
-    bio = _matched_terms(_without(joined, NOT_BIOMEDICAL), BIOMEDICAL_STEMS)
+    unmixed = _without(joined, NOT_BIOMEDICAL)
+    bio = _matched_terms(unmixed, BIOMEDICAL_STEMS)
+    bio += [word for word in _drug_names(unmixed) if word not in bio]
     tech = _matched_terms(joined, COMPUTING_MATH_PHYSICS_STEMS)
     fields = [field for field, terms in ((BIOMEDICAL, bio), (TECHNICAL, tech)) if terms]
     providers = registry.chosen_for(fields)
