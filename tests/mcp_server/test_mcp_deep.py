@@ -52,13 +52,13 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
 
     first, second, bad, again, results, over, excluded, past = run(go())
     assert excluded.structured_content["total"] == 3 and past.structured_content["total"] == 3
-    assert past.structured_content["papers"] == [] and past.structured_content["rows"] == "0"
+    assert past.structured_content["results"] == [] and past.structured_content["rows"] == "0"
     assert "No papers from offset 10,000: the list has 3 papers (offsets 0–2)." in text_of(past)
     assert not excluded.is_error, text_of(excluded)
-    assert [paper["verdict"] for paper in excluded.structured_content["papers"]] == ["relevant", "not", "not"]
+    assert [paper["verdict"] for paper in excluded.structured_content["results"]] == ["relevant", "not", "not"]
     assert "**not relevant** ·" in text_of(excluded)
     assert (tmp_path / "screened.csv").read_text().count(",not,") == 2
-    assert [paper["verdict"] for paper in results.structured_content["papers"]] == ["relevant"]  # as before
+    assert [paper["verdict"] for paper in results.structured_content["results"]] == ["relevant"]  # as before
     assert over.is_error and "is a deep-search session: writing there would replace it" in text_of(over)
     assert not first.is_error and not second.is_error, text_of(first) + text_of(second)
     step = first.structured_content
@@ -70,8 +70,16 @@ def test_start_next_results_through_the_sdk_client(served, tmp_path):
     assert bad.is_error and "row 0 is not in the batch" in text_of(bad) and "\n" not in text_of(bad)
     assert again.is_error and "already exists" in text_of(again)
     assert not results.is_error and results.structured_content["relevant"] == 1
-    assert results.structured_content["papers"][0]["verdict"] == "relevant"
+    assert results.structured_content["results"][0]["verdict"] == "relevant"
     assert (tmp_path / "included.ris").read_text().count("TY  -") == 1
+    # The same JSON as `deep results --format json` (the Python API's deep_results): every field,
+    # the same rows, plus where this page is.
+    from litsearch.api import deep_results
+    command = deep_results("review.json", include_rejected=True)
+    page = excluded.structured_content
+    assert set(command) <= set(page) and page["results"] == command["results"]
+    assert {name: page[name] for name in command if name != "results"} == {
+        name: value for name, value in command.items() if name != "results"}
     document = json.loads((tmp_path / "review.json").read_text())
     assert [c["verdict"] for c in document["candidates"] if c["verdict"]] == ["relevant", "not", "not"]
 
@@ -147,3 +155,22 @@ def test_show_returns_the_batch_again_and_records_nothing(served, tmp_path):
     assert not shown.is_error and shown.structured_content["batch"] == first.structured_content["batch"]
     assert before == after
     assert mixed.is_error and "show records nothing; leave out relevant" in text_of(mixed)
+
+
+def test_the_results_of_a_filtered_session_are_the_commands_json_too(served, tmp_path):
+    """A session with filters: its results through the tool match `deep results --format json`
+    field for field (the output schema checks every field's type)."""
+    from litsearch.api import deep_results
+
+    async def go():
+        async with in_process() as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "f.json",
+                                                          "batch": 3, "filters": {"year": "2000-"}})
+            await client.call_tool("deep_search_next", {"session": "f.json", "relevant": [1, 2]})
+            return await client.call_tool("deep_search_results", {"session": "f.json", "all": True})
+
+    answer = run(go())
+    assert not answer.is_error, text_of(answer)
+    page, command = answer.structured_content, deep_results("f.json", include_unjudged=True)
+    assert command["filters"] and page["filters"] == command["filters"]
+    assert page["results"] == command["results"][:len(page["results"])] and page["total"] == len(command["results"])

@@ -250,15 +250,35 @@ class DeepStep(ToolOutput):
 
 
 class DeepResults(ToolOutput):
-    """deep_search_results: the judged papers (relevant, then maybe), a page at a time."""
+    """deep_search_results: the judged papers (relevant, then maybe), a page at a time; the fields
+    of `lit-search deep results --format json`, its results this page."""
 
+    query: str = Field(description="the topic, and which papers are listed")
+    variants: list[str]
+    total_count: int
+    results: list[dict[str, Any]] = Field(description="this page: each paper's record with its verdict, the round it "
+                                                      "was judged in and where it came from")
+    providers_searched: list[str] = Field(description="the providers the session asked")
+    errors: list[dict[str, Any]]
+    filters: list[str] = Field(description="the session's filters, one line each")
+    filtered_out: int
+    notes: list[str]
+    web_sources: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+    search_time_ms: int = Field(description="0: the listing sent no request")
+    requests: dict[str, int] = Field(description="requests per provider over the session")
+    provider_choice: str | None
+    providers: list[dict[str, Any]]
+    rerank: str | None = None
     session: str
     done: bool
     stop_reason: str | None
     judged: int
     relevant: int
     maybe: int
-    papers: list[dict[str, Any]] = Field(description="each paper's record with its verdict and where it came from")
+    yield_: list[DeepYield] = Field(alias="yield", description="per round: judged, relevant, new candidates, "
+                                                               "requests")
+    cached: dict[str, int] = Field(description="answers per provider taken from the response cache")
     rows: str
     total: int = Field(description="papers in the whole list (every page)")
     next_offset: int | None

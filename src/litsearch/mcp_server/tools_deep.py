@@ -177,11 +177,9 @@ async def deep_search_results(
         text = nothing_listed(all, rejected) + "\n"
     if written:
         text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
-    data: dict[str, Any] = {"session": session, "done": found.done, "stop_reason": found.stop_reason,
-                            "judged": payload["judged"], "relevant": payload["relevant"], "maybe": payload["maybe"],
-                            "papers": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",
-                            "total": total,
-                            "next_offset": following, "written": written}
+    # `deep results --format json`'s document, its `results` this page (the paging fields say which).
+    data: dict[str, Any] = {**payload, "results": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",
+                            "total": total, "next_offset": following, "written": written}
     return tool_result(text, data)
 
 
