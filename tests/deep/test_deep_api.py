@@ -75,7 +75,7 @@ def test_the_api_takes_the_commands_stop_and_budget_options_and_one_string_as_on
                                                          "stop_yield")} == \
         {"max_requests": 50, "round_requests": 20, "stop_window": 120, "stop_yield": 1}
     assert document["variants"] == ["reef heat stress"]
-    with pytest.raises(ValueError, match="stop-yield must be between 0 and stop-window - 1"):
+    with pytest.raises(ValueError, match="stop_yield must be between 0 and stop_window - 1"):
         deep_start("coral reef bleaching", "other.json", stop_window=10, stop_yield=10)
     step = deep_next("review.json", relevant="1", variants="symbiont loss")
     assert "symbiont loss" in json.loads((tmp_path / "review.json").read_text())["queries"] and step["round"] == 2

@@ -621,7 +621,7 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
     kept = (tmp_path / "small.json").read_bytes()
     out = run(["next", "small.json", "--variant", "reef heat stress"], code=2)
     assert "stopped at its budget and 2 papers judged" in out.stderr and "give a larger --max-judged" in out.stderr
-    assert "max-judged must be between 1 and 5,000" in run(["next", "small.json", "--max-judged", "0"], code=2).stderr
+    assert "--max-judged must be between 1 and 5,000" in run(["next", "small.json", "--max-judged", "0"], code=2).stderr
     out = run(["next", "small.json", "--relevant", "1"], code=2)
     assert "complete (budget)" in out.stderr and "go on with a larger --max-judged" in out.stderr
     shown = run(["next", "small.json", "--format", "markdown"]).stdout  # the stop again, with the way on

@@ -201,7 +201,7 @@ def test_the_session_round_trips(tmp_path):
     (lambda d: d["candidates"][0].update(score=None), r"'candidates\[0\]\.score' should be a number, not null$"),
     (lambda d: d["candidates"][0].update(why=True), r"'candidates\[0\]\.why' should be text, not true$"),
     (lambda d: d["options"].update(batch=0), "batch must be between 1 and 100"),
-    (lambda d: d["options"].update(max_judged=10**9), "max-judged must be between"),
+    (lambda d: d["options"].update(max_judged=10**9), "max_judged must be between"),
     (lambda d: d.update(batch=["c99"]), "the batch names unknown candidate 'c99'"),
     (lambda d: d.update(candidates=d["candidates"] * 2), "appears twice"),
     (lambda d: d.update(search_providers=["nosuch"]), "unknown provider 'nosuch'"),

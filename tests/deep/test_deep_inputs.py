@@ -117,7 +117,7 @@ def test_a_number_is_plain_decimal(run, tmp_path, option, value):
 
 
 @pytest.mark.parametrize("option,words", [("--batch", "batch must be between 1 and 100, not -1"),
-                                          ("--stop-yield", "stop-yield must be between 0 and"),
+                                          ("--stop-yield", "--stop-yield must be between 0 and --stop-window - 1"),
                                           ("--min-citations", "--min-citations cannot be negative")])
 def test_a_negative_number_is_refused_by_the_options_own_range(run, tmp_path, option, words):
     assert words in run(["deep", "start", "coral reef bleaching", "--session", "new.json", option, "-1"], code=2).stderr

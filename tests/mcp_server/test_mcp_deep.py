@@ -100,7 +100,7 @@ def test_start_takes_the_commands_stop_and_budget_options_and_a_true_is_no_row(s
     options = json.loads((tmp_path / "review.json").read_text())["options"]
     assert (options["max_requests"], options["round_requests"], options["stop_window"], options["stop_yield"]) == \
         (50, 20, 120, 1)
-    assert odd.is_error and "stop-yield must be between 0 and stop-window - 1" in text_of(odd)
+    assert odd.is_error and "stop_yield must be between 0 and stop_window - 1" in text_of(odd)
     assert not (tmp_path / "x.json").exists()
     assert truth.is_error and json.loads((tmp_path / "review.json").read_text())["rounds"][-1]["number"] == 1
     assert all(c.get("verdict") is None for c in json.loads((tmp_path / "review.json").read_text())["candidates"])

@@ -44,11 +44,14 @@ def _saver(path: str):
 
 
 def _checked(call):
-    """ValueError with the command's message for a bad argument (as api.search does)."""
+    """ValueError with the command's message for a bad argument (as api.search does), in the
+    API's words (max_judged, not_, deep_next(…, show=True): deep/door_words.py)."""
+    from ..deep.door_words import PYTHON_API, in_door_words
+
     try:
         return call()
     except UsageError as problem:
-        raise ValueError(str(problem)) from None
+        raise ValueError(in_door_words(str(problem), PYTHON_API)) from None
 
 
 def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), batch: int = 20,

@@ -240,7 +240,7 @@ def _options(args: argparse.Namespace, providers: list[str] | None) -> Options:
 
     return checked(Options(batch=args.batch, max_judged=args.max_judged, max_requests=args.max_requests,
                            round_requests=args.round_requests, stop_window=args.stop_window,
-                           stop_yield=args.stop_yield, providers=providers), "--")
+                           stop_yield=args.stop_yield, providers=providers))
 
 
 def _results(args: argparse.Namespace) -> int:

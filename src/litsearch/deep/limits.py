@@ -18,14 +18,16 @@ MAX_POOL = 5_000  # candidates kept; beyond it, the least supported unjudged one
 SEMANTIC_TEXT_CHARS = 1_000  # the text sent to a semantic search (a URL stays under ~4 KB)
 
 
-def check_options(options) -> str | None:
-    """What is wrong with ``options`` (deep/session.py Options), in words; None when fine."""
+def check_options(options, named=lambda name: name) -> str | None:
+    """What is wrong with ``options`` (deep/session.py Options), in words; None when fine.
+    ``named`` gives an option's name from its field's (as a session file has it, by default)."""
     for name, (low, high) in (("batch", BATCH_RANGE), ("max_judged", MAX_JUDGED_RANGE),
                               ("round_requests", ROUND_REQUESTS_RANGE), ("max_requests", MAX_REQUESTS_RANGE),
                               ("stop_window", STOP_WINDOW_RANGE)):
         value = getattr(options, name)
         if type(value) is not int or not low <= value <= high:
-            return f"{name.replace('_', '-')} must be between {low} and {high:,}, not {value!r}"
+            return f"{named(name)} must be between {low} and {high:,}, not {value!r}"
     if type(options.stop_yield) is not int or not 0 <= options.stop_yield < options.stop_window:
-        return f"stop-yield must be between 0 and stop-window - 1 ({options.stop_window - 1}), not {options.stop_yield!r}"
+        return (f"{named('stop_yield')} must be between 0 and {named('stop_window')} - 1 ({options.stop_window - 1}), "
+                f"not {options.stop_yield!r}")
     return None

@@ -123,13 +123,13 @@ async def start_step(http: HttpClient, topic: str, variants: list[str], filters:
     return session
 
 
-def checked(options: Options, flag: str = "") -> Options:
+def checked(options: Options) -> Options:
     """``options`` when they are within their bounds (deep/limits.py), else UsageError naming the
-    option (``flag``: "--" where the door's names are the command line's). Every door checks a
-    session's options here: ``start``'s and the new budgets of ``next``."""
-    problem = check_options(options)
+    option as the command line does (the other doors say it in their words: deep/door_words.py).
+    Every door checks a session's options here: ``start``'s and the new budgets of ``next``."""
+    problem = check_options(options, lambda name: "--" + name.replace("_", "-"))
     if problem:
-        raise UsageError(flag + problem)
+        raise UsageError(problem)
     return options
 
 

@@ -6,12 +6,13 @@ again after the round."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt
 
-from ..core.errors import UsageError
+from ..core.errors import LitSearchError, UsageError
 from ..core.text import plural
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
 from ..deep.session import Options
@@ -37,6 +38,21 @@ SessionPath = Annotated[str, Field(min_length=1, max_length=4096, description="t
 RESULTS_PAGE = 50
 
 
+def in_tool_words(tool):
+    """The tool's errors in the tools' words: its arguments (max_judged, not --max-judged) and
+    its steps (deep_search_next with show=true, not a command to run): deep/door_words.py."""
+    from ..deep.door_words import MCP_TOOLS, retold
+
+    @functools.wraps(tool)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await tool(*args, **kwargs)
+        except LitSearchError as error:
+            raise retold(error, MCP_TOOLS) from None
+
+    return wrapper
+
+
 def _list(value: str | list[int | str] | None) -> str | None:
     if value is None:
         return None
@@ -54,6 +70,7 @@ def _step_result(session, path: str):
 
 
 @declare(KEEPS_A_SESSION, DeepStep)
+@in_tool_words
 async def deep_search_start(
     topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research question or topic")],
     session: SessionPath,
@@ -100,6 +117,7 @@ async def deep_search_start(
 
 
 @declare(KEEPS_A_SESSION, DeepStep)
+@in_tool_words
 async def deep_search_next(
     session: SessionPath,
     relevant: ListArg = None,
@@ -140,6 +158,7 @@ async def deep_search_next(
 
 
 @declare(WRITES_AN_EXPORT, DeepResults)
+@in_tool_words
 async def deep_search_results(
     session: SessionPath,
     format: Annotated[Literal[RESULT_FORMATS], Field(description="the rows as markdown (default), json, or an "  # type: ignore[valid-type]

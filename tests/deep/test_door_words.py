@@ -1,0 +1,109 @@
+"""A deep step's refusal speaks the words of the door it came through: the MCP tools name their
+arguments (max_judged, not) and steps (deep_search_next with show=true), the Python API its own
+(max_judged, not_, deep_next('review.json', show=True)); neither suggests a command to run nor a
+--flag. The command line keeps its words (tests/deep/test_deep_cli.py)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from deep_world import World  # noqa: E402
+from small_world import small_world  # noqa: E402
+
+from litsearch.deep.door_words import MCP_TOOLS, PYTHON_API, in_door_words  # noqa: E402
+
+FLAG = re.compile(r"(?<![\w-])--[a-z]")
+
+
+def command_words(message: str) -> list[str]:
+    """What in ``message`` belongs to the command line alone."""
+    return FLAG.findall(message) + re.findall(r"lit-search \w+", message)
+
+
+@pytest.mark.parametrize("message,tool,python", [
+    ("--session r.json already exists; see where it stands with `lit-search deep next r.json --show`, or name a "
+     "new file", "session r.json already exists; see where it stands with deep_search_next with show=true",
+     "session r.json already exists; see where it stands with deep_next('r.json', show=True)"),
+    ("run `lit-search deep next 'my review.json'` (no verdicts) to run it", "run deep_search_next with no verdicts to",
+     "run deep_next('my review.json') with no verdicts to"),
+    ("see its results with `lit-search deep results r.json`, or go on with a larger --max-requests",
+     "see its results with deep_search_results, or go on with a larger max_requests",
+     "see its results with deep_results('r.json'), or go on with a larger max_requests"),
+    ("x is named in both --relevant and --not", "both relevant and not", "both relevant and not_"),
+    ("--stop-window 5 is below 10", "stop_window 5", "stop_window 5"),
+])
+def test_the_command_lines_words_become_each_doors(message, tool, python):
+    assert tool in in_door_words(message, MCP_TOOLS)
+    assert python in in_door_words(message, PYTHON_API)
+    assert not command_words(in_door_words(message, MCP_TOOLS)) and not command_words(in_door_words(message, PYTHON_API))
+
+
+def test_words_that_only_look_like_flags_are_kept():
+    for message in ("a--b stays", "--unknown-flag stays", "the range 3--5"):
+        assert in_door_words(message, MCP_TOOLS) == message
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path):
+    from litsearch.net.pacing import PROCESS_PACE_BOOK
+
+    with World(small_world(), share=1.0) as world:
+        for name, value in {**world.env, "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        PROCESS_PACE_BOOK.clear()
+        yield world
+
+
+def test_the_api_refuses_in_its_own_words(served):
+    from litsearch.api import deep_next, deep_start
+
+    deep_start("coral reef bleaching", "review.json", batch=3)
+    refusals = {}
+    for name, call in {
+        "exists": lambda: deep_start("coral reef bleaching", "review.json"),
+        "row": lambda: deep_next("review.json", not_="0"),
+        "both": lambda: deep_next("review.json", relevant="1", not_="1"),
+        "budget": lambda: deep_next("review.json", max_judged=5_000_000),
+    }.items():
+        with pytest.raises(ValueError) as refused:
+            call()
+        refusals[name] = str(refused.value)
+    assert "deep_next('review.json', show=True)" in refusals["exists"]
+    assert refusals["row"].startswith("not_: row 0 is not in the batch")
+    assert "relevant and not_" in refusals["both"]
+    assert refusals["budget"].startswith("max_judged")
+    assert not [command_words(text) for text in refusals.values() if command_words(text)], refusals
+
+
+def test_the_tools_refuse_in_their_own_words(served):
+    pytest.importorskip("mcp")
+    from mcp_inprocess import in_process, run, text_of
+
+    async def go():
+        async with in_process() as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "review.json",
+                                                         "batch": 3, "max_judged": 3})
+            calls = {"exists": ("deep_search_start", {"topic": "x", "session": "review.json"}),
+                     "row": ("deep_search_next", {"session": "review.json", "not": "0"}),
+                     "both": ("deep_search_next", {"session": "review.json", "relevant": "1", "not": "1"})}
+            answers = {name: await client.call_tool(tool, arguments) for name, (tool, arguments) in calls.items()}
+            await client.call_tool("deep_search_next", {"session": "review.json", "relevant": [1]})  # budget: done
+            answers["complete"] = await client.call_tool("deep_search_next", {"session": "review.json",
+                                                                               "relevant": [1]})
+            return answers
+
+    answers = run(go())
+    assert all(answer.is_error for answer in answers.values())
+    refusals = {name: text_of(answer) for name, answer in answers.items()}
+    assert "deep_search_next with show=true" in refusals["exists"]
+    assert refusals["row"].endswith("not: row 0 is not in the batch (rows 1–3)")
+    assert "relevant and not" in refusals["both"]
+    assert "see its results with deep_search_results, or go on with a larger max_judged" in refusals["complete"]
+    assert not [command_words(text) for text in refusals.values() if command_words(text)], refusals
