@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
+from scratch import scratch_folder  # noqa: E402
 
 TESTS = Path(__file__).resolve().parent
 REPO = TESTS.parent
@@ -17,7 +17,7 @@ FIXTURES = SHARED / "fixtures"
 
 # Tests never touch the user's real cache or library: the default store location (the
 # platform data folder) points into a throwaway folder for this test process and its children.
-os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="litsearch-tests-")
+os.environ["XDG_DATA_HOME"] = scratch_folder(prefix="litsearch-tests-")
 os.environ.pop("LITSEARCH_CACHE_DIR", None)
 # Nor a model the user pointed the semantic re-ranker at, or a download mirror: tests that want
 # them set their own.

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass
 
@@ -27,6 +26,7 @@ from fake_server import Answer, FakeServer
 from litsearch import cli
 from litsearch.core.config import data_folder
 from litsearch.net.pacing import PROCESS_PACE_BOOK
+from scratch import scratch_folder  # noqa: E402
 
 PROVIDERS = ("semantic_scholar", "openalex", "pubmed", "arxiv")
 FIRST_ROUTE = {
@@ -101,7 +101,7 @@ def run_fault(monkeypatch, capsys, server: FakeServer, routes: dict, extra_env: 
     """Markdown and JSON runs with ``routes`` overridden; returns both runs and the JSON."""
     env = {"LITSEARCH_READ_TIMEOUT": HEALTHY_READ_TIMEOUT, **fake_apis.install(server, routes)}
     # A private response cache per scenario: a later scenario's server may get the same port.
-    env["LITSEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="litsearch-fault-")
+    env["LITSEARCH_CACHE_DIR"] = scratch_folder(prefix="fault-")
     env.update(extra_env or {})
     # --no-verify: these scenarios are about the four search APIs; enrichment has its own tests.
     common = [topic, "--providers", ALL, "--limit", "20", "--no-verify"]

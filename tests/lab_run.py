@@ -16,7 +16,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from pathlib import Path
 import fake_apis
 from fake_rate_limit import KeyRateLimit
 from fake_server import FakeServer
+from scratch import scratch_folder  # noqa: E402
 
 KEY = "lab-one-key-5f3a9c0e7b2d4816"
 TOPICS = ("CRISPR off-target effects", "protein folding dynamics", "bacterial quorum sensing",
@@ -77,7 +77,7 @@ def machine_script(machine: int, searches: int) -> list[list[str]]:
 
 def run_lab(machines: int, searches: int, shared_state: str | None = None, kill=None,
             kill_after: int | None = None, timeout: float = 240.0) -> LabRun:
-    folder = Path(tempfile.mkdtemp(prefix="litsearch-lab-"))
+    folder = Path(scratch_folder(prefix="litsearch-lab-"))
     with FakeServer() as server:
         limit = KeyRateLimit(fake_apis.s2_search)
         env = {**os.environ, **fake_apis.install(server, {S2_SEARCH: limit}), "SEMANTIC_SCHOLAR_API_KEY": KEY}

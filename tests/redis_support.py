@@ -12,11 +12,11 @@ import shutil
 import signal
 import socket
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
+from scratch import scratch_folder  # noqa: E402
 
 REQUIRED = os.environ.get("LITSEARCH_REQUIRE_VALIDATORS") == "1"
 START_SECONDS = 30.0  # generous: a loaded machine starts processes slowly
@@ -46,7 +46,7 @@ class RedisServer:
         self.binary = require_redis_server()
         self.password = password
         self.port = free_port()
-        self.folder = Path(tempfile.mkdtemp(prefix="litsearch-redis-"))
+        self.folder = Path(scratch_folder(prefix="litsearch-redis-"))
         self.process: subprocess.Popen | None = None
 
     @property

@@ -344,3 +344,13 @@ def test_the_checked_options_rule_catches_a_search_built_by_hand(monkeypatch):
     source = "from ..search import options\ndef f(t):\n    return options.SearchOptions(topic=t)\n"
     monkeypatch.setattr(Path, "read_text", lambda self, *a, **k: source)
     assert options_built_by_hand(PACKAGE / "api" / "search.py") == ["line 3"]
+
+
+def test_no_test_leaves_folders_in_the_system_temp_folder():
+    """A folder made outside pytest's tmp_path comes from tests/scratch.py (removed when the test
+    process ends): a bare tempfile.mkdtemp left 2,500 folders in /tmp over a few runs."""
+    tests = REPO / "tests"
+    bare = [f"{path.relative_to(REPO)}:{number}" for path in sorted(tests.rglob("*.py")) if path.name != "scratch.py"
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+            if re.search(r"\bmkdtemp\(", line) and "scratch_folder" not in line]
+    assert not bare, bare

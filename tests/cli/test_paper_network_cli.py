@@ -11,7 +11,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import unquote
@@ -34,6 +33,7 @@ from command import lit_search_command
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:pydot")
 
 from conftest import REPO  # noqa: E402
+from scratch import scratch_folder  # noqa: E402
 S2, OA = "semantic_scholar", "openalex"
 BOTH = (S2, OA)
 
@@ -244,7 +244,7 @@ def _env(env_extra: dict[str, str]) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LITSEARCH_", "OPENALEX", "NCBI", "SEMANTIC"))}
     env.update({"LITSEARCH_EMAIL": "graph@example.org", "PYTHONPATH": str(REPO / "src"), "LITSEARCH_BACKOFF": "0.05",
                 # A private response cache per run, so request counts do not depend on other runs.
-                "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-graph-")})
+                "LITSEARCH_CACHE_DIR": scratch_folder(prefix="litsearch-graph-")})
     env.update(env_extra)
     return env
 

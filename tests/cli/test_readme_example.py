@@ -21,6 +21,7 @@ sys.path.insert(0, str(REPO / "tests"))
 import fake_apis  # noqa: E402
 from command import lit_search_command  # noqa: E402
 from fake_server import FakeServer  # noqa: E402
+from scratch import scratch_folder  # noqa: E402
 
 TIMING = re.compile(r"\b\d+\.\d s\b")
 
@@ -81,7 +82,7 @@ if __name__ == "__main__":
     import tempfile
 
     for example in EXAMPLES:
-        printed = run_example(example, Path(tempfile.mkdtemp(prefix="readme-example-")))
+        printed = run_example(example, Path(scratch_folder(prefix="readme-example-")))
         text = example.page.read_text(encoding="utf-8")
         text = example.block.sub(lambda m: m.group(1) + printed + m.group(3), text, count=1)
         if example.size_sentence:

@@ -29,6 +29,7 @@ from conftest import DATA, REPO  # noqa: E402
 from fake_server import FakeServer  # noqa: E402
 
 from litsearch.render.terminal import text_width  # noqa: E402
+from scratch import scratch_folder  # noqa: E402
 
 WIDTH = 100
 GASTRIC = ["gastric organoid stem cells", "--limit", "8", "--no-cache"]  # the fake APIs add a retracted paper
@@ -175,6 +176,6 @@ if __name__ == "__main__":
         import tempfile
 
         printed, _ = piped(GASTRIC + ["--sort", "impact"],
-                           {**fake_apis.install(server), "LITSEARCH_CACHE_DIR": tempfile.mkdtemp()})
+                           {**fake_apis.install(server), "LITSEARCH_CACHE_DIR": scratch_folder()})
     GOLDEN.write_text(TIMING.sub("T s", printed), encoding="utf-8")
     print(f"{GOLDEN.relative_to(REPO)} regenerated")

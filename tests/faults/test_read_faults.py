@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import tempfile
 
 import httpx
 import pytest
@@ -23,6 +22,7 @@ import fake_fulltext
 from fake_server import Answer, FakeServer
 from litsearch.fulltext import fetchers, read
 from litsearch.net.pacing import PacePolicy
+from scratch import scratch_folder  # noqa: E402
 
 NCBI_KEY = "ncbi-sentinel-key-7Q2"
 EMAIL = "sentinel.reader@example.org"
@@ -109,7 +109,7 @@ def check(run, code: int, words: list[str]) -> None:
 def read_with(monkeypatch, capsys, server, route, answer, paper):
     env = fake_fulltext.install(server, {route: ncbi_only(answer) if route.startswith("/eutils") else
                                          (lambda request: answer)})
-    env.update({"LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-read-fault-"), "NCBI_API_KEY": NCBI_KEY,
+    env.update({"LITSEARCH_CACHE_DIR": scratch_folder(prefix="litsearch-read-fault-"), "NCBI_API_KEY": NCBI_KEY,
                 "LITSEARCH_EMAIL": EMAIL, "LITSEARCH_PROVIDER_BUDGET": "4", **HANG})
     return run_cli(monkeypatch, capsys, env, ["read", paper, "--max-chars", "2000"])
 
@@ -193,7 +193,7 @@ def test_a_failure_once_is_retried(server, monkeypatch, capsys, shared):
         return answers.pop() if answers and request.param("db") == "pmc" else healthy(request)
     server.route("/eutils/efetch.fcgi", once)
     env = {k: v for k, v in env.items() if k.startswith("LITSEARCH_")}
-    env["LITSEARCH_CACHE_DIR"] = tempfile.mkdtemp(prefix="litsearch-read-fault-")
+    env["LITSEARCH_CACHE_DIR"] = scratch_folder(prefix="litsearch-read-fault-")
     run = run_cli(monkeypatch, capsys, env, ["read", "PMC3299399", "--section", "abstract"])
     check(run, 0, [])
     assert "## 1 Abstract" in run.stdout and "note:" not in run.stderr

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import tempfile
 
 import pytest
 from fault_support import HANG, run_cli
@@ -20,6 +19,7 @@ from fault_support import HANG, run_cli
 import fake_apis
 import fake_zotero
 from fake_server import Answer, FakeServer
+from scratch import scratch_folder  # noqa: E402
 
 BOUND_SECONDS = 12.0
 
@@ -61,12 +61,12 @@ def faults(other_url: str, route: str) -> dict[str, Answer]:
 
 
 def push(monkeypatch, capsys, env, via, papers=3):
-    path = tempfile.mkdtemp(prefix="litsearch-zotero-fault-") + "/results.json"
+    path = scratch_folder(prefix="litsearch-zotero-fault-") + "/results.json"
     results = [{"title": f"Fault paper {n}", "doi": f"10.5555/fault.{n}", "year": 2021, "journal": "J",
                 "authors": ["A Author"]} for n in range(papers)]
     with open(path, "w", encoding="utf-8") as handle:
         json.dump({"results": results}, handle)
-    env = {**env, "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-zotero-fault-"),
+    env = {**env, "LITSEARCH_CACHE_DIR": scratch_folder(prefix="litsearch-zotero-fault-"),
            "LITSEARCH_PROVIDER_BUDGET": "4", **HANG}
     if via == "connector":
         env.update(ZOTERO_API_KEY="", ZOTERO_LIBRARY_ID="")

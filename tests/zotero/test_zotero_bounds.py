@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 import tracemalloc
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
@@ -29,6 +28,7 @@ from litsearch.net.http import HttpClient
 from litsearch.zotero import listing
 from litsearch.zotero.matching import LibraryIndex
 from litsearch.zotero.web_api import WebApi, ZoteroTarget
+from scratch import scratch_folder  # noqa: E402
 
 BOUND_SECONDS = 15.0
 PAPERS = 5
@@ -46,12 +46,12 @@ def zotero():
 
 
 def push(monkeypatch, capsys, zotero, via="api", papers=PAPERS, budget="4"):
-    path = tempfile.mkdtemp(prefix="litsearch-zotero-bounds-") + "/results.json"
+    path = scratch_folder(prefix="litsearch-zotero-bounds-") + "/results.json"
     results = [{"title": f"Bounded paper {n}", "doi": f"10.5555/bound.{n}", "year": 2021, "journal": "J",
                 "authors": ["A Author"]} for n in range(papers)]
     with open(path, "w", encoding="utf-8") as handle:
         json.dump({"results": results}, handle)
-    env = {**zotero.env, "LITSEARCH_CACHE_DIR": tempfile.mkdtemp(prefix="litsearch-zotero-bounds-"),
+    env = {**zotero.env, "LITSEARCH_CACHE_DIR": scratch_folder(prefix="litsearch-zotero-bounds-"),
            "LITSEARCH_PROVIDER_BUDGET": budget}
     if via == "connector":
         env.update(ZOTERO_API_KEY="", ZOTERO_LIBRARY_ID="")
