@@ -106,8 +106,8 @@ def next_command(session: Session, shown_path: str) -> str:
     return f"lit-search deep next {path} --relevant ROWS --maybe ROWS"
 
 
-OWED = ("The verdicts on round {round}'s batch are recorded; the step was stopped before its next round: "
-        "run `{command}` (no verdicts) to run it and see the next batch.")
+OWED = ("The verdicts on round {round}'s batch are recorded; the next round has not run (the step was stopped, or "
+        "the round's requests failed): run `{command}` (no verdicts) to run it and see the next batch.")
 
 
 def _ids_line(paper) -> str:
