@@ -12,6 +12,7 @@ collection a deep search has), sublinear in the count (1 + ln tf), vectors of un
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from itertools import repeat
@@ -154,9 +155,11 @@ def distinctive_terms(relevant: Sequence[Mapping[str, int]], others: Sequence[Ma
     return [term for _, term in scored[:limit]]
 
 
-def generic_stems() -> set[str]:
-    """The stems of GENERIC: words of scientific prose that never name a paper's subject."""
-    return {stem for word in GENERIC for stem in analyzer().terms(word)}
+@functools.cache
+def generic_stems() -> frozenset[str]:
+    """The stems of GENERIC: words of scientific prose that never name a paper's subject (stemmed
+    once per process: a round asks for them for every query it derives)."""
+    return frozenset(stem for word in GENERIC for stem in analyzer().terms(word))
 
 
 def topic_terms(text: str) -> set[str]:
