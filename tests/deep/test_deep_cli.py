@@ -440,8 +440,8 @@ def test_show_prints_where_the_session_stands_and_records_nothing(run, tmp_path,
     assert shown["batch"] == [] and shown["done"] is False and shown["judged"] == 3
     assert "run `lit-search deep next review.json` (no verdicts)" in run(["next", "review.json", "--show"]).stdout
     out = run(["next", "review.json", "--relevant", "1"], code=2)
-    assert ("recorded its verdicts and its round has not run (the step was stopped, or the round's requests "
-            "failed): run `lit-search deep next review.json` (no verdicts)") in out.stderr
+    assert ("there is no batch to judge: the verdicts are recorded and the next round has not shown one") in out.stderr
+    assert "run `lit-search deep next review.json` (no verdicts)" in out.stderr
     assert json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)["round"] == 2
     out = run(["start", "coral reef bleaching", "--session", "review.json"], code=2)
     assert "see where it stands with `lit-search deep next review.json --show`" in out.stderr

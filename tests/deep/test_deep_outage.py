@@ -164,3 +164,31 @@ def test_the_mcp_tool_and_the_api_start_refuse_alike(world, tmp_path, monkeypatc
         answer = run_async(start())
     assert answer.is_error and "every provider failed" in text_of(answer)
     assert files(tmp_path) == set()
+
+
+def test_a_round_with_nothing_new_yet_chases_again_then_leaves_the_rest_to_the_next_step(run, world, tmp_path):
+    """Nothing left to judge while the round's budget (5 requests here) left leads waiting: the
+    round chases again at once, up to three passes; past them the session is neither exhausted
+    nor owed a verdict: it says more leads wait, and the next steps chase them until none is left."""
+    step = json.loads(run(["start", TOPIC, "--session", "review.json", "--batch", "100", "--round-requests", "5",
+                           "--format", "json", "-q"]).stdout)
+    # Papers whose every citation stays among the papers judged already: chasing them finds nothing new.
+    others = [row["row"] for row in step["batch"] if "colour" in row["title"].lower()]
+    assert len(others) >= 5
+    step = json.loads(run(["next", "review.json", "--relevant", ",".join(map(str, others)), "--format", "json",
+                           "-q"]).stdout)
+    assert step["done"] is False and step["batch"] == [] and step["round"] == 2
+    session = load(tmp_path / "review.json")
+    assert any("nothing new to judge after 3 passes of chasing" in note for note in session.rounds[-1].notes)
+    assert sum(session.rounds[-1].requests.values()) > 5  # more than one pass of its 5-request budget
+    shown = run(["next", "review.json", "--show"]).stdout
+    assert "found nothing new to judge yet" in shown and "deep next review.json" in shown
+    assert "there is no batch to judge" in run(["next", "review.json", "--relevant", "1"], code=2).stderr
+    from litsearch.deep.stop import pending_chases
+    for _ in range(20):
+        step = json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)
+        if step["done"]:
+            break
+        assert step["batch"] == []
+    assert step["done"] and step["stop_reason"] == "exhausted"
+    assert pending_chases(load(tmp_path / "review.json")) == 0

@@ -10,6 +10,10 @@ STOP_WINDOW_RANGE = (10, 1_000)
 # Seconds a round may spend waiting for one provider's pace: a provider paced at 1 request/s
 # (Semantic Scholar) is asked at most this many times in a round; the rest waits for the next.
 ROUND_SECONDS = 30.0
+# A round that leaves nothing to judge while its budget left leads waiting chases again at once,
+# up to this many passes in all (each a round's budget): a step stays within the couple of
+# minutes an MCP client waits for a tool; past it, the next step goes on chasing.
+CHASE_PASSES = 3
 PER_SEED = 100  # references, and citing papers, asked of each provider for one seed
 RECOMMENDATIONS = 100  # papers asked of a "more like these" request
 SEMANTIC_RESULTS = 50  # OpenAlex search.semantic answers at most 50

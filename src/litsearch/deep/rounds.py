@@ -19,6 +19,7 @@ from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
 from .expand import Found, keeps, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
+from .limits import CHASE_PASSES
 from .pool import Pool
 from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
@@ -217,7 +218,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
     found = Found()
     timing.own_seconds = started = 0.0
-    while True:
+    for passes in range(1, CHASE_PASSES + 1):
         # A round sends at most what is left of the session's budget too, so that --max-requests
         # is not overshot by a round's worth (the judge's own queries still go: they never wait).
         allowed = min(session.options.round_requests,
@@ -241,7 +242,8 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         # may pass: its lead would be asked again at once, and again, while the provider is down.
         if not (waiting and actions and not more.passing and not session.unjudged() and not budget_spent(session)):
             break
-        timing.own_seconds += time.process_time() - started
+        if passes < CHASE_PASSES:
+            timing.own_seconds += time.process_time() - started
     entry.notes += waiting
     kept = sum(1 for paper, _ in found.arrivals if keeps(paper, session.filters))
     if kept < len(found.arrivals):
@@ -271,6 +273,11 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
             raise FetchFailed(f"no candidate left to judge and {plural(len(found.passing), 'request')} of this round "
                               f"failed ({found.passing[0]}{'; …' if len(found.passing) > 1 else ''}); every verdict "
                               f"is kept: ask for the next step again, with no verdicts, to run the round again")
+        if waiting and actions and not budget_spent(session):
+            # Leads still wait after the passes a step allows: not exhausted; the next step chases them.
+            entry.notes.append(f"nothing new to judge after {plural(passes, 'pass', 'passes')} of chasing; leads "
+                               f"still wait for the next step")
+            return session
         return _stopped(session, "exhausted", "no unjudged candidate is left after chasing every lead")
     return session
 

@@ -189,9 +189,9 @@ def check_step(session: Session, lists: dict[str, str | None], rest: str, querie
             rounds.check_queries(session, queries)
         return
     if rounds.awaiting_round(session) and any(lists.values()):
-        raise UsageError(f"the last step on this session recorded its verdicts and its round has not run (the step "
-                         f"was stopped, or the round's requests failed): run `lit-search deep next {quoted}` "
-                         f"(no verdicts) to run it and see the next batch")
+        raise UsageError(f"there is no batch to judge: the verdicts are recorded and the next round has not shown one "
+                         f"(the step was stopped, its requests failed, or its chasing found nothing new yet): run "
+                         f"`lit-search deep next {quoted}` (no verdicts) to run it and see the next batch")
     resolve(session, lists, rest)
     rounds.check_queries(session, queries)
 

@@ -108,6 +108,16 @@ def next_command(session: Session, shown_path: str) -> str:
 
 OWED = ("The verdicts on round {round}'s batch are recorded; the next round has not run (the step was stopped, or "
         "the round's requests failed): run `{command}` (no verdicts) to run it and see the next batch.")
+CHASING = ("Round {round} chased what was judged relevant and found nothing new to judge yet; more leads wait than "
+           "one step chases: run `{command}` (no verdicts) to chase them and see the next batch.")
+
+
+def owed_text(session: Session, command: str) -> str:
+    """What a session with no batch and no stop waits for: the round after its verdicts (a step
+    stopped, or failed), or more chasing (a round that found nothing new yet, leads waiting)."""
+    last = session.rounds[-1] if session.rounds else None
+    chasing = last is not None and last.number > 1 and not last.judged
+    return (CHASING if chasing else OWED).format(round=session.round, command=command)
 
 
 def _ids_line(paper) -> str:
@@ -184,7 +194,7 @@ def step_markdown(session: Session, shown_path: str) -> str:
                   "", going_on(session, shown_path)]
         return "\n".join(lines) + "\n"
     if awaiting_round(session):
-        lines += [OWED.format(round=session.round, command=next_command(session, shown_path)), ""]
+        lines += [owed_text(session, next_command(session, shown_path)), ""]
         lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session)]
         return "\n".join(lines) + "\n"
     lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge. {QUOTED}", ""]
@@ -214,7 +224,7 @@ def step_text(session: Session, shown_path: str, width: int | None = None) -> st
     if session.done:
         lines += wrap(plain(stop_sentence(session)), width) + [""]
     elif awaiting_round(session):
-        lines += wrap(OWED.format(round=session.round, command=next_command(session, shown_path)), width) + [""]
+        lines += wrap(owed_text(session, next_command(session, shown_path)), width) + [""]
     else:
         lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge.", ""]
         for entry in batch_entries(session):
