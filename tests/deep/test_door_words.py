@@ -107,3 +107,34 @@ def test_the_tools_refuse_in_their_own_words(served):
     assert "relevant and not" in refusals["both"]
     assert "see its results with deep_search_results, or go on with a larger max_judged" in refusals["complete"]
     assert not [command_words(text) for text in refusals.values() if command_words(text)], refusals
+
+
+def test_the_tools_steps_say_what_to_call_in_their_words(served):
+    """The step's Markdown through the tools names the tool calls (its JSON's `next` stays the
+    command-line equivalent, as documented); the command's own Markdown keeps the commands."""
+    pytest.importorskip("mcp")
+    from mcp_inprocess import in_process, run, text_of
+
+    from litsearch.deep.session_file import load
+    from litsearch.render.deep import step_markdown
+
+    async def go():
+        async with in_process() as client:
+            first = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching",
+                                                                 "session": "review.json", "batch": 3,
+                                                                 "max_judged": 3})
+            done = await client.call_tool("deep_search_next", {"session": "review.json", "relevant": [1]})
+            return first, done
+
+    first, done = run(go())
+    assert "Next: deep_search_next with relevant=ROWS, maybe=ROWS" in text_of(first)
+    assert '`rest="maybe"` to change that; `variants=["…"]` adds a query' in text_of(first)
+    assert first.structured_content["next"].startswith("lit-search deep next review.json")
+    assert done.structured_content["done"] and done.structured_content["stop_reason"] == "budget"
+    assert "deep_search_next with max_judged=N" in text_of(done)
+    assert "the methods text: search_report with record=review.json" in text_of(done)
+    assert r"limit set by max\_judged (3)" in text_of(done)  # Markdown-escaped
+    for answer in (first, done):
+        assert not command_words(text_of(answer)), text_of(answer)
+    command = step_markdown(load("review.json"), "review.json")
+    assert "`lit-search deep next review.json --max-judged N`" in command and "--max-judged (3)" in command

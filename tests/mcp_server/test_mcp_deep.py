@@ -167,10 +167,16 @@ def test_the_results_of_a_filtered_session_are_the_commands_json_too(served, tmp
             await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "f.json",
                                                           "batch": 3, "filters": {"year": "2000-"}})
             await client.call_tool("deep_search_next", {"session": "f.json", "relevant": [1, 2]})
-            return await client.call_tool("deep_search_results", {"session": "f.json", "all": True})
+            report = await client.call_tool("search_report", {"record": "f.json"})
+            return await client.call_tool("deep_search_results", {"session": "f.json", "all": True}), report
 
-    answer = run(go())
+    answer, report = run(go())
     assert not answer.is_error, text_of(answer)
+    # The session's methods, as `lit-search report f.json --format json` gives them.
+    assert not report.is_error, text_of(report)
+    methods = report.structured_content["report"]
+    assert methods["kind"] == "deep-search session" and methods["yield"] == answer.structured_content["yield"]
+    assert "Round" in methods["methods"] and methods["methods"] in text_of(report)
     page, command = answer.structured_content, deep_results("f.json", include_unjudged=True)
     assert command["filters"] and page["filters"] == command["filters"]
     assert page["results"] == command["results"][:len(page["results"])] and page["total"] == len(command["results"])

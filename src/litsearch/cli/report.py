@@ -37,25 +37,6 @@ def build_parser():
     return parser
 
 
-def read_report_input(path: str):
-    """(session, None) or (None, record): what ``report`` reads. A deep-search session (told by
-    its first bytes, or by its kind once read) is read by the reader every deep command uses, so
-    a damaged or cut-short session is named as ``deep results`` names it; anything else is read as
-    a search record, and a file that is neither (empty, cut short, not JSON) is named for what
-    it is by the same JSON reader (core/files.py read_json_input)."""
-    from ..core.files import read_json_input
-    from ..deep.session import KIND
-    from ..deep.session_file import SESSION, load, session_file_kind
-    from ..search.record import MAX_RECORD_BYTES, checked_record
-
-    if session_file_kind(path) == SESSION:
-        return load(path), None
-    document = read_json_input(path, MAX_RECORD_BYTES, f"a lit-search search record or {KIND}")
-    if isinstance(document, dict) and document.get("kind") == KIND:
-        return load(path), None  # read again with its papers file, as every door reads a session
-    return None, checked_record(document, path)
-
-
 def main(argv: Sequence[str]) -> int:
     return run_command(PROG, lambda: report_command(argv))
 
@@ -65,6 +46,8 @@ def report_command(argv: Sequence[str]) -> int:
     from ..render.report import report_markdown, report_payload
 
     fmt = view_format(args.format)
+    from ..deep.session_file import read_report_input
+
     session, record = read_report_input(args.record)
     if session is not None:  # a deep-search session: its methods text, round by round
         from ..render.deep import methods_text, methods_view
@@ -75,11 +58,9 @@ def report_command(argv: Sequence[str]) -> int:
 
             text = methods_view(session, terminal_width())
         elif fmt == "json":
-            from ..deep.stop import yield_curve
+            from ..render.deep import methods_payload
 
-            text = json_text({"kind": "deep-search session", "methods": text, "done": session.done,
-                              "stop_reason": session.stop_reason, "yield": yield_curve(session),
-                              "requests": session.requests})
+            text = json_text(methods_payload(session))
         write_output(text, load_settings())
         return ExitCode.OK
     if fmt == TERMINAL_VIEW:

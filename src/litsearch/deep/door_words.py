@@ -4,7 +4,8 @@ The steps (deep/steps.py) say what is wrong in the command line's words: "--max-
 "see where it stands with `lit-search deep next review.json --show`". Through the MCP tools or the
 Python API those names do not exist: a model holding only the tools cannot run a command, and
 ``--not`` is ``not_`` in Python. Each door passes its messages through ``in_door_words`` with its
-table; the command line keeps them as they are.
+table (the MCP tools their step text's own sentences too: render/deep.py ``step_markdown``'s
+``own``); the command line keeps them as they are.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ class DoorWords:
     """How one door names the deep steps' options and steps."""
 
     options: dict[str, str]  # "--max-judged" -> "max_judged"
-    show: str  # each a step as this door asks for it; "{path}" is the session's file
-    no_verdicts: str
-    results: str
-    start: str
+    steps: dict[str, str]  # "next" -> "deep_search_next", "report" -> …
+    call: str  # a step with its arguments: "{step} with {arguments}", "{step}({path!r}{arguments})"
+    bare: str  # a step with none
+    joined: str  # between two arguments
+    true: str  # a flag given alone ("show=true")
+    no_verdicts: str  # `deep next FILE` (no verdicts), the step that runs a round owed
 
 
 _OPTIONS = ("session", "relevant", "maybe", "rest", "variant", "max-judged", "max-requests", "batch",
-            "round-requests", "stop-window", "stop-yield", "show", "providers", "rerank")
+            "round-requests", "stop-window", "stop-yield", "show", "providers", "rerank", "all", "rejected",
+            "format")
 
 
 def _named(**renamed: str) -> dict[str, str]:
@@ -35,16 +39,21 @@ def _named(**renamed: str) -> dict[str, str]:
     return names
 
 
-MCP_TOOLS = DoorWords(options=_named(**{"not": "not"}),
-                      show="deep_search_next with show=true", no_verdicts="deep_search_next with no verdicts",
-                      results="deep_search_results", start="deep_search_start")
-PYTHON_API = DoorWords(options=_named(**{"not": "not_"}),
-                       show="deep_next({path!r}, show=True)", no_verdicts="deep_next({path!r}) with no verdicts",
-                       results="deep_results({path!r})", start="deep_start(…)")
+MCP_TOOLS = DoorWords(options=_named(**{"not": "not", "all": "all"}),
+                      steps={"next": "deep_search_next", "results": "deep_search_results",
+                             "start": "deep_search_start", "report": "search_report"},
+                      call="{step} with {arguments}", bare="{step}", joined=", ", true="true",
+                      no_verdicts="deep_search_next with no verdicts")
+PYTHON_API = DoorWords(options=_named(**{"not": "not_", "all": "include_unjudged", "rejected": "include_rejected"}),
+                       steps={"next": "deep_next", "results": "deep_results", "start": "deep_start"},
+                       call="{step}({path!r}, {arguments})", bare="{step}({path!r})", joined=", ", true="True",
+                       no_verdicts="deep_next({path!r}) with no verdicts")
 
-# A command the steps suggest, quoted in backticks: which step, its file, and --show.
-_COMMAND = re.compile(r"`lit-search deep (?P<step>next|results|start)(?: (?P<path>[^`]*?))?(?P<show> --show)?`"
+# A command the steps suggest, quoted in backticks: the step, then its file and arguments.
+_COMMAND = re.compile(r"`lit-search (?:deep (?P<step>next|results|start)|(?P<report>report))(?P<rest>[^`]*)`"
                       r"(?P<bare> \(no verdicts\))?")
+# An option alone in backticks, with its value: `--rest maybe`, `--variant "…"`.
+_OPTION = re.compile(r"`(?P<flag>--[a-z][a-z-]*)(?: (?P<value>[^`]*))?`")
 _FLAG = re.compile(r"(?<![\w-])--(?P<name>[a-z][a-z-]*)(?![\w-])")
 
 
@@ -52,30 +61,58 @@ def in_door_words(message: str, door: DoorWords) -> str:
     """``message`` with the command line's options and commands named as ``door`` names them."""
 
     def command(match: re.Match) -> str:
-        path = _unquoted(match["path"] or "FILE")
-        if match["step"] == "results":
-            return door.results.format(path=path)
-        if match["step"] == "start":
-            return door.start
-        if match["show"]:
-            return door.show.format(path=path)
-        return door.no_verdicts.format(path=path)
+        step = "report" if match["report"] else match["step"]
+        words = _split(match["rest"])
+        path = words.pop(0) if words and not words[0].startswith("--") else "FILE"
+        arguments = _arguments(words, door)
+        if not arguments and match["bare"] and step == "next":
+            return door.no_verdicts.format(path=path)
+        if step not in door.steps:  # no such step at this door (a report in Python): the command as it is
+            return match[0]
+        if step == "report" and path != "FILE":
+            arguments = [f"record={path}", *arguments]
+        said = (door.call if arguments else door.bare).format(step=door.steps[step], path=path,
+                                                              arguments=door.joined.join(arguments))
+        return said + (match["bare"] or "")
+
+    def option(match: re.Match) -> str:
+        if match["flag"] not in door.options:
+            return match[0]
+        return "`" + door.joined.join(_arguments([match["flag"], *_split(match["value"] or "")], door)) + "`"
 
     def flag(match: re.Match) -> str:
         return door.options.get(match[0], match[0])
 
-    return _FLAG.sub(flag, _COMMAND.sub(command, message))
+    return _FLAG.sub(flag, _OPTION.sub(option, _COMMAND.sub(command, message)))
 
 
-def _unquoted(path: str) -> str:
-    """A path as the shell quoting in a suggested command gave it ('my review.json' → my review.json)."""
+def _split(text: str) -> list[str]:
     import shlex
 
     try:
-        parts = shlex.split(path)
+        return shlex.split(text)
     except ValueError:
-        return path
-    return parts[0] if len(parts) == 1 else path
+        return text.split()
+
+
+def _arguments(words: list[str], door: DoorWords) -> list[str]:
+    """``--relevant ROWS --show`` as the door's arguments: relevant=ROWS, show=true."""
+    said: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        name = door.options.get(word, word.lstrip("-").replace("-", "_"))
+        value = words[index + 1] if index + 1 < len(words) and not words[index + 1].startswith("--") else None
+        index += 2 if value is not None else 1
+        if value is None:
+            said.append(f"{name}={door.true}")
+        elif name == "variants":
+            said.append(f'{name}=["{value}"]')
+        elif value.isupper() or value.isdigit():  # a placeholder (ROWS, N) or a number
+            said.append(f"{name}={value}")
+        else:
+            said.append(f'{name}="{value}"')
+    return said
 
 
 def retold(error: Exception, door: DoorWords) -> Exception:

@@ -141,3 +141,22 @@ def session_file_kind(path: str | os.PathLike) -> str | None:
     if re.match(rb'\s*\{\s*"key"\s*:\s*"c\d', head) and str(target).endswith(paper_store.SUFFIX):
         return PAPERS_FILE
     return None
+
+
+def read_report_input(path: str):
+    """(session, None) or (None, record): what ``report`` reads (the command, and the MCP tool
+    search_report). A deep-search session (told by its first bytes, or by its kind once read) is
+    read by the reader every deep command uses, so a damaged or cut-short session is named as
+    ``deep results`` names it; anything else is read as a search record, and a file that is
+    neither (empty, cut short, not JSON) is named for what it is by the same JSON reader
+    (core/files.py read_json_input)."""
+    from ..core.files import read_json_input
+    from ..search.record import MAX_RECORD_BYTES, checked_record
+    from .session import KIND
+
+    if session_file_kind(path) == SESSION:
+        return load(path), None
+    document = read_json_input(path, MAX_RECORD_BYTES, f"a lit-search search record or {KIND}")
+    if isinstance(document, dict) and document.get("kind") == KIND:
+        return load(path), None  # read again with its papers file, as every door reads a session
+    return None, checked_record(document, path)

@@ -64,9 +64,13 @@ def _saver(path: str):
 
 
 def _step_result(session, path: str):
+    """The step as the command's Markdown and JSON; the Markdown's own sentences (what to call
+    next, the stop) in the tools' words. The JSON's ``next`` stays the command-line equivalent."""
+    from ..deep.door_words import MCP_TOOLS, in_door_words
     from ..render.deep import step_markdown, step_payload
 
-    return tool_result(step_markdown(session, path), step_payload(session, path))
+    return tool_result(step_markdown(session, path, lambda text: in_door_words(text, MCP_TOOLS)),
+                       step_payload(session, path))
 
 
 @declare(KEEPS_A_SESSION, DeepStep)

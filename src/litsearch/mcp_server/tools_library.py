@@ -98,14 +98,16 @@ async def library_save(
 async def search_report(
     record: Annotated[str, Field(min_length=1, max_length=4096,
                                  description="a search_id from paper_search or paper_citations in this session, "
-                                             "or the path of a JSON search record (lit-search … --record FILE)")],
+                                             "the path of a JSON search record (lit-search … --record FILE), or a "
+                                             "deep search's session file (deep_search_start's session)")],
 ):
     """Write the methods of a search as a systematic review reports them: a paragraph (sources, date searched, the
     exact search string sent to each source, limits and filters, deduplication) and the PRISMA 2020
     identification table (records per source, duplicates removed, records screened), then every request as sent.
-    Use it when the user needs to document or reproduce a search."""
+    For a deep search's session file: its methods paragraph and every round (what it searched and chased, the
+    verdicts, the stop rule and why it fired). Use it when the user needs to document or reproduce a search."""
     from ..render.report import report_markdown, report_payload
-    from ..search.record import read_record, search_record, snowball_record
+    from ..search.record import search_record, snowball_record
 
     kept = current().recall(record)
     if kept is not None:
@@ -116,7 +118,14 @@ async def search_report(
             found, arguments = options
             saved = snowball_record(found, result, arguments)
     elif record.lower().endswith(".json"):
-        saved = read_record(record)
+        from ..deep.session_file import read_report_input
+
+        session, saved = read_report_input(record)
+        if session is not None:  # a deep search: its methods text, round by round (as `lit-search report`)
+            from ..render.deep import methods_payload
+
+            payload = methods_payload(session)
+            return tool_result(payload["methods"], {"report": payload})
     else:
         raise InputError(f"{record!r} is neither a search_id of this session nor a .json search record")
     payload = report_payload(saved)

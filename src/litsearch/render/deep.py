@@ -11,7 +11,7 @@ cut text (the judge reads what the table shows); ``deep results --format json`` 
 from __future__ import annotations
 
 import shlex
-from typing import Any
+from typing import Any, Callable
 
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
@@ -135,7 +135,7 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{_label(p)} {n:,}" for p, n in sorted(counts.items()))
 
 
-def _summary_lines(session: Session) -> list[str]:
+def _summary_lines(session: Session, own: Callable[[str], str] = str) -> list[str]:
     relevant, maybe, unjudged = len(session.judged("relevant")), len(session.judged("maybe")), len(session.unjudged())
     shown = f", {len(session.batch):,} of them in this batch" if session.batch else ""
     rejected = len(session.judged("not"))
@@ -154,12 +154,12 @@ def _summary_lines(session: Session) -> list[str]:
         lines.append(f"Round {last.number:,} asked: " + cut_phrases(asked_in_order(last.actions), ASKED_CHARS))
     lines += [cut(f"This step: {note}", 200) for note in session.said[:SAID_NOTES]]
     if len(session.said) > SAID_NOTES:
-        lines.append(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
-                     f"lists every one)")
+        lines.append(own(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
+                         f"lists every one)"))
     if last and last.notes:
         lines += [cut(f"Note: {note}", 200) for note in last.notes[-3:]]
     if last and last.stop_check:
-        lines.append(f"Stop rule: {last.stop_check}")
+        lines.append(own(f"Stop rule: {last.stop_check}"))
     return lines
 
 
@@ -182,20 +182,22 @@ def going_on(session: Session, shown_path: str) -> str:
             f"found is reached no other way; the stop rule applies again after it.")
 
 
-def step_markdown(session: Session, shown_path: str) -> str:
+def step_markdown(session: Session, shown_path: str, own: Callable[[str], str] = str) -> str:
+    """A step in Markdown. ``own`` retells lit-search's own sentences (the commands to run, the
+    stop) in a door's words (deep/door_words.py: the MCP tools); quoted data is never passed to it."""
     lines = [f"## Deep search: {markdown_text(session.topic, 300)}", ""]
     if session.done:
         said = session.rounds[-1].stop_check if session.rounds else ""
         lines += [f"**The search is complete: {session.stop_reason}.**" +
-                  (f" {markdown_text(sentence(said), 500)}" if said else ""), ""]
-        lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session)]
-        lines += ["", f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
-                      f"the methods text: `lit-search report {shlex.quote(shown_path)}`",
-                  "", going_on(session, shown_path)]
+                  (f" {markdown_text(own(sentence(said)), 500)}" if said else ""), ""]
+        lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session, own)]
+        lines += ["", own(f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
+                          f"the methods text: `lit-search report {shlex.quote(shown_path)}`"),
+                  "", own(going_on(session, shown_path))]
         return "\n".join(lines) + "\n"
     if awaiting_round(session):
-        lines += [owed_text(session, next_command(session, shown_path)), ""]
-        lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session)]
+        lines += [own(owed_text(session, next_command(session, shown_path))), ""]
+        lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session, own)]
         return "\n".join(lines) + "\n"
     lines += [f"Round {session.round}: {plural(len(session.batch), 'paper')} to judge. {QUOTED}", ""]
     for entry in batch_entries(session):
@@ -207,9 +209,9 @@ def step_markdown(session: Session, shown_path: str) -> str:
             lines.append(f"> {markdown_text(entry['abstract'], MAX_ABSTRACT_CHARS + 10)}")
         lines.append(f"_Found by_: {markdown_text(entry['why'], None)}")
         lines.append("")
-    lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session)]
-    lines += ["", f"Next: `{next_command(session, shown_path)}` (rows not named are judged not relevant; "
-                  "`--rest maybe` to change that; `--variant \"…\"` adds a query)"]
+    lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session, own)]
+    lines += ["", own(f"Next: `{next_command(session, shown_path)}` (rows not named are judged not relevant; "
+                      "`--rest maybe` to change that; `--variant \"…\"` adds a query)")]
     return "\n".join(lines) + "\n"
 
 
@@ -293,6 +295,13 @@ def session_notes(session: Session) -> list[str]:
 def asked_in_order(actions: list[str]) -> list[str]:
     """A round's requests, the judge's own queries first (under a batch and in the report alike)."""
     return sorted(actions, key=lambda action: not action.startswith(JUDGE_QUERY))
+
+
+def methods_payload(session: Session) -> dict[str, Any]:
+    """``lit-search report --format json`` on a session (and the MCP tool search_report's
+    ``report``): the methods text with the stop and the yield per round."""
+    return {"kind": "deep-search session", "methods": methods_text(session), "done": session.done,
+            "stop_reason": session.stop_reason, "yield": yield_curve(session), "requests": session.requests}
 
 
 def methods_text(session: Session) -> str:
