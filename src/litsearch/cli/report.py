@@ -43,11 +43,10 @@ def main(argv: Sequence[str]) -> int:
 
 def report_command(argv: Sequence[str]) -> int:
     args = build_parser().parse_args(list(argv))
+    from ..deep.session_file import read_report_input
     from ..render.report import report_markdown, report_payload
 
     fmt = view_format(args.format)
-    from ..deep.session_file import read_report_input
-
     session, record = read_report_input(args.record)
     if session is not None:  # a deep-search session: its methods text, round by round
         from ..render.deep import methods_text, methods_view

@@ -20,7 +20,7 @@ class DoorWords:
 
     options: dict[str, str]  # "--max-judged" -> "max_judged"
     steps: dict[str, str]  # "next" -> "deep_search_next", "report" -> …
-    call: str  # a step with its arguments: "{step} with {arguments}", "{step}({path!r}{arguments})"
+    call: str  # a step with its arguments: "{step} with {arguments}", "{step}({path!r}, {arguments})"
     bare: str  # a step with none
     joined: str  # between two arguments
     true: str  # a flag given alone ("show=true")
