@@ -80,6 +80,19 @@ def test_a_start_with_one_provider_down_goes_on_and_says_so(run, world, tmp_path
     assert any("failed: openalex" in note for note in load(tmp_path / "review.json").rounds[0].notes)
 
 
+def test_a_start_that_found_nothing_while_a_provider_was_down_is_not_exhausted(run, world, tmp_path):
+    """Nothing found by the providers that answered, and one failed for now: it might hold the
+    topic's literature, so the start exits 3 and writes nothing, as when every provider fails.
+    With every provider answering and nothing found, the session is complete: exhausted."""
+    topic = "quasicrystal phason dynamics"  # no paper of the small world has these words
+    with outage(world, 503, only=lambda path: path.startswith("/openalex")):
+        failed = run(["start", topic, "--session", "review.json", "-q"], code=3)
+    assert "the search found nothing to judge while OpenAlex (HTTP 503" in failed.stderr
+    assert "no session file was written" in failed.stderr and files(tmp_path) == set()
+    step = json.loads(run(["start", topic, "--session", "review.json", "--format", "json", "-q"]).stdout)
+    assert step["done"] is True and step["stop_reason"] == "exhausted" and step["batch"] == []
+
+
 def whole_first_batch(run) -> dict:
     """A session whose first batch holds every candidate the first search found: after it, only
     the chasing can bring anything."""

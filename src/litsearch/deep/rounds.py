@@ -18,7 +18,7 @@ from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
-from .expand import Found, keeps, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
+from .expand import Found, keeps, lasting, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
 from .limits import CHASE_PASSES
 from .pool import Pool
 from .score import explain, next_order, score_candidates
@@ -95,6 +95,13 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
         session.candidates[key].shown_round = 1
     explain(session, session.batch)
     if not session.batch:
+        passing = [f"{provider_label(o.provider)} ({o.error})" for o in result.outcomes
+                   if o.failure is not None and not lasting(o.failure)]
+        if passing:
+            # Nothing found, but a provider that failed for now might have found something: not
+            # "exhausted" (the topic may have a literature), and no file: start it again later.
+            raise FetchFailed("the search found nothing to judge while " + "; ".join(passing) + " failed, so no "
+                              "session file was written; start it again later")
         session.done, session.stop_reason = True, "exhausted"
         entry.stop_check = "the search found nothing to judge"
     return session
