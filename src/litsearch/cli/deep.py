@@ -60,8 +60,9 @@ the session file is replaced atomically after the verdicts and again after the r
   (a batch to judge, or a round owed, which `deep next FILE` runs).
 {EXIT_CODES_HELP}
   Here: 2 also for a bad LIST, a session file that exists (start) or is damaged (next), or another
-  step running on the session; 3 every provider failed (start: no file is written), or a round's
-  requests failed with nothing left to judge (next: the verdicts are kept; run it again)."""
+  step running on the session; 3 the providers failed: at start every one, or one while the
+  others found nothing (no file is written), or at next a round's requests with nothing left to
+  judge (the verdicts are kept; run it again)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
