@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from fake_collection import Collection
 
 VISIBLE = ("Coral reef bleaching", "Mass coral bleaching on reefs", "Reef bleaching events and coral loss",
@@ -64,3 +65,20 @@ def small_world() -> Collection:
     queries = {"1": "coral reef bleaching"}
     qrels = {"1": {doc["id"]: 1 for doc in docs[:20]}}
     return Collection("reefs", docs, queries, qrels)
+
+
+@pytest.fixture
+def served(monkeypatch, tmp_path):
+    """The small world's fake APIs, this process's environment pointed at them (a private cache,
+    the working folder ``tmp_path``, no pace carried over): for the Python API and the MCP tools
+    called in-process. A test module takes it by importing it."""
+    from deep_world import World
+
+    from litsearch.net.pacing import PROCESS_PACE_BOOK
+
+    with World(small_world(), share=1.0) as world:
+        for name, value in {**world.env, "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.chdir(tmp_path)
+        PROCESS_PACE_BOOK.clear()
+        yield world

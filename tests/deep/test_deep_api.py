@@ -12,25 +12,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from deep_world import World  # noqa: E402
-from small_world import small_world  # noqa: E402
+from small_world import served  # noqa: E402,F401 (the fixture)
 
 from litsearch.api import deep_next, deep_results, deep_start  # noqa: E402
 from litsearch.deep.step_lock import held  # noqa: E402
 
 STEP_FIELDS = {"session", "round", "done", "stop_reason", "judged", "relevant", "batch", "yield", "requests"}
-
-
-@pytest.fixture
-def served(monkeypatch, tmp_path):
-    from litsearch.net.pacing import PROCESS_PACE_BOOK
-
-    with World(small_world(), share=1.0) as world:
-        for name, value in {**world.env, "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.chdir(tmp_path)
-        PROCESS_PACE_BOOK.clear()
-        yield world
 
 
 def test_start_next_results_and_one_step_at_a_time(served, tmp_path):

@@ -26,6 +26,7 @@ from fake_server import Answer  # noqa: E402
 from small_world import small_world  # noqa: E402
 
 from litsearch.deep.session_file import load  # noqa: E402
+from litsearch.deep.stop import pending_chases  # noqa: E402
 
 TOPIC = "coral reef bleaching"
 QUICK = {"LITSEARCH_BACKOFF": "0.01", "LITSEARCH_CONNECT_TIMEOUT": "0.5"}
@@ -130,7 +131,6 @@ def test_a_lasting_refusal_counts_as_asked_and_the_session_can_end(run, world, t
     session = load(tmp_path / "review.json")
     notes = session.rounds[-1].notes
     assert notes and all("not asked again" in note for note in notes if "failed" in note)
-    from litsearch.deep.stop import pending_chases
     assert pending_chases(session) == 0
 
 
@@ -197,7 +197,6 @@ def test_a_round_with_nothing_new_yet_chases_again_then_leaves_the_rest_to_the_n
     shown = run(["next", "review.json", "--show"]).stdout
     assert "found nothing new to judge yet" in shown and "deep next review.json" in shown
     assert "there is no batch to judge" in run(["next", "review.json", "--relevant", "1"], code=2).stderr
-    from litsearch.deep.stop import pending_chases
     for _ in range(20):
         step = json.loads(run(["next", "review.json", "--format", "json", "-q"]).stdout)
         if step["done"]:

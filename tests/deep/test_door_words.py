@@ -13,8 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from deep_world import World  # noqa: E402
-from small_world import small_world  # noqa: E402
+from small_world import served  # noqa: E402,F401 (the fixture)
 
 from litsearch.deep.door_words import MCP_TOOLS, PYTHON_API, in_door_words  # noqa: E402
 
@@ -41,24 +40,13 @@ def command_words(message: str) -> list[str]:
 def test_the_command_lines_words_become_each_doors(message, tool, python):
     assert tool in in_door_words(message, MCP_TOOLS)
     assert python in in_door_words(message, PYTHON_API)
-    assert not command_words(in_door_words(message, MCP_TOOLS)) and not command_words(in_door_words(message, PYTHON_API))
+    for door in (MCP_TOOLS, PYTHON_API):
+        assert not command_words(in_door_words(message, door))
 
 
 def test_words_that_only_look_like_flags_are_kept():
     for message in ("a--b stays", "--unknown-flag stays", "the range 3--5"):
         assert in_door_words(message, MCP_TOOLS) == message
-
-
-@pytest.fixture
-def served(monkeypatch, tmp_path):
-    from litsearch.net.pacing import PROCESS_PACE_BOOK
-
-    with World(small_world(), share=1.0) as world:
-        for name, value in {**world.env, "LITSEARCH_CACHE_DIR": str(tmp_path / "data")}.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.chdir(tmp_path)
-        PROCESS_PACE_BOOK.clear()
-        yield world
 
 
 def test_the_api_refuses_in_its_own_words(served):

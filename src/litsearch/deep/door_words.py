@@ -39,7 +39,7 @@ def _named(**renamed: str) -> dict[str, str]:
     return names
 
 
-MCP_TOOLS = DoorWords(options=_named(**{"not": "not", "all": "all"}),
+MCP_TOOLS = DoorWords(options=_named(**{"not": "not"}),
                       steps={"next": "deep_search_next", "results": "deep_search_results",
                              "start": "deep_search_start", "report": "search_report"},
                       call="{step} with {arguments}", bare="{step}", joined=", ", true="true",

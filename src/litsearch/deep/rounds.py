@@ -18,7 +18,7 @@ from ..core.text import plural
 from ..net.http import HttpClient
 from ..search.options import MAX_VARIANTS
 from ..providers.base import provider_label
-from .expand import Found, keeps, lasting, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
+from .expand import keeps, lasting, plan_round, provider_caps, query_arrivals, run_actions, topic_sentences
 from .limits import CHASE_PASSES
 from .pool import Pool
 from .score import explain, next_order, score_candidates
@@ -223,8 +223,9 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
-    found = Found()
-    timing.own_seconds = started = 0.0
+    passing: list[str] = []  # failures that may pass (expand.Found.passing), every pass's
+    left_out = 0  # records the session's filters leave out
+    timing.own_seconds = 0.0
     for passes in range(1, CHASE_PASSES + 1):
         # A round sends at most what is left of the session's budget too, so that --max-requests
         # is not overshot by a round's worth (the judge's own queries still go: they never wait).
@@ -233,28 +234,26 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         caps = provider_caps(http, allowed)
         queries, session.pending_queries = session.pending_queries, []
         actions, waiting = plan_round(session, queries, session.search_providers, caps, allowed)
-        more = await run_actions(http, session, actions, entry, session.search_providers)
-        found.arrivals += more.arrivals
-        found.cited.update(more.cited)
-        found.passing += more.passing
+        found = await run_actions(http, session, actions, entry, session.search_providers)
+        passing += found.passing
         entry.requests = _spent(before, http.request_counts)
         entry.cached = _spent(before_cached, http.cache_counts)
         started = time.process_time()
-        kept = [(paper, evidence) for paper, evidence in more.arrivals if keeps(paper, session.filters)]
+        kept = [(paper, evidence) for paper, evidence in found.arrivals if keeps(paper, session.filters)]
+        left_out += len(found.arrivals) - len(kept)
         pool = Pool(session)
         entry.new_candidates += len(pool.add(kept))
-        pool.add_references(more.cited)
+        pool.add_references(found.cited)
+        timing.own_seconds += time.process_time() - started
         # Chased again at once when the round's budget left leads waiting and nothing is left
         # to judge: "exhausted" would be untrue while a lead is unasked. Not after a failure that
         # may pass: its lead would be asked again at once, and again, while the provider is down.
-        if not (waiting and actions and not more.passing and not session.unjudged() and not budget_spent(session)):
+        if not (waiting and actions and not found.passing and not session.unjudged() and not budget_spent(session)):
             break
-        if passes < CHASE_PASSES:
-            timing.own_seconds += time.process_time() - started
+    started = time.process_time()
     entry.notes += waiting
-    kept = sum(1 for paper, _ in found.arrivals if keeps(paper, session.filters))
-    if kept < len(found.arrivals):
-        entry.notes.append(f"{plural(len(found.arrivals) - kept, 'record')} left out by the filters")
+    if left_out:
+        entry.notes.append(f"{plural(left_out, 'record')} left out by the filters")
     timing.weights = score_candidates(session)
     set_aside = pool.set_aside()
     if set_aside:
@@ -274,11 +273,11 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     entry.stop_check = said
     timing.own_seconds += time.process_time() - started
     if not session.batch:
-        if found.passing:
+        if passing:
             # Not exhausted: leads are still owed. Nothing of this round is saved (the caller
             # saved the verdicts), so the next step runs the round again.
-            raise FetchFailed(f"no candidate left to judge and {plural(len(found.passing), 'request')} of this round "
-                              f"failed ({found.passing[0]}{'; …' if len(found.passing) > 1 else ''}); every verdict "
+            raise FetchFailed(f"no candidate left to judge and {plural(len(passing), 'request')} of this round "
+                              f"failed ({passing[0]}{'; …' if len(passing) > 1 else ''}); every verdict "
                               f"is kept: ask for the next step again, with no verdicts, to run the round again")
         if waiting and actions and not budget_spent(session):
             # Leads still wait after the passes a step allows: not exhausted; the next step chases them.

@@ -76,8 +76,8 @@ DRUG_NAME_ENDINGS = (
     "mivir", "cillin", "mycin", "micin", "floxacin", "oxacin", "cycline", "conazole", "prazole", "nidazole",
     "bendazole", "trozole", "tidine", "triptan", "setron", "lukast", "afil", "oxetine", "triptyline", "azepam",
     "zolam", "barbital", "caine", "profen", "coxib", "dronate", "semide", "thiazide", "platin", "rubicin", "taxel",
-    "parin", "xaban", "gatran", "pidem", "peridone", "zapine", "terol", "solone", "nolone", "asone", "isone", "relin", "pressin",
-    "tocin", "lutamide", "mustine", "trexate", "uracil", "citabine", "limus", "sporin",
+    "parin", "xaban", "gatran", "pidem", "peridone", "zapine", "terol", "solone", "nolone", "asone", "isone", "relin",
+    "pressin", "tocin", "lutamide", "mustine", "trexate", "uracil", "citabine", "limus", "sporin",
 )
 DRUG_NAME_PREFIX = 2  # letters a drug's name has before its ending at least ("Caine" alone is a name)
 # Phrases of computing, engineering and physics that hold a biomedical word ("genetic
