@@ -487,12 +487,12 @@ def test_a_query_searched_already_is_not_searched_again(run, tmp_path):
     assert searched.count("coral reef bleaching") == 1 and searched.count("reef heat stress") == 1
     assert searched.count("symbiont loss") == 1
     # The judge is told which of its queries were not searched again, and why; the round keeps it
-    left_out = ["--variant “coral reef bleaching” not searched again: searched already",
-                "--variant “reef heat stress” not searched again: searched already"]
+    left_out = ["the judge's query “coral reef bleaching” not searched again: searched already",
+                "the judge's query “reef heat stress” not searched again: searched already"]
     assert json.loads(out.stdout)["notes"] == left_out
     assert all(note in document["rounds"][0]["notes"] for note in left_out)
     again = run(["next", "review.json", "--variant", "Symbiont loss", "--maybe", "1", "-q"]).stdout
-    assert "This step: --variant “Symbiont loss” not searched again: searched already" in again
+    assert "This step: the judge's query “Symbiont loss” not searched again: searched already" in again
 
 
 def test_the_judges_own_query_is_named_first_under_the_batch(run, tmp_path):
@@ -629,10 +629,10 @@ def test_a_complete_session_goes_on_with_new_queries_or_a_larger_budget(run, tmp
     assert (tmp_path / "small.json").read_bytes() == kept
     going = json.loads(run(["next", "small.json", "--max-judged", "4", "--format", "json", "-q"]).stdout)
     assert going["done"] is False and going["round"] == 2 and 0 < len(going["batch"]) <= 2
-    assert going["notes"] == ["reopened after the stop (budget): --max-judged 2 → 4"]  # said, not only filed
+    assert going["notes"] == ["reopened after the stop (budget): papers to judge at most 2 → 4"]  # said, not only filed
     document = whole(tmp_path / "small.json")
     assert document["options"]["max_judged"] == 4
-    assert "reopened after the stop (budget): --max-judged 2 → 4" in document["rounds"][0]["notes"]
+    assert "reopened after the stop (budget): papers to judge at most 2 → 4" in document["rounds"][0]["notes"]
     # judged to its end (exhausted or budget), then a new query takes it further
     step = going
     while not step["done"]:

@@ -16,7 +16,7 @@ from litsearch.core.records import Paper
 from litsearch.deep import score
 from litsearch.deep.expand import Action, _within_budget, cocited_ids, derived_query, topic_sentences
 from litsearch.deep.pool import Pool
-from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text, from_document
+from litsearch.deep.session import Candidate, Options, Round, Session, as_document, as_text
 from litsearch.deep.session_file import load
 from litsearch.deep.stop import recent_yield, saturation, yield_curve
 from litsearch.deep.textmodel import distinctive_terms, log_binomial_tail, term_counts
@@ -568,8 +568,6 @@ def test_the_binomial_tail_in_logs_is_the_exact_sum(n):
 
 def test_the_session_checks_every_field_of_a_paper():
     """A field added to (or renamed in) the record must get its type check in the session file."""
-    from dataclasses import fields
-
     from litsearch.deep.session import PAPER_SHAPE
 
     assert set(PAPER_SHAPE.fields) == set(Paper(provider="", title="").to_dict())

@@ -78,7 +78,7 @@ def test_a_start_with_one_provider_down_goes_on_and_says_so(run, world, tmp_path
     with outage(world, 503, only=lambda path: path.startswith("/openalex")):
         step = json.loads(run(["start", TOPIC, "--session", "review.json", "--format", "json", "-q"]).stdout)
     assert step["done"] is False and step["batch"]
-    assert any("failed: openalex" in note for note in load(tmp_path / "review.json").rounds[0].notes)
+    assert any("failed: OpenAlex" in note for note in load(tmp_path / "review.json").rounds[0].notes)
 
 
 def test_a_start_that_found_nothing_while_a_provider_was_down_is_not_exhausted(run, world, tmp_path):

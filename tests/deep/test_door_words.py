@@ -126,3 +126,20 @@ def test_the_tools_steps_say_what_to_call_in_their_words(served):
         assert not command_words(text_of(answer)), text_of(answer)
     command = step_markdown(load("review.json"), "review.json")
     assert "`lit-search deep next review.json --max-judged N`" in command and "--max-judged (3)" in command
+
+
+def test_the_sessions_own_notes_name_no_doors_words(served):
+    """What a session keeps in its file (a round's notes: a query of the judge's not searched
+    again, a budget raised to go on) is read at every door, whichever wrote it: no --flag there."""
+    from litsearch.api import deep_next, deep_start
+    from litsearch.deep.session_file import load
+
+    deep_start("coral reef bleaching", "review.json", batch=3, max_judged=3)
+    step = deep_next("review.json", relevant="1", variants=["coral reef bleaching"])
+    assert step["done"] and step["stop_reason"] == "budget"
+    going = deep_next("review.json", max_judged=6, variants=["Coral reef bleaching"])
+    assert going["notes"] == ["reopened after the stop (budget): papers to judge at most 3 → 6",
+                              "the judge's query “Coral reef bleaching” not searched again: searched already"]
+    notes = [note for entry in load("review.json").rounds for note in entry.notes]
+    assert any("not searched again" in note for note in notes) and any("3 → 6" in note for note in notes)
+    assert not [command_words(note) for note in notes if command_words(note)], notes

@@ -64,8 +64,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
         # Nothing was searched: a session "exhausted" at once would say the topic has no
         # literature, and `deep next` would refuse to go on. No file is written; try again.
         raise FetchFailed("every provider failed, so nothing was searched and no session file was written: "
-                          + "; ".join(f"{provider_label(o.provider)} ({o.error})" for o in result.outcomes if o.error)
-                          + "; start it again later")
+                          + "; ".join(failures(result.outcomes)) + "; start it again later")
     session.filters = result.filters or search.filters
     session.queries = [topic, *variants, *sentences]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
@@ -74,7 +73,6 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     arrivals += alone
     pool = Pool(session)
     new = pool.add(arrivals)
-    failed = [f"{o.provider} ({o.error})" for o in result.outcomes if o.error]
     entry.actions.append(f"search of {', '.join(provider_label(p) for p in session.search_providers) or 'nothing'}: "
                          f"{plural(len(result.results), 'paper')} after merging {plural(result.record_count, 'record')}")
     if sentences:
@@ -82,7 +80,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
                              + "; ".join(f"“{sentence}”" for sentence in sentences))
     if alone_said:
         entry.actions.append(alone_said)
-    entry.notes += [f"failed: {item}" for item in failed]
+    entry.notes += [f"failed: {item}" for item in failures(result.outcomes)]
     if result.rerank_note:
         entry.notes.append(result.rerank_note)
     entry.new_candidates = len(new)
@@ -95,8 +93,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
         session.candidates[key].shown_round = 1
     explain(session, session.batch)
     if not session.batch:
-        passing = [f"{provider_label(o.provider)} ({o.error})" for o in result.outcomes
-                   if o.failure is not None and not lasting(o.failure)]
+        passing = failures(result.outcomes, passing=True)
         if passing:
             # Nothing found, but a provider that failed for now might have found something: not
             # "exhausted" (the topic may have a literature), and no file: start it again later.
@@ -105,6 +102,13 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
         session.done, session.stop_reason = True, "exhausted"
         entry.stop_check = "the search found nothing to judge"
     return session
+
+
+def failures(outcomes, passing: bool = False) -> list[str]:
+    """The providers a search's outcomes say failed, each "Label (why)"; with ``passing``, only
+    those whose failure asking again may get past."""
+    return [f"{provider_label(o.provider)} ({o.error})" for o in outcomes
+            if o.error and (not passing or (o.failure is not None and not lasting(o.failure)))]
 
 
 async def one_by_one(http: HttpClient, search, providers: list[str], entry: Round) -> tuple[list, str | None]:
@@ -126,7 +130,8 @@ async def one_by_one(http: HttpClient, search, providers: list[str], entry: Roun
 
     async def one(query: str) -> list:
         result, arrivals = await query_arrivals(http, query, alone, search.filters, 1, "search")
-        entry.notes += [f"failed: {o.provider} ({o.error}) for “{query}”" for o in result.outcomes if o.error]
+        entry.notes += [f"failed: {provider_label(o.provider)} ({o.error}) for “{query}”"
+                        for o in result.outcomes if o.error]
         return arrivals
 
     found = await asyncio.gather(*(one(query) for query in queries))
@@ -176,12 +181,17 @@ def reopen(session: Session, queries: list[str], options: Options | None) -> Non
     budget; the last round's notes say why it was reopened, and its stop check is the rule's
     check under the new options (the stop it had said, "… the limit set by --max-requests (10)
     is reached", would be printed under the next batch as if it still held)."""
-    said = [plural(len(queries), "new query", "new queries")] if queries else []
-    if options is not None:
-        said += [f"--{name.replace('_', '-')} {getattr(session.options, name):,} → {getattr(options, name):,}"
-                 for name in ("max_judged", "max_requests") if getattr(options, name) != getattr(session.options, name)]
-        session.options = options
+    waiting = {query.casefold() for query in session.pending_queries}
     session.pending_queries, left_out = check_queries(session, queries)
+    # The judge's queries that will be searched: not one searched already, nor one waiting already.
+    added = {query.casefold() for query in session.pending_queries} - waiting
+    said = [plural(len(added), "new query", "new queries")] if added else []
+    if options is not None:
+        # In words every door reads alike: the session file is one, whichever door goes on with it.
+        said += [f"{limit} {getattr(session.options, name):,} → {getattr(options, name):,}"
+                 for name, limit in (("max_judged", "papers to judge at most"), ("max_requests", "requests at most"))
+                 if getattr(options, name) != getattr(session.options, name)]
+        session.options = options
     reopened = f"reopened after the stop ({session.stop_reason}): {', '.join(said) or 'asked again'}"
     if session.rounds:
         session.rounds[-1].notes += [reopened, *left_out]
@@ -207,7 +217,7 @@ def check_queries(session: Session, judge_queries: list[str]) -> tuple[list[str]
         key = query.casefold()
         why = "searched already" if key in searched else "waiting already for the next round" if key in pending else ""
         if why:
-            notes.setdefault(key, f"--variant “{query}” not searched again: {why}")
+            notes.setdefault(key, f"the judge's query “{query}” not searched again: {why}")
         else:
             waiting.setdefault(key, query)  # given twice: searched once, no note
     if len(waiting) > MAX_VARIANTS:
