@@ -571,3 +571,16 @@ def test_the_session_checks_every_field_of_a_paper():
     from litsearch.deep.session import PAPER_SHAPE
 
     assert set(PAPER_SHAPE.fields) == set(Paper(provider="", title="").to_dict())
+
+
+def test_the_providers_asked_are_named_once_each_in_order():
+    """A provider the searches do not ask, sent requests and answered from the cache in one round
+    (or in several), is named once; the searches' own come first."""
+    from litsearch.deep.results import providers_asked
+
+    session = session_with(PAPERS)
+    session.search_providers = ["semantic_scholar", "openalex"]
+    session.rounds[0].requests = {"openalex": 2, "europepmc": 3}
+    session.rounds[0].cached = {"europepmc": 1, "semantic_scholar": 1}
+    session.rounds.append(Round(2, requests={"europepmc": 1, "pubmed": 2}, cached={"pubmed": 1}))
+    assert providers_asked(session) == ["semantic_scholar", "openalex", "europepmc", "pubmed"]

@@ -57,10 +57,10 @@ def ordered(session: Session, include_unjudged: bool, include_rejected: bool = F
 def providers_asked(session: Session) -> list[str]:
     """The providers the session asked, in order: those its searches ask, then any other it sent a
     request to or took a cached answer from (a citation chase, a recommendation, a lookup)."""
-    asked = list(session.search_providers)
+    asked = dict.fromkeys(session.search_providers)  # in order, each once (one asked and cached: once)
     for entry in session.rounds:
-        asked += [name for name in (*entry.requests, *entry.cached) if name not in asked]
-    return asked
+        asked.update(dict.fromkeys((*entry.requests, *entry.cached)))
+    return list(asked)
 
 
 def nothing_listed(include_unjudged: bool, include_rejected: bool = False) -> str:
