@@ -74,6 +74,17 @@ def test_a_start_with_every_provider_down_exits_3_and_writes_nothing(run, world,
     assert step["done"] is False and step["batch"]  # the same start, once they answer
 
 
+
+def test_a_start_offline_with_nothing_cached_says_to_start_it_online(run, tmp_path):
+    """Offline, a topic no earlier search cached fails at every provider: "later" would fail again,
+    so the line says to start it online; after, an offline start answers from the cache."""
+    failed = run(["start", TOPIC, "--session", "review.json", "--offline", "-q"], code=3)
+    assert "start it again online (not offline)" in failed.stderr and "later" not in failed.stderr
+    assert files(tmp_path) == set()
+    run(["start", TOPIC, "--session", "online.json", "-q"])
+    step = json.loads(run(["start", TOPIC, "--session", "review.json", "--offline", "--format", "json", "-q"]).stdout)
+    assert step["batch"]
+
 def test_a_start_with_one_provider_down_goes_on_and_says_so(run, world, tmp_path):
     with outage(world, 503, only=lambda path: path.startswith("/openalex")):
         step = json.loads(run(["start", TOPIC, "--session", "review.json", "--format", "json", "-q"]).stdout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from ..core.errors import FetchFailed, UsageError
+from ..core.errors import FetchFailed, NotCached, UsageError
 from ..core.filters import Filters
 from ..core.text import plural
 from ..net.http import HttpClient
@@ -63,8 +63,7 @@ async def start(http: HttpClient, topic: str, variants: list[str], filters: Filt
     if result.all_failed and not alone:
         # Nothing was searched: a session "exhausted" at once would say the topic has no
         # literature, and `deep next` would refuse to go on. No file is written; try again.
-        raise FetchFailed("every provider failed, so nothing was searched and no session file was written: "
-                          + "; ".join(failures(result.outcomes)) + "; start it again later")
+        raise FetchFailed(nothing_searched(result.outcomes))
     session.filters = result.filters or search.filters
     session.queries = [topic, *variants, *sentences]
     session.search_providers = [o.provider for o in result.outcomes if o.returns == "papers"]
@@ -109,6 +108,18 @@ def failures(outcomes, passing: bool = False) -> list[str]:
     those whose failure asking again may get past."""
     return [f"{provider_label(o.provider)} ({o.error})" for o in outcomes
             if o.error and (not passing or (o.failure is not None and not lasting(o.failure)))]
+
+
+def nothing_searched(outcomes) -> str:
+    """Why a start whose every provider failed wrote nothing, and when to start it again (first:
+    a long line is cut at its end). Offline, with no provider's answer in the cache, "later"
+    would fail again: online, then."""
+    missed = [o.failure for o in outcomes if o.failure is not None]
+    if missed and all(isinstance(failure, NotCached) for failure in missed):
+        return ("offline, and no provider's answer for this topic is in the cache, so nothing was searched and no "
+                "session file was written; start it again online (not offline)")
+    return ("every provider failed, so nothing was searched and no session file was written; start it again later: "
+            + "; ".join(failures(outcomes)))
 
 
 async def one_by_one(http: HttpClient, search, providers: list[str], entry: Round) -> tuple[list, str | None]:
