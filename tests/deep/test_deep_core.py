@@ -584,3 +584,17 @@ def test_the_providers_asked_are_named_once_each_in_order():
     session.rounds[0].cached = {"europepmc": 1, "semantic_scholar": 1}
     session.rounds.append(Round(2, requests={"europepmc": 1, "pubmed": 2}, cached={"pubmed": 1}))
     assert providers_asked(session) == ["semantic_scholar", "openalex", "europepmc", "pubmed"]
+
+
+def test_why_names_the_sentence_or_variant_a_search_placed_it_for():
+    """The topic's sentences are searched one by one: each places a paper #1, and "the search (#1)"
+    on several rows of a batch would not say which; the topic's own search is "the search"."""
+    session = session_with(PAPERS)
+    first, second = list(session.candidates)[:2]
+    session.candidates[first].evidence = [{"round": 1, "via": "search", "query": session.topic, "rank": 1}]
+    session.candidates[second].evidence = [{"round": 1, "via": "search", "query": "Tabu search for colouring",
+                                            "rank": 1, "provider": "semantic_scholar"}]
+    score.score_candidates(session)
+    score.explain(session, [first, second])
+    assert session.candidates[first].why.startswith("the search (#1)")
+    assert session.candidates[second].why.startswith("the search for “Tabu search for colouring” (Semantic Scholar #1)")

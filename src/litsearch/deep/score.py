@@ -416,6 +416,10 @@ def why(candidate: Candidate, features: dict[str, float], session: Session,
             where = label(entry["provider"]) if entry.get("provider") else ""
             if via == "query" and entry.get("query"):
                 words = f"query “{str(entry['query'])[:40]}”"
+            elif via == "search" and entry.get("query") and entry["query"] != session.topic:
+                # One of the topic's sentences (or a variant) searched alone: which, or several
+                # rows would each say "the search (#1)"
+                words = f"the search for “{str(entry['query'])[:40]}”"
             rank = f"#{entry['rank']}" if entry.get("rank") else ""
             detail = " ".join(part for part in (where, rank) if part)
             parts.append(f"{words} ({detail})" if detail else words)
