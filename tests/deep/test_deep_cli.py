@@ -683,3 +683,17 @@ def test_the_request_budget_is_not_overshot_by_a_round(run, tmp_path):
     stop_line = [line for line in going.splitlines() if "Stop rule:" in line]
     assert "Round" in going and stop_line and "is reached" not in stop_line[0], going[-600:]
     assert "last " in stop_line[0] and "judged after the first find:" in stop_line[0]
+
+
+def test_a_start_that_finds_nothing_says_what_to_try_not_where_results_are(run, tmp_path):
+    """Every provider answered and nothing was found: the session is kept (the record of a search
+    that found nothing), complete, exhausted; the step offers other words (a variant reopens it)
+    or a new session for other filters, not a list of results that has nothing in it."""
+    out = run(["start", "coral reef bleaching", "--session", "none.json", "--year", "2100-", "--format", "markdown"])
+    assert "**The search is complete: exhausted.**" in out.stdout
+    assert "Results (relevant, then maybe)" not in out.stdout
+    assert "Nothing was found for these words and filters: `lit-search deep next none.json --variant" in out.stdout
+    assert "other filters need a new session" in out.stdout
+    assert json.loads(run(["next", "none.json", "--show", "--format", "json"]).stdout)["stop_reason"] == "exhausted"
+    shown = run(["next", "none.json", "--show"]).stdout  # the terminal's view too
+    assert "Nothing was found for these words and filters" in shown and "deep results" not in shown.split("Next:")[0]

@@ -174,6 +174,13 @@ def going_on(session: Session, shown_path: str) -> str:
     search (the one way to papers that share no word and no citation with those found), a larger
     budget for one that spent it."""
     path = shlex.quote(shown_path)
+    if not session.candidates:
+        # Nothing ever found: no results to see; other words, or other filters in a new session
+        # (a session keeps the filters it started with).
+        filtered = " and filters" if session.filters.active() else ""
+        return (f"Nothing was found for these words{filtered}: `lit-search deep next {path} --variant \"…\"` "
+                f"searches other words for the subject; other filters need a new session (`lit-search deep start "
+                f"TOPIC --session OTHER.json`), as this file keeps the search that found nothing.")
     if session.stop_reason == "budget":
         flag, limit = budget_limit(session)
         return f"To go on: `lit-search deep next {path} {flag} N` with N above {limit:,}."
@@ -191,9 +198,10 @@ def step_markdown(session: Session, shown_path: str, own: Callable[[str], str] =
         lines += [f"**The search is complete: {session.stop_reason}.**" +
                   (f" {markdown_text(own(sentence(said)), 500)}" if said else ""), ""]
         lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session, own)]
-        lines += ["", own(f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
-                          f"the methods text: `lit-search report {shlex.quote(shown_path)}`"),
-                  "", own(going_on(session, shown_path))]
+        if session.candidates:
+            lines += ["", own(f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "
+                              f"the methods text: `lit-search report {shlex.quote(shown_path)}`")]
+        lines += ["", own(going_on(session, shown_path))]
         return "\n".join(lines) + "\n"
     if awaiting_round(session):
         lines += [own(owed_text(session, next_command(session, shown_path))), ""]
