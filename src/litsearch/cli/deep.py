@@ -23,6 +23,7 @@ from ..search.options import COMMAND_LINE, checked_options, clean_query
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     whole_number, write_output
 from .interrupt import StepInterrupted
+from .progress import LiveStatus, StepStatus, followed
 from .results import add_rerank_option, add_result_options, rerank_mode, result_format, say_written, write_result
 from .search_flags import add_filter_options, filter_arguments
 
@@ -134,8 +135,9 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
         save = _saver(shown)
         with held(shown):
             steps.check_new_session_path(shown)  # another start may have made it meanwhile
-            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.start_step(
-                http, topic, variants, filters, options, save))
+            status = _status("deep start", args)
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: followed(
+                http, status, steps.start_step(http, topic, variants, filters, options, save)))
     elif args.show:
         shown = args.file
         steps.check_show({"--relevant": args.relevant, "--maybe": args.maybe, "--not": args.__dict__["not"],
@@ -151,9 +153,15 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
             limits = {"max_judged": args.max_judged, "max_requests": args.max_requests}
             steps.check_step(session, lists, args.rest, queries, shown, limits)  # before any request or write
             save = _saver(shown)
-            session = fetch(settings, cache_mode(args), console, lambda http, _store: steps.next_step(
-                http, session, lists, args.rest, queries, save, limits))
+            status = _status("deep next", args)
+            session = fetch(settings, cache_mode(args), console, lambda http, _store: followed(
+                http, status, steps.next_step(http, session, lists, args.rest, queries, save, limits)))
     return session, shown
+
+
+def _status(what: str, args) -> StepStatus | None:
+    """The step's live status line, on a terminal and without -q."""
+    return StepStatus(what) if LiveStatus.wanted(args.quiet) else None
 
 
 def _where(path: str) -> str:

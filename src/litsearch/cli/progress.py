@@ -84,3 +84,72 @@ class LiveStatus:
         except (OSError, ValueError, AttributeError):  # not a terminal after all, or no descriptor
             columns = 0
         return columns or 80  # a terminal that reports no size (0 columns) gets the usual 80
+
+
+class StepStatus:
+    """One status line for a deep-search step on a terminal, rewritten in place while its requests
+    run (a round asks several providers for up to half a minute at their pace): the requests sent
+    so far per provider and the seconds; then one closing line. Read from the HTTP client's own
+    counts, so the step itself is untouched. Only when stderr is a terminal and not with -q."""
+
+    def __init__(self, what: str, stream: TextIO | None = None, clock=time.monotonic,
+                 width: Callable[[], int] | None = None):
+        self.what = what  # "deep start", "deep next"
+        self.line = LiveStatus(stream, clock, width)
+        self.clock = clock
+        self.started_at = clock()
+        self.before: dict[str, int] = {}
+        self.drawn = False
+
+    def text(self, counts: dict[str, int], cached: dict[str, int] | None = None, done: bool = False) -> str:
+        from ..providers.base import provider_label
+
+        sent = {name: n - self.before.get(name, 0) for name, n in counts.items() if n - self.before.get(name, 0) > 0}
+        total = sum(sent.values())
+        said = ", ".join(f"{provider_label(name)} {n}" for name, n in sorted(sent.items(), key=lambda kv: -kv[1]))
+        seconds = self.clock() - self.started_at
+        if done:
+            return f"{total:,} request{'' if total == 1 else 's'} in {seconds:.1f} s" + (f" ({said})" if said else "")
+        return (f"{total:,} request{'' if total == 1 else 's'} so far" + (f" ({said})" if said else "")
+                + f", {seconds:.0f} s…")
+
+    def show(self, text: str) -> None:
+        stream = self.line.stream
+        stream.write(_CLEAR_LINE + self.line._line(self.what, text))
+        stream.flush()
+        self.drawn = True
+
+    async def follow(self, http, interval: float = 1.0) -> None:
+        """Redraw the line every ``interval`` seconds from ``http.request_counts`` until cancelled."""
+        import asyncio
+
+        self.before = dict(http.request_counts)
+        self.started_at = self.clock()
+        while True:
+            self.show(self.text(http.request_counts))
+            await asyncio.sleep(interval)
+
+    def close(self, http) -> None:
+        """The closing line (what the step sent in all), on its own line."""
+        if self.drawn:
+            self.show(self.text(http.request_counts, done=True))
+            self.line.stream.write("\n")
+            self.line.stream.flush()
+
+
+async def followed(http, status: "StepStatus | None", work):
+    """Await ``work`` (a coroutine) while ``status`` follows ``http``'s requests (None: just await it)."""
+    import asyncio
+
+    if status is None:
+        return await work
+    ticker = asyncio.create_task(status.follow(http))
+    try:
+        return await work
+    finally:
+        ticker.cancel()
+        try:
+            await ticker
+        except asyncio.CancelledError:
+            pass
+        status.close(http)
