@@ -118,15 +118,19 @@ def check_file_target(path: str | None, flag: str, example: str) -> None:
 def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:
     """The format to write, checked before any work: ``-o`` must name a file in an existing,
     writable folder, with an extension of one of the ``allowed`` formats that agrees with
-    ``--format`` when both are given. Any problem is a UsageError naming the formats."""
+    ``--format`` when both are given; an extension that names no format at all (out.txt,
+    refs.csl-json) takes the one ``--format`` names. Any problem is a UsageError naming the formats."""
     from ..biblio.formats import FORMAT_LABELS, extensions_for, format_from_path
 
     if path is None:
         return option or default
     check_file_target(path, "-o", example="refs.bib")
     named = format_from_path(str(path))
+    if named is None and option in allowed:
+        return option  # the user named the format; the file's name is theirs to choose
     if named is None or named not in allowed:
-        raise UsageError(f"-o {path}: unknown extension; use {extensions_for(allowed)}")
+        raise UsageError(f"-o {path}: unknown extension; use {extensions_for(allowed)}, or name the format "
+                         f"with --format")
     if option is not None and option != named:
         raise UsageError(f"-o {path} names {FORMAT_LABELS[named]} but --format asks for {FORMAT_LABELS[option]}; "
                          f"use one, or make them agree")
