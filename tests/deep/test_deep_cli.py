@@ -127,6 +127,21 @@ def test_the_methods_and_results_say_the_sessions_filters(run, tmp_path, world):
     assert listed["filters"] == ["year 2015–", "type article"]
 
 
+def test_the_report_is_written_to_a_file_with_o(run, tmp_path, world):
+    """`report FILE -o OUT`, as `deep results` has it: the format from OUT's extension (or
+    --format), the file replaced whole, one line saying so; a bad target refused before reading."""
+    start(run, "methods.json")
+    report = command_runner(command_env(world.env), tmp_path)
+    said = report(["report", "methods.json", "-o", "methods.md"]).stdout
+    assert said == "Wrote the report to methods.md.\n"
+    assert (tmp_path / "methods.md").read_text() == report(["report", "methods.json"]).stdout
+    report(["report", "methods.json", "-o", "methods.txt", "--format", "json"])
+    assert json.loads((tmp_path / "methods.txt").read_text())["kind"] == "deep-search session"
+    refused = report(["report", "methods.json", "-o", "methods.bib"], code=2).stderr
+    assert "unknown extension" in refused and ".md" in refused and not (tmp_path / "methods.bib").exists()
+    assert "writes a file" in report(["report", "methods.json", "-o", "x.md", "--format", "table"], code=2).stderr
+
+
 def test_the_report_of_a_session_in_the_terminal_view(run, tmp_path, world):
     """`report --format table` on a session: the methods wrapped to the terminal, each round a
     block of its own (no Markdown table), every request of a round still there."""

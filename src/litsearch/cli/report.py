@@ -1,4 +1,4 @@
-"""``lit-search report RECORD [--format markdown|json]``: the methods paragraph (PRISMA-S style)
+"""``lit-search report RECORD [--format markdown|json] [-o OUT]``: the methods paragraph (PRISMA-S style)
 and the PRISMA 2020 identification table of a search record written with --record."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode
 from ..core.sanitize import json_text
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
-from .common import add_quiet_option, new_parser, run_command, view_format, write_output
+from .common import add_quiet_option, new_parser, output_format, run_command, view_format, write_output
 
 PROG = "lit-search report"
 
@@ -33,6 +33,8 @@ def build_parser():
     parser.add_argument("--format", choices=("markdown", TERMINAL_VIEW, "json"), default=None,
                         help="table: a view sized to the terminal (the default when stdout is one); markdown "
                              "(the default otherwise); or JSON with the same parts")
+    parser.add_argument("-o", "--output", metavar="OUT", default=None,
+                        help="write to OUT (format from its extension: .md or .json; or as --format names it)")
     add_quiet_option(parser)  # accepted as by the deep steps: a report sends no request and prints no progress
     return parser
 
@@ -46,7 +48,9 @@ def report_command(argv: Sequence[str]) -> int:
     from ..deep.session_file import read_report_input
     from ..render.report import report_markdown, report_payload
 
-    fmt = view_format(args.format)
+    fmt = view_format(args.format, args.output)
+    if args.output:  # checked before the record is read: a bad target costs nothing
+        fmt = output_format(args.output, args.format, ("markdown", "json"), "markdown")
     session, record = read_report_input(args.record)
     if session is not None:  # a deep-search session: its methods text, round by round
         from ..render.deep import methods_text, methods_view
@@ -60,8 +64,7 @@ def report_command(argv: Sequence[str]) -> int:
             from ..render.deep import methods_payload
 
             text = json_text(methods_payload(session))
-        write_output(text, load_settings())
-        return ExitCode.OK
+        return _written(text, args.output)
     if fmt == TERMINAL_VIEW:
         from ..render.terminal import terminal_width
         from ..render.terminal_pages import report_view
@@ -69,5 +72,13 @@ def report_command(argv: Sequence[str]) -> int:
         text = report_view(record, terminal_width())
     else:
         text = json_text(report_payload(record)) if fmt == "json" else report_markdown(record)
-    write_output(text, load_settings())
+    return _written(text, args.output)
+
+
+def _written(text: str, path: str | None) -> int:
+    """The report to stdout, or to ``path`` (replaced atomically) with one line saying so."""
+    settings = load_settings()
+    write_output(text, settings, path)
+    if path:
+        write_output(f"Wrote the report to {path}.\n", settings)
     return ExitCode.OK
