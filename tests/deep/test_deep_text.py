@@ -270,3 +270,19 @@ def test_the_methods_tell_the_users_queries_from_those_lit_search_made():
     assert ("the queries searched were: the topic “coral reef bleaching”; the user's variants “reef heat stress”; "
             "the topic's sentences, each alone “Bleaching kills corals”; the judge's queries “symbiont loss”; "
             "derived by lit-search from the words the relevant papers share “zooxanthellae density”.") in text
+
+
+@pytest.mark.parametrize("width", [30, 44, 61, 80])
+def test_a_rounds_yield_never_breaks_across_lines_in_the_terminal_view(width):
+    """The yield curve wraps between rounds, never inside one ("2: 10 → 2; 122;" / "50")."""
+    session = session_of(3, batch=1)
+    for number in range(2, 13):
+        session.rounds.append(Round(number, judged=20, relevant=number % 4, new_candidates=100 + number,
+                                    requests={"semantic_scholar": 40 + number}))
+    text = step_text(session, "s.json", width=width)
+    parts = [f"{number}: 20 → {number % 4}; {100 + number}; {40 + number}" for number in range(2, 13)]
+    lines = [line.strip() for line in text.splitlines()]
+    for part in parts:
+        assert any(part in line for line in lines), (part, text)
+    # every line within the width, but the command to copy, which is kept whole
+    assert max(text_width(line) for line in text.splitlines() if not line.startswith("Next: ")) <= width

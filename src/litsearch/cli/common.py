@@ -177,13 +177,14 @@ def write_output(text: str, settings: Settings | None, path: str | os.PathLike |
         write_file_atomically(Path(path), text)
 
 
-def run_command(prog: str, work: Callable[[], int]) -> int:
+def run_command(prog: str, work: Callable[[], int], help_of: str | None = None) -> int:
     """Run a command's work and turn every way it can end into an exit code and at most
     one message on stderr (never a traceback):
 
     UsageError (and UnknownIdError) -> 2 with a pointer to --help; InputError -> 2; any other
     LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130 (ExitCode.INTERRUPTED); anything
-    else is a bug -> 1, reported in one line."""
+    else is a bug -> 1, reported in one line. ``help_of``: the command whose --help a usage error
+    points at, when not ``prog`` (a step of it: ``lit-search deep next``)."""
     try:
         return work()
     except SystemExit as exc:  # --help and --version print and exit 0
@@ -193,7 +194,7 @@ def run_command(prog: str, work: Callable[[], int]) -> int:
         _error_line(f"{prog}: error: {exc}")
         return ExitCode.USAGE
     except UsageError as exc:
-        _error_line(f"{prog}: error: {exc}", f"Try '{prog} --help'.")
+        _error_line(f"{prog}: error: {exc}", f"Try '{help_of or prog} --help'.")
         return ExitCode.USAGE
     except LitSearchError as exc:  # the message says what failed ("HTTP 503 …", "… is damaged …")
         _error_line(f"{prog}: {exc}")

@@ -190,12 +190,20 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    return run_command(PROG, lambda: deep_command(argv))
+    # A step's mistake points at that step's help, where its options are.
+    step = argv[0] if argv and argv[0] in ("start", "next", "results") else None
+    return run_command(PROG, lambda: deep_command(argv), help_of=f"{PROG} {step}" if step else None)
 
 
 def deep_command(argv: Sequence[str]) -> int:
     _check_step_name(list(argv))
-    args = build_parser().parse_args(list(argv))
+    try:
+        args = build_parser().parse_args(list(argv))
+    except UsageError as error:
+        hint = _usage_hint(list(argv), str(error))
+        if hint:
+            raise UsageError(f"{error}; {hint}") from None
+        raise
     if args.step == "results":
         return _results(args)
     fmt = view_format(args.format)
@@ -238,6 +246,30 @@ def _check_step_name(argv: list[str]) -> None:
         steps = COMMANDS["deep"].actions
         raise UsageError(f"{argv[0]!r} is not a step of lit-search deep ({', '.join(steps[:-1])} or {steps[-1]}); "
                          f"did you mean `{meant}`?")
+
+
+def _usage_hint(argv: list[str], message: str) -> str | None:
+    """What a user most likely meant by arguments the parser did not take: the session file
+    named with --session on a step that takes it first (``deep next --session r.json``), or rows
+    separated by spaces (``--relevant 1 2``)."""
+    if not message.startswith("unrecognized arguments:") or not argv:
+        return None
+    step = argv[0]
+    if step in ("next", "results") and "--session" in argv:
+        at = argv.index("--session")
+        named = argv[at + 1] if at + 1 < len(argv) else "FILE"
+        return f"the session file comes right after the step, without --session: `lit-search deep {step} {named} …`"
+    for flag in ("--relevant", "--maybe", "--not"):
+        if flag in argv:
+            at = argv.index(flag)
+            rows = []
+            for word in argv[at + 1:]:
+                if word.startswith("-"):
+                    break
+                rows.append(word)
+            if len(rows) > 1:
+                return f"separate the rows of a list with commas: {flag} {','.join(rows)}"
+    return None
 
 
 def _saver(path: str):

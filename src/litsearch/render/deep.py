@@ -135,17 +135,23 @@ def _counts(counts: dict[str, int]) -> str:
     return ", ".join(f"{_label(p)} {n:,}" for p, n in sorted(counts.items()))
 
 
+YIELD_HEAD = "Yield per round (judged → relevant; new candidates; requests):"
+
+
+def yield_parts(session: Session) -> list[str]:
+    """The yield curve, one part per round ("3: 20 → 4; 113; 9")."""
+    return [f"{e['round']:,}: {e['judged']:,} → {e['relevant']:,}; {e['new_candidates']:,}; {e['requests']:,}"
+            for e in yield_curve(session)]
+
+
 def _summary_lines(session: Session, own: Callable[[str], str] = str) -> list[str]:
     relevant, maybe, unjudged = len(session.judged("relevant")), len(session.judged("maybe")), len(session.unjudged())
     shown = f", {len(session.batch):,} of them in this batch" if session.batch else ""
     rejected = len(session.judged("not"))
     lines = [f"Judged so far: {len(session.judged()):,} (relevant {relevant:,}, maybe {maybe:,}, not {rejected:,}) · "
              f"{plural(unjudged, 'candidate')} not yet judged{shown}"]
-    curve = yield_curve(session)
-    if curve:
-        lines.append("Yield per round (judged → relevant; new candidates; requests): " + " · ".join(
-            f"{e['round']:,}: {e['judged']:,} → {e['relevant']:,}; {e['new_candidates']:,}; {e['requests']:,}"
-            for e in curve))
+    if session.rounds:
+        lines.append(f"{YIELD_HEAD} " + " · ".join(yield_parts(session)))
     if session.requests or session.cached:
         lines.append("Requests: " + (_counts(session.requests) or "none") +
                      (f" (answered from the response cache instead: {_counts(session.cached)})" if session.cached else ""))
@@ -226,7 +232,7 @@ def step_markdown(session: Session, shown_path: str, own: Callable[[str], str] =
 def step_text(session: Session, shown_path: str, width: int | None = None) -> str:
     """The terminal view: the same content, plain, each paragraph wrapped to ``width`` columns
     (the terminal's by default); a row's title, facts, abstract and why under its number."""
-    from .terminal import plain, terminal_width, wrap
+    from .terminal import pack, plain, terminal_width, wrap
 
     width = width or terminal_width()
     indent = "     "
@@ -246,7 +252,10 @@ def step_text(session: Session, shown_path: str, width: int | None = None) -> st
             lines += wrap(plain(entry["why"]), width, indent, first=f"{indent}found by: ")
             lines.append("")
     for line in _summary_lines(session):
-        lines += wrap(plain(line), width, "  ", first="")
+        if line.startswith(YIELD_HEAD):  # a round's part never breaks across lines
+            lines += wrap(YIELD_HEAD, width, "  ", first="") + pack(yield_parts(session), width, "  ")
+        else:
+            lines += wrap(plain(line), width, "  ", first="")
     lines += ["", f"Next: {next_command(session, shown_path)}"]  # whole: a command to copy
     if session.done:
         lines += wrap(going_on(session, shown_path).replace("`", ""), width, "  ", first="")
