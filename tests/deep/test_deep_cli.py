@@ -584,7 +584,7 @@ def test_a_failed_sentence_search_is_a_note_and_costs_only_itself(tmp_path):
                                "--batch", "3", "--format", "json", "-q"]).stdout)
         assert step["done"] is False and len(step["batch"]) == 3
         first = whole(tmp_path / "s.json")["rounds"][0]
-        assert any("semantic_scholar" in note and "Reef heat stress and recovery" in note for note in first["notes"])
+        assert any("Semantic Scholar" in note and "Reef heat stress and recovery" in note for note in first["notes"])
         assert "Semantic Scholar: 2 further queries searched one by one" in " ".join(first["actions"])
         step = json.loads(run(["next", "s.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
         assert step["round"] == 2 and step["judged"] == 3 and step["relevant"] == 1
