@@ -40,6 +40,8 @@ def test_start_next_results_and_one_step_at_a_time(served, tmp_path):
     assert (tmp_path / "review.json").read_bytes() == before
     with pytest.raises(ValueError, match="show records nothing; leave out relevant"):
         deep_next("review.json", show=True, relevant=[1])
+    with pytest.raises(ValueError, match="show records nothing; leave out rest"):
+        deep_next("review.json", show=True, rest="maybe")
     second = deep_next("review.json", relevant=[1], not_="2,3")
     assert second["round"] == 2 and second["relevant"] == 1 and second["yield"][0]["judged"] == 3
     results = deep_results("review.json")

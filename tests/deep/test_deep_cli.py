@@ -442,6 +442,8 @@ def test_show_prints_where_the_session_stands_and_records_nothing(run, tmp_path,
     assert (session.read_bytes(), (tmp_path / "review.papers.jsonl").read_bytes()) == before
     out = run(["next", "review.json", "--show", "--relevant", "1", "--variant", "x"], code=2)
     assert "--show records nothing; leave out --relevant, --variant" in out.stderr
+    assert "leave out --rest" in run(["next", "review.json", "--show", "--rest", "maybe"], code=2).stderr
+    assert "leave out --rest" in run(["next", "review.json", "--show", "--rest", "not"], code=2).stderr
     # verdicts recorded, round owed (a step stopped between its two saves)
     from litsearch.deep.rounds import judge
     from litsearch.deep.session_file import load, save

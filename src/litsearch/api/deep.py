@@ -108,7 +108,9 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     variants = _phrasings(variants)
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
-                                           "variants": variants or None, "max_judged": max_judged,
+                                           "variants": variants or None,
+                                           "rest": None if rest == "not" else rest,  # the default: not told apart
+                                           "max_judged": max_judged,
                                            "max_requests": max_requests}))
         return step_payload(_checked(lambda: steps.shown_session(session)), session)
 

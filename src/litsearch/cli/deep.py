@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     for verdict in ("relevant", "maybe", "not"):
         # repeatable: `--relevant 1 --relevant 4` is 1,4 (argparse would keep only the last)
         step.add_argument(f"--{verdict}", action="append", metavar="LIST", help=f"rows or ids judged {verdict} (repeatable)")
-    step.add_argument("--rest", choices=("not", "maybe"), default="not",
+    step.add_argument("--rest", choices=("not", "maybe"), default=None,  # None: not given (not, as said)
                       help="the verdict of the batch's rows not named (default not)")
     step.add_argument("--variant", action="append", default=[], metavar="Q",
                       help="a query to search in the next round (repeatable)")
@@ -141,7 +141,7 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
     elif args.show:
         shown = args.file
         steps.check_show({"--relevant": args.relevant, "--maybe": args.maybe, "--not": args.__dict__["not"],
-                          "--variant": args.variant, "--max-judged": args.max_judged,
+                          "--variant": args.variant, "--rest": args.rest, "--max-judged": args.max_judged,
                           "--max-requests": args.max_requests}, "--show")
         session = steps.shown_session(shown)
     else:
@@ -151,11 +151,11 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
         with held(shown):  # from reading the session to its last save: one step at a time
             session = steps.open_session(shown)
             limits = {"max_judged": args.max_judged, "max_requests": args.max_requests}
-            steps.check_step(session, lists, args.rest, queries, shown, limits)  # before any request or write
+            steps.check_step(session, lists, args.rest or "not", queries, shown, limits)  # before any request or write
             save = _saver(shown)
             status = _status("deep next", args)
             session = fetch(settings, cache_mode(args), console, lambda http, _store: followed(
-                http, status, steps.next_step(http, session, lists, args.rest, queries, save, limits)))
+                http, status, steps.next_step(http, session, lists, args.rest or "not", queries, save, limits)))
     return session, shown
 
 

@@ -148,6 +148,7 @@ async def deep_search_next(
 
     if show:
         steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_, "variants": variants,
+                          "rest": None if rest == "not" else rest,  # "not" is the default: not told apart
                           "max_judged": max_judged, "max_requests": max_requests})
         return _step_result(steps.shown_session(session), session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
