@@ -180,3 +180,43 @@ def test_the_results_of_a_filtered_session_are_the_commands_json_too(served, tmp
     page, command = answer.structured_content, deep_results("f.json", include_unjudged=True)
     assert command["filters"] and page["filters"] == command["filters"]
     assert page["results"] == command["results"][:len(page["results"])] and page["total"] == len(command["results"])
+
+
+def test_a_results_page_stays_within_the_servers_bound_and_says_where_the_next_starts(served, tmp_path):
+    """A page of whole abstracts can be far larger than a client passes on: the page holds as many
+    rows as keep the result within --max-chars, numbered as ranked, and says which offset comes
+    next; pages follow one another to the end, every row once. An output file and a format that
+    name two formats are refused."""
+    from litsearch.mcp_server.runtime import result_size
+
+    budget = 6_000
+
+    async def go():
+        async with in_process(max_chars=budget) as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "review.json",
+                                                         "batch": 5})
+            pages, offset = [], 0
+            while offset is not None:
+                page = await client.call_tool("deep_search_results", {"session": "review.json", "all": True,
+                                                                      "offset": offset})
+                pages.append(page)
+                offset = page.structured_content["next_offset"]
+            clash = await client.call_tool("deep_search_results", {"session": "review.json", "output": "x.bib",
+                                                                   "format": "ris"})
+            return pages, clash
+
+    pages, clash = run(go())
+    total = pages[0].structured_content["total"]
+    assert len(pages) > 1 and total > 20  # the small world's candidates do not fit one page of this bound
+    keys = [paper["session_key"] for page in pages for paper in page.structured_content["results"]]
+    assert len(keys) == total == len(set(keys))
+    for page in pages:
+        data = page.structured_content
+        assert result_size(data["text"], {k: v for k, v in data.items() if k not in ("text", "quoted_data")}) <= budget
+    second = pages[1].structured_content
+    first_row = int(second["rows"].split("-")[0])
+    assert f"| {first_row} |" in text_of(pages[1])  # numbered as ranked, not from 1 again
+    assert f"the next page: deep_search_results with offset={pages[0].structured_content['next_offset']}" \
+        in text_of(pages[0])
+    assert clash.is_error and "names BibTeX but format asks for RIS" in text_of(clash)
+    assert not (tmp_path / "x.bib").exists()

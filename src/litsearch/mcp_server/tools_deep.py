@@ -166,8 +166,9 @@ async def deep_search_next(
 @in_tool_words
 async def deep_search_results(
     session: SessionPath,
-    format: Annotated[Literal[RESULT_FORMATS], Field(description="the rows as markdown (default), json, or an "  # type: ignore[valid-type]
-                                                                  "export: bibtex, ris, csl-json, csv")] = "markdown",
+    format: Annotated[Literal[RESULT_FORMATS], Field(description="the page's text: markdown (the default; json and "  # type: ignore[valid-type]
+                                                                  "table give it too, the data being JSON always), "
+                                                                  "or an export: bibtex, ris, csl-json, csv")] = "markdown",
     all: Annotated[bool, Field(description="add the candidates not judged, best first")] = False,
     output: Annotated[str | None, Field(max_length=4096, description="write the whole result to this file instead "
                                                                      "(its extension names the format)")] = None,
@@ -180,41 +181,57 @@ async def deep_search_results(
     page at a time, or the whole list written to a file (BibTeX, RIS, CSL-JSON, CSV, JSON or Markdown)."""
     from ..deep.results import as_search_result, nothing_listed
     from ..deep.steps import open_session
+    from ..biblio.formats import EXPORT_FORMATS
     from ..render.deep import results_json
+    from ..render.table import render_markdown
     from ..runtime.results import render_result
+    from .paging import largest_fit
+    from .runtime import result_size
 
     found = open_session(session)
     result = as_search_result(found, include_unjudged=all, include_rejected=rejected)
     written = None
     if output is not None:
-        written = _write_export(found, result, session, output)
+        written = _write_export(found, result, session, output, format)
     payload = results_json(result, found, session)
-    page = payload["results"][offset: offset + RESULTS_PAGE]
-    following = offset + RESULTS_PAGE if offset + RESULTS_PAGE < len(payload["results"]) else None
     total = len(payload["results"])
-    if page:
-        text = render_result(_page_of(result, offset), RESULTS_PAGE, "markdown" if format in ("table", "json")
-                             else format, include_abstracts=False)
-    elif total:  # an offset past the end: the list is not empty
-        text = f"No papers from offset {offset:,}: the list has {plural(total, 'paper')} (offsets 0–{total - 1:,}).\n"
-    else:
-        text = nothing_listed(all, rejected) + "\n"
-    if written:
-        text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
-    # `deep results --format json`'s document, its `results` this page (the paging fields say which).
-    data: dict[str, Any] = {**payload, "results": page, "rows": f"{offset + 1}-{offset + len(page)}" if page else "0",
-                            "total": total, "next_offset": following, "written": written}
+
+    def page(count: int) -> tuple[str, dict[str, Any]]:
+        """This page of ``count`` rows from ``offset``: its text and `deep results --format json`'s
+        document with `results` this page (the paging fields say which)."""
+        rows = payload["results"][offset: offset + count]
+        following = offset + count if rows and offset + count < total else None
+        if not rows:
+            text = (f"No papers from offset {offset:,}: the list has {plural(total, 'paper')} (offsets 0–"
+                    f"{total - 1:,}).\n" if total else nothing_listed(all, rejected) + "\n")
+        elif format in EXPORT_FORMATS:
+            text = render_result(_page_of(result, offset, count), count, format, include_abstracts=False)
+        else:  # numbered as ranked: a later page goes on from where the last one ended
+            text = render_markdown(result, count, include_abstracts=False, start=offset)
+        if following is not None:
+            text += (f"\nRows {offset + 1:,}–{offset + len(rows):,} of {total:,}; the next page: "
+                     f"deep_search_results with offset={following}.\n")
+        if written:
+            text = f"Wrote {plural(len(result.results), 'paper')} to {written}.\n\n" + text
+        return text, {**payload, "results": rows, "rows": f"{offset + 1}-{offset + len(rows)}" if rows else "0",
+                      "total": total, "next_offset": following, "written": written}
+
+    # As many rows as keep the result within the server's bound (at most RESULTS_PAGE): a page of
+    # whole abstracts can be 100,000 characters, more than a client passes on to its model.
+    count = largest_fit(max(0, min(RESULTS_PAGE, total - offset)), lambda n: result_size(*page(n)),
+                        current().max_chars)
+    text, data = page(count)
     return tool_result(text, data)
 
 
-def _page_of(result, offset: int):
+def _page_of(result, offset: int, count: int):
     from dataclasses import replace
 
-    return replace(result, results=result.results[offset: offset + RESULTS_PAGE])
+    return replace(result, results=result.results[offset: offset + count])
 
 
-def _write_export(session_data, result, session: str, output: str) -> str:
-    from ..biblio.formats import extensions_for, format_from_path
+def _write_export(session_data, result, session: str, output: str, asked: str) -> str:
+    from ..biblio.formats import EXPORT_FORMATS, FORMAT_LABELS, extensions_for, format_from_path
     from ..core.sanitize import json_text
     from ..render.deep import results_json
     from ..runtime.results import render_result
@@ -222,6 +239,9 @@ def _write_export(session_data, result, session: str, output: str) -> str:
     named = format_from_path(output)
     if named is None:
         raise UsageError(f"output {output}: unknown extension; use {extensions_for(RESULT_FORMATS)}")
+    if asked in EXPORT_FORMATS and asked != named:  # markdown, the default, asks for no file format
+        raise UsageError(f"output {output} names {FORMAT_LABELS[named]} but format asks for {FORMAT_LABELS[asked]}; "
+                         f"use one, or make them agree")
     target = Path(output)
     if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
         raise UsageError(f"output {output}: name a file in an existing folder")
