@@ -526,9 +526,9 @@ def test_a_step_that_names_no_row_says_the_whole_batch_took_the_rest(run, tmp_pa
     documented; the step says so, since the user may have meant to change a setting only."""
     start(run)
     step = json.loads(run(["next", "review.json", "--max-judged", "500", "--format", "json", "-q"]).stdout)
-    assert step["notes"] == ["no row was named: 3 rows of round 1's batch were judged not relevant (--rest not)"]
+    assert step["notes"] == ["no row was named: 3 rows of round 1's batch were judged not relevant, as rows not named are"]
     step = json.loads(run(["next", "review.json", "--rest", "maybe", "--format", "json", "-q"]).stdout)
-    assert step["notes"][0].endswith("were judged maybe (--rest maybe)")
+    assert step["notes"][0].endswith("were judged maybe, as rows not named are")
     named = json.loads(run(["next", "review.json", "--relevant", "1", "--format", "json", "-q"]).stdout)
     assert named["notes"] == []  # rows named: the rest taking --rest is the usual step, not news
 

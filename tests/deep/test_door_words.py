@@ -122,6 +122,7 @@ def test_the_tools_steps_say_what_to_call_in_their_words(served):
     assert "deep_search_next with max_judged=N" in text_of(done)
     assert "the methods text: search_report with record=review.json" in text_of(done)
     assert r"limit set by max\_judged (3)" in text_of(done)  # Markdown-escaped
+    assert "limit set by max_judged (3)" in done.structured_content["stop_check"]  # the JSON's too
     for answer in (first, done):
         assert not command_words(text_of(answer)), text_of(answer)
     command = step_markdown(load("review.json"), "review.json")
@@ -140,6 +141,9 @@ def test_the_sessions_own_notes_name_no_doors_words(served):
     going = deep_next("review.json", max_judged=6, variants=["Coral reef bleaching"])
     assert going["notes"] == ["reopened after the stop (budget): papers to judge at most 3 → 6",
                               "the judge's query “Coral reef bleaching” not searched again: searched already"]
+    reopened = deep_next("review.json", variants=["symbiont loss"])  # no row named: the batch's rest
+    assert reopened["notes"] == [f"no row was named: {len(going['batch'])} rows of round 2's batch were judged not "
+                                 "relevant, as rows not named are"]
     notes = [note for entry in load("review.json").rounds for note in entry.notes]
     assert any("not searched again" in note for note in notes) and any("3 → 6" in note for note in notes)
     assert not [command_words(note) for note in notes if command_words(note)], notes

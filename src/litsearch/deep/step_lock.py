@@ -68,7 +68,7 @@ def _acquire(path: Path, shown: str) -> int | None:
             fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(descriptor)
-            raise UsageError(f"{shown}: another step on this session is running (a deep start or deep next); "
+            raise UsageError(f"{shown}: another step on this session is running (a start or a next step); "
                              f"wait for it to end, then run this again") from None
         except OSError:
             os.close(descriptor)

@@ -55,7 +55,7 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
     if session.batch and not named_in:  # a step given only --variant or a budget judges the batch too: said
         said = "not relevant" if rest == "not" else "maybe"
         notes.append(f"no row was named: {plural(len(session.batch), 'row')} of round {session.round}'s batch "
-                     f"{'was' if len(session.batch) == 1 else 'were'} judged {said} (--rest {rest})")
+                     f"{'was' if len(session.batch) == 1 else 'were'} judged {said}, as rows not named are")
     for key in session.batch:
         given.setdefault(key, rest)
     for key, verdict in given.items():

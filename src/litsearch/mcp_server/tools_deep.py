@@ -69,8 +69,11 @@ def _step_result(session, path: str):
     from ..deep.door_words import MCP_TOOLS, in_door_words
     from ..render.deep import step_markdown, step_payload
 
-    return tool_result(step_markdown(session, path, lambda text: in_door_words(text, MCP_TOOLS)),
-                       step_payload(session, path))
+    payload = step_payload(session, path)
+    # The stop rule's check is lit-search's own sentence ("… the limit set by --max-judged (40)"):
+    # in the tools' words, as in the Markdown. `next` stays the command-line equivalent (documented).
+    payload["stop_check"] = in_door_words(payload["stop_check"], MCP_TOOLS)
+    return tool_result(step_markdown(session, path, lambda text: in_door_words(text, MCP_TOOLS)), payload)
 
 
 @declare(KEEPS_A_SESSION, DeepStep)
