@@ -95,6 +95,7 @@ def test_a_terminal_sees_the_steps_status_and_stdout_is_unchanged(world, tmp_pat
     assert code == 0 and quiet == ""
     # stdout is the product, the same whether stderr is a terminal or not
     on_terminal = json.loads(run_with_terminal_stderr(start + ["--session", "c.json"], env, cwd=tmp_path)[0])
-    piped = json.loads(subprocess.run(lit_search_command() + start + ["--session", "d.json"], env=env, cwd=tmp_path,
-                                      capture_output=True, text=True, timeout=300).stdout)
-    assert on_terminal["batch"] == piped["batch"]
+    piped = subprocess.run(lit_search_command() + start + ["--session", "d.json"], env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=300)
+    assert on_terminal["batch"] == json.loads(piped.stdout)["batch"]
+    assert "requests" not in piped.stderr and "\x1b" not in piped.stderr  # no status line into a pipe

@@ -101,7 +101,7 @@ class StepStatus:
         self.before: dict[str, int] = {}
         self.drawn = False
 
-    def text(self, counts: dict[str, int], cached: dict[str, int] | None = None, done: bool = False) -> str:
+    def text(self, counts: dict[str, int], done: bool = False) -> str:
         from ..providers.base import provider_label
 
         sent = {name: n - self.before.get(name, 0) for name, n in counts.items() if n - self.before.get(name, 0) > 0}

@@ -182,9 +182,9 @@ async def deep_search_results(
     """The papers a deep search judged relevant, then maybe (all: then the unjudged candidates; rejected: then the
     papers judged not relevant, for a review's excluded records), with their records and where each came from; a
     page at a time, or the whole list written to a file (BibTeX, RIS, CSL-JSON, CSV, JSON or Markdown)."""
+    from ..biblio.formats import EXPORT_FORMATS
     from ..deep.results import as_search_result, nothing_listed
     from ..deep.steps import open_session
-    from ..biblio.formats import EXPORT_FORMATS
     from ..render.deep import results_json
     from ..render.table import render_markdown
     from ..runtime.results import render_result
