@@ -286,3 +286,13 @@ def test_a_rounds_yield_never_breaks_across_lines_in_the_terminal_view(width):
         assert any(part in line for line in lines), (part, text)
     # every line within the width, but the command to copy, which is kept whole
     assert max(text_width(line) for line in text.splitlines() if not line.startswith("Next: ")) <= width
+
+
+def test_a_note_the_step_said_is_not_said_again_as_the_rounds():
+    """A step's own notes ("no row was named: …") are filed in the round too: said once."""
+    session = session_of(3, batch=1)
+    said = "no row was named: 1 row of round 1's batch was judged not relevant, as rows not named are"
+    session.rounds[0].notes = [said, "failed: OpenAlex (HTTP 503)"]
+    session.said = [said]
+    for text in (step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED)):
+        assert text.count("no row was named") == 1 and "failed: OpenAlex (HTTP 503)" in text

@@ -163,7 +163,8 @@ def _summary_lines(session: Session, own: Callable[[str], str] = str) -> list[st
         lines.append(own(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
                          f"lists every one)"))
     if last and last.notes:
-        lines += [cut(f"Note: {note}", 200) for note in last.notes[-3:]]
+        # the round's notes, but those this step said already (its verdicts' notes are filed there too)
+        lines += [cut(f"Note: {note}", 200) for note in last.notes[-3:] if note not in session.said]
     if last and last.stop_check:
         lines.append(own(f"Stop rule: {last.stop_check}"))
     return lines
