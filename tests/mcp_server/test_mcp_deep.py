@@ -220,3 +220,26 @@ def test_a_results_page_stays_within_the_servers_bound_and_says_where_the_next_s
         in text_of(pages[0])
     assert clash.is_error and "names BibTeX but format asks for RIS" in text_of(clash)
     assert not (tmp_path / "x.bib").exists()
+
+
+def test_the_forms_a_model_writes_one_value_in_are_taken(served, tmp_path):
+    """One row as a bare number, one query as a string, a year as a number: each as its list or
+    string form would be, not refused in the validator's words."""
+    async def go():
+        async with in_process() as client:
+            first = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "r.json",
+                                                                 "batch": 3, "variants": "bleached reefs"})
+            second = await client.call_tool("deep_search_next", {"session": "r.json", "relevant": 1, "not": 2,
+                                                                 "variants": "zooxanthellae expulsion"})
+            dated = await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "y.json",
+                                                                 "filters": {"year": 2003}})
+            return first, second, dated
+
+    first, second, dated = run(go())
+    assert not first.is_error and not second.is_error, text_of(first) + text_of(second)
+    document = json.loads((tmp_path / "r.json").read_text())
+    assert document["variants"] == ["bleached reefs"] and "zooxanthellae expulsion" in document["queries"]
+    assert not dated.is_error, text_of(dated)
+    assert {paper["year"] for paper in dated.structured_content["batch"]} == {2003}
+    verdicts = sorted(c["verdict"] for c in document["candidates"] if c["verdict"])
+    assert verdicts == ["not", "not", "relevant"]  # row 1 relevant, row 2 not, row 3 the rest

@@ -31,9 +31,10 @@ KEEPS_A_SESSION = Conduct(read_only=False, destructive=False, idempotent=False, 
 # Results read the session; with output they replace that file.
 WRITES_AN_EXPORT = Conduct(read_only=False, destructive=True, idempotent=True, open_world=False)
 # StrictInt: a JSON true is no row (pydantic's lax int would read it as row 1)
-ListArg = Annotated[str | list[StrictInt | str] | None, Field(description="batch rows (1-based), ranges of rows "
-                                                                            "(\"3-5\") or paper ids, as a comma list "
-                                                                            "or an array")]
+# A model writes one row as a bare number as often as in a list: each form is taken.
+ListArg = Annotated[StrictInt | str | list[StrictInt | str] | None,
+                    Field(description="batch rows (1-based), ranges of rows (\"3-5\") or paper ids, as a comma list, "
+                                      "an array, or one row")]
 SessionPath = Annotated[str, Field(min_length=1, max_length=4096, description="the session file (.json)")]
 RESULTS_PAGE = 50
 
@@ -53,10 +54,15 @@ def in_tool_words(tool):
     return wrapper
 
 
-def _list(value: str | list[int | str] | None) -> str | None:
+def _list(value: int | str | list[int | str] | None) -> str | None:
     if value is None:
         return None
-    return ",".join(str(item) for item in value) if isinstance(value, list) else value
+    return ",".join(str(item) for item in value) if isinstance(value, list) else str(value)
+
+
+def _phrasings(value: str | list[str] | None) -> list[str]:
+    """The queries given: one string is one query (as the Python API takes it), a list is several."""
+    return [value] if isinstance(value, str) else list(value or [])
 
 
 def _saver(path: str):
@@ -81,7 +87,8 @@ def _step_result(session, path: str):
 async def deep_search_start(
     topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research question or topic")],
     session: SessionPath,
-    variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings")] = None,
+    variants: Annotated[str | list[str] | None, Field(description="up to 8 other phrasings (one string is one)")]
+    = None,
     batch: Annotated[int, Field(ge=BATCH_RANGE[0], le=BATCH_RANGE[1], description="papers per batch")] = 20,
     max_judged: Annotated[int, Field(ge=MAX_JUDGED_RANGE[0], le=MAX_JUDGED_RANGE[1],
                                      description="papers judged at most")] = 300,
@@ -110,7 +117,7 @@ async def deep_search_start(
 
     given = filters.model_dump(exclude_none=True) if filters else {}
     given["types"] = given.pop("type", None)
-    checked = checked_options(topic, variants=variants or [], providers=providers, filters=given, rerank=rerank,
+    checked = checked_options(topic, variants=_phrasings(variants), providers=providers, filters=given, rerank=rerank,
                               names=MCP_TOOL)
     steps.check_new_session_path(session)
     options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
@@ -129,11 +136,13 @@ async def deep_search_next(
     session: SessionPath,
     relevant: ListArg = None,
     maybe: ListArg = None,
-    not_: Annotated[str | list[StrictInt | str] | None, Field(alias="not", description="rows or ids judged not "
-                                                                                       "relevant")]
+    not_: Annotated[StrictInt | str | list[StrictInt | str] | None,
+                    Field(alias="not", description="rows or ids judged not relevant: as a comma list, an array, or "
+                                                   "one row")]
     = None,
     rest: Annotated[Literal["not", "maybe"], Field(description="the verdict of the batch's rows not named")] = "not",
-    variants: Annotated[list[str] | None, Field(description="queries to search in the next round")] = None,
+    variants: Annotated[str | list[str] | None, Field(description="queries to search in the next round (one "
+                                                                   "string is one)")] = None,
     max_judged: Annotated[int | None, Field(ge=MAX_JUDGED_RANGE[0], le=MAX_JUDGED_RANGE[1],
                                             description="a new budget of papers judged (a session stopped at its "
                                                         "budget goes on with a larger one)")] = None,
@@ -150,12 +159,13 @@ async def deep_search_next(
     from ..search.options import clean_query
 
     if show:
-        steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_, "variants": variants,
+        steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_,
+                          "variants": _phrasings(variants) or None,
                           "rest": None if rest == "not" else rest,  # "not" is the default: not told apart
                           "max_judged": max_judged, "max_requests": max_requests})
         return _step_result(steps.shown_session(session), session)
     lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
-    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants or [], start=1)]
+    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(_phrasings(variants), start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)
         limits = {"max_judged": max_judged, "max_requests": max_requests}

@@ -10,7 +10,7 @@ import time
 from types import SimpleNamespace
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from ..core.errors import UsageError
 from ..graph.limits import MAX_SEEDS
@@ -40,7 +40,9 @@ class SearchFilters(BaseModel):
     citations/min_citations) is an error."""
 
     model_config = ConfigDict(extra="forbid")
-    year: str | None = Field(None, description="publication years: 2019-2024, 2019-, -2015 or 2020")
+    # A year is written as a number as often as a string: 2020 is "2020".
+    year: Annotated[str | None, BeforeValidator(lambda value: str(value) if type(value) is int else value)] = Field(
+        None, description="publication years: 2019-2024, 2019-, -2015 or 2020")
     since: str | None = Field(None, description="published on or after YYYY-MM-DD")
     until: str | None = Field(None, description="published on or before YYYY-MM-DD")
     author: str | None = Field(None, description="an author's name")
