@@ -243,3 +243,14 @@ def test_the_forms_a_model_writes_one_value_in_are_taken(served, tmp_path):
     assert {paper["year"] for paper in dated.structured_content["batch"]} == {2003}
     verdicts = sorted(c["verdict"] for c in document["candidates"] if c["verdict"])
     assert verdicts == ["not", "not", "relevant"]  # row 1 relevant, row 2 not, row 3 the rest
+
+
+def test_an_empty_output_is_named_as_such(served, tmp_path):
+    async def go():
+        async with in_process() as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "e.json",
+                                                         "batch": 3})
+            return await client.call_tool("deep_search_results", {"session": "e.json", "output": " "})
+
+    empty = run(go())
+    assert empty.is_error and "output is empty: name the file to write" in text_of(empty)

@@ -241,9 +241,8 @@ def _within_budget(wanted: list[Action], total: int, caps: dict[str, int],
                 by_provider[p] = by_provider.get(p, 0) + (action.cost if action.kind != "search" else 1)
         else:
             waiting += 1
-    notes = [f"{plural(waiting, 'request')} left for the next round (the round's budget: "
-             f"{plural(total, 'request')}, each provider at most what its pace allows in {ROUND_SECONDS:.0f} s)"] \
-        if waiting else []
+    notes = [f"{plural(waiting, 'request')} left for the next round: this round may send {plural(total, 'request')}, "
+             f"each provider at most what its pace allows in {ROUND_SECONDS:.0f} s"] if waiting else []
     return chosen, notes
 
 

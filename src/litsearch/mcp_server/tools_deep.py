@@ -249,6 +249,8 @@ def _write_export(session_data, result, session: str, output: str, asked: str) -
     from ..render.deep import results_json
     from ..runtime.results import render_result
 
+    if not output.strip():
+        raise UsageError("output is empty: name the file to write, e.g. included.ris")
     named = format_from_path(output)
     if named is None:
         raise UsageError(f"output {output}: unknown extension; use {extensions_for(RESULT_FORMATS)}")
