@@ -28,17 +28,6 @@ FILTER_NAMES = {"year", "since", "until", "venue", "author", "open_access", "typ
                 "citations", "country", "continent", "source", "institution", "topic", "publisher", "funder"}
 
 
-def _list(value: str | Sequence[int | str] | None) -> str | None:
-    if value is None or isinstance(value, str):
-        return value
-    return ",".join(str(item) for item in value)
-
-
-def _phrasings(variants: str | Sequence[str]) -> list[str]:
-    """The variants as a list: one string is one phrasing (iterated, it would be its letters)."""
-    return [variants] if isinstance(variants, str) else list(variants)
-
-
 def _saver(path: str):
     return lambda session: save(path, session, write_file_atomically)
 
@@ -75,7 +64,7 @@ def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), 
         unknown = sorted(set(given) - FILTER_NAMES)
         if unknown:
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
-        checked = checked_options(topic, variants=_phrasings(variants), providers=providers, filters=given,
+        checked = checked_options(topic, variants=steps.given_queries(variants), providers=providers, filters=given,
                                   rerank=rerank)
         options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
                                         round_requests=round_requests, stop_window=stop_window,
@@ -105,7 +94,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     from ..render.deep import step_payload
     from ..search.options import clean_query
 
-    variants = _phrasings(variants)
+    variants = steps.given_queries(variants)
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
                                            "variants": variants or None,
@@ -114,7 +103,7 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
                                            "max_requests": max_requests}))
         return step_payload(_checked(lambda: steps.shown_session(session)), session)
 
-    lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
+    lists = {"relevant": steps.given_list(relevant), "maybe": steps.given_list(maybe), "not": steps.given_list(not_)}
     limits = {"max_judged": max_judged, "max_requests": max_requests}
 
     def prepare():

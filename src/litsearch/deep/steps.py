@@ -11,7 +11,7 @@ import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from ..core.errors import UsageError
 from ..core.filters import Filters
@@ -25,6 +25,21 @@ from .verdicts import resolve
 
 Save = Callable[[Session], None]
 SUFFIX = ".json"
+
+
+def given_list(value: int | str | Sequence[int | str] | None) -> str | None:
+    """A verdict list as the tools and the API take it (a comma string, a sequence of rows or ids,
+    or one row) in the command line's form: "1,4,c12"."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return str(value)
+    return ",".join(str(item) for item in value)
+
+
+def given_queries(value: str | Sequence[str] | None) -> list[str]:
+    """The queries as a list: one string is one query (iterated, it would be its letters)."""
+    return [value] if isinstance(value, str) else list(value or ())
 
 
 def check_new_session_path(path: str) -> None:

@@ -54,17 +54,6 @@ def in_tool_words(tool):
     return wrapper
 
 
-def _list(value: int | str | list[int | str] | None) -> str | None:
-    if value is None:
-        return None
-    return ",".join(str(item) for item in value) if isinstance(value, list) else str(value)
-
-
-def _phrasings(value: str | list[str] | None) -> list[str]:
-    """The queries given: one string is one query (as the Python API takes it), a list is several."""
-    return [value] if isinstance(value, str) else list(value or [])
-
-
 def _saver(path: str):
     return lambda session: save(path, session, write_file_atomically)
 
@@ -117,8 +106,8 @@ async def deep_search_start(
 
     given = filters.model_dump(exclude_none=True) if filters else {}
     given["types"] = given.pop("type", None)
-    checked = checked_options(topic, variants=_phrasings(variants), providers=providers, filters=given, rerank=rerank,
-                              names=MCP_TOOL)
+    checked = checked_options(topic, variants=steps.given_queries(variants), providers=providers, filters=given,
+                              rerank=rerank, names=MCP_TOOL)
     steps.check_new_session_path(session)
     options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
                                     round_requests=round_requests, stop_window=stop_window, stop_yield=stop_yield,
@@ -160,12 +149,12 @@ async def deep_search_next(
 
     if show:
         steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_,
-                          "variants": _phrasings(variants) or None,
+                          "variants": steps.given_queries(variants) or None,
                           "rest": None if rest == "not" else rest,  # "not" is the default: not told apart
                           "max_judged": max_judged, "max_requests": max_requests})
         return _step_result(steps.shown_session(session), session)
-    lists = {"relevant": _list(relevant), "maybe": _list(maybe), "not": _list(not_)}
-    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(_phrasings(variants), start=1)]
+    lists = {"relevant": steps.given_list(relevant), "maybe": steps.given_list(maybe), "not": steps.given_list(not_)}
+    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(steps.given_queries(variants), start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)
         limits = {"max_judged": max_judged, "max_requests": max_requests}
