@@ -254,3 +254,54 @@ def test_an_empty_output_is_named_as_such(served, tmp_path):
 
     empty = run(go())
     assert empty.is_error and "output is empty: name the file to write" in text_of(empty)
+
+
+@pytest.mark.parametrize("output,format,said", [
+    ("refs", "bibtex", None),  # no extension: the format named decides, as `-o refs --format bibtex` does
+    ("out.txt", "csv", None),
+    ("included.ris", "markdown", None),  # markdown, the default, names no file format: the extension decides
+    ("folder/", "markdown", "output folder/: a folder, not a file"),
+    ("missing/refs.bib", "markdown", "the folder missing does not exist"),
+    ("pipe.bib", "markdown", "output pipe.bib: "),  # a FIFO: writing there would block, or replace it
+    ("refs.bib", "ris", "output refs.bib names BibTeX but format asks for RIS"),
+    ("out.docx", "markdown", "or name the format with format"),
+    ("", "markdown", "output is empty: name the file to write"),
+])
+def test_the_output_file_follows_the_rules_of_every_door(served, tmp_path, output, format, said):
+    """The tool's `output` is checked by the rules the command line's `-o` follows (one function,
+    runtime/targets.py), in the tool's words, before the session is read; a refused target is
+    left as it was."""
+    import os
+
+    from litsearch.core.errors import UsageError
+    from litsearch.runtime.results import EXPORT_FORMATS, RESULT_FORMATS
+    from litsearch.runtime.targets import output_format
+
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "pipe.bib")
+
+    async def go():
+        async with in_process() as client:
+            await client.call_tool("deep_search_start", {"topic": "coral reef bleaching", "session": "o.json",
+                                                         "batch": 3})
+            await client.call_tool("deep_search_next", {"session": "o.json", "relevant": "1,2"})
+            return await client.call_tool("deep_search_results", {"session": "o.json", "output": output,
+                                                                  "format": format})
+
+    answer = run(go())
+    try:  # the command line's verdict on the same target
+        output_format(output, format if format in EXPORT_FORMATS else None, RESULT_FORMATS, "markdown")
+        command_line = None
+    except UsageError as error:
+        command_line = str(error)
+    if said is None:
+        assert not answer.is_error, text_of(answer)
+        assert command_line is None
+        written = (tmp_path / output).read_text()
+        assert written.strip() and f"to {output}" in text_of(answer)
+        if format == "bibtex":
+            assert written.lstrip().startswith("@")
+    else:
+        assert answer.is_error and said in text_of(answer), text_of(answer)
+        assert command_line is not None and "-o" in command_line and "-o" not in text_of(answer)
+        assert not (tmp_path / output.rstrip("/")).is_file()

@@ -15,17 +15,17 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any, Awaitable, Callable, Sequence, TypeVar
+from typing import Any, Awaitable, Callable, TypeVar
 
 from ..core.config import Settings
 from ..core.errors import EXIT_CODES_HELP, ExitCode, InputError, LitSearchError, UsageError
-from ..core.files import check_replaceable
 from ..core.identifiers import ID_HELP
 from ..core.sanitize import safe_text
 from ..net.cache import CacheMode
 from ..runtime.console import Console, message_line
 from ..runtime.files import write_file_atomically
 from ..runtime.results import TERMINAL_VIEW
+from ..runtime.targets import check_file_target, output_format  # noqa: F401 (the commands import them from here)
 
 __all__ = ["EXIT_CODES_HELP", "StrictParser", "add_cache_options", "add_quiet_option", "cache_mode", "fetch",
            "run_command", "view_format", "whole_number", "write_output"]
@@ -89,52 +89,6 @@ sources: Semantic Scholar first for references (one page of 100) and citing pape
   the others gave.
 {EXIT_CODES_HELP}
   Here: 3 the paper could not be fetched (every provider failed), 5 no provider has it."""
-
-
-def check_file_target(path: str | None, flag: str, example: str) -> None:
-    """A file the command will write (``-o``, ``--record``), checked before any work: a file
-    name, in an existing, writable folder. Any problem is a UsageError naming ``flag``."""
-    if path is None:
-        return
-    target = Path(path)
-    if str(path).endswith(("/", os.sep)) or target.is_dir():
-        raise UsageError(f"{flag} {path}: a folder, not a file; name the file, e.g. {target / example}")
-    folder = target.parent if str(target.parent) else Path(".")
-    if not folder.is_dir():
-        raise UsageError(f"{flag} {path}: the folder {folder} does not exist")
-    if not os.access(folder, os.W_OK):
-        raise UsageError(f"{flag} {path}: the folder {folder} is not writable")
-    try:
-        check_replaceable(target)
-    except OSError as error:
-        raise UsageError(f"{flag} {path}: {error.strerror}") from None
-    from ..deep.session_file import session_file_kind
-
-    kind = session_file_kind(target)
-    if kind:
-        raise UsageError(f"{flag} {path} is {kind}: writing there would replace it; name another file")
-
-
-def output_format(path: str | None, option: str | None, allowed: Sequence[str], default: str) -> str:
-    """The format to write, checked before any work: ``-o`` must name a file in an existing,
-    writable folder, with an extension of one of the ``allowed`` formats that agrees with
-    ``--format`` when both are given; an extension that names no format at all (out.txt,
-    refs.csl-json) takes the one ``--format`` names. Any problem is a UsageError naming the formats."""
-    from ..biblio.formats import FORMAT_LABELS, extensions_for, format_from_path
-
-    if path is None:
-        return option or default
-    check_file_target(path, "-o", example="refs.bib")
-    named = format_from_path(str(path))
-    if named is None and option in allowed:
-        return option  # the user named the format; the file's name is theirs to choose
-    if named is None or named not in allowed:
-        raise UsageError(f"-o {path}: unknown extension; use {extensions_for(allowed)}, or name the format "
-                         f"with --format")
-    if option is not None and option != named:
-        raise UsageError(f"-o {path} names {FORMAT_LABELS[named]} but --format asks for {FORMAT_LABELS[option]}; "
-                         f"use one, or make them agree")
-    return named
 
 
 def view_format(option: str | None, path: str | None = None, default: str = "markdown") -> str:

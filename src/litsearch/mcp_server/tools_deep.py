@@ -12,11 +12,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StrictInt
 
-from ..core.errors import LitSearchError, UsageError
+from ..core.errors import LitSearchError
 from ..core.text import plural
 from ..deep.limits import BATCH_RANGE, MAX_JUDGED_RANGE, MAX_REQUESTS_RANGE, ROUND_REQUESTS_RANGE, STOP_WINDOW_RANGE
 from ..deep.session import Options
-from ..deep.session_file import save, session_file_kind
+from ..deep.session_file import save
 from ..deep.step_lock import held
 from ..runtime.files import write_file_atomically
 from ..runtime.results import RESULT_FORMATS
@@ -173,7 +173,8 @@ async def deep_search_results(
                                                                   "or an export: bibtex, ris, csl-json, csv")] = "markdown",
     all: Annotated[bool, Field(description="add the candidates not judged, best first")] = False,
     output: Annotated[str | None, Field(max_length=4096, description="write the whole result to this file instead "
-                                                                     "(its extension names the format)")] = None,
+                                                                     "(its extension names the format; format does "
+                                                                     "for a name without one)")] = None,
     offset: Annotated[int, Field(ge=0, description="the first row of this page (next_offset of the last)")] = 0,
     rejected: Annotated[bool, Field(description="add the papers judged not relevant, last (the excluded "
                                                 "records of a PRISMA flow)")] = False,
@@ -190,11 +191,15 @@ async def deep_search_results(
     from .paging import largest_fit
     from .runtime import result_size
 
+    from ..runtime.targets import TOOL_ARGUMENTS, output_format
+
+    # The file to write is checked before the session is read, by the rules every door follows
+    # (markdown, the default, asks for no file format: the extension decides)
+    named = output_format(output, format if format in EXPORT_FORMATS else None, RESULT_FORMATS, "markdown",
+                          words=TOOL_ARGUMENTS, example="included.ris") if output is not None else None
     found = open_session(session)
     result = as_search_result(found, include_unjudged=all, include_rejected=rejected)
-    written = None
-    if output is not None:
-        written = _write_export(found, result, session, output, format)
+    written = _write_export(found, result, session, output, named) if named else None
     payload = results_json(result, found, session)
     total = len(payload["results"])
 
@@ -232,29 +237,15 @@ def _page_of(result, offset: int, count: int):
     return replace(result, results=result.results[offset: offset + count])
 
 
-def _write_export(session_data, result, session: str, output: str, asked: str) -> str:
-    from ..biblio.formats import EXPORT_FORMATS, FORMAT_LABELS, extensions_for, format_from_path
+def _write_export(session_data, result, session: str, output: str, named: str) -> str:
+    """Write the whole ``result`` to ``output`` as ``named`` (checked already by ``output_format``)."""
     from ..core.sanitize import json_text
     from ..render.deep import results_json
     from ..runtime.results import render_result
 
-    if not output.strip():
-        raise UsageError("output is empty: name the file to write, e.g. included.ris")
-    named = format_from_path(output)
-    if named is None:
-        raise UsageError(f"output {output}: unknown extension; use {extensions_for(RESULT_FORMATS)}")
-    if asked in EXPORT_FORMATS and asked != named:  # markdown, the default, asks for no file format
-        raise UsageError(f"output {output} names {FORMAT_LABELS[named]} but format asks for {FORMAT_LABELS[asked]}; "
-                         f"use one, or make them agree")
-    target = Path(output)
-    if target.is_dir() or not (target.parent if str(target.parent) else Path(".")).is_dir():
-        raise UsageError(f"output {output}: name a file in an existing folder")
-    kind = session_file_kind(target)
-    if kind:
-        raise UsageError(f"output {output} is {kind}: writing there would replace it; name another file")
     text = json_text(results_json(result, session_data, session)) if named == "json" else \
         render_result(result, max(1, len(result.results)), named, include_abstracts=True)
-    write_file_atomically(target, current().clean(text))
+    write_file_atomically(Path(output), current().clean(text))
     return output
 
 
