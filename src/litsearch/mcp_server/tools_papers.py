@@ -92,8 +92,9 @@ def rerank_prepared(requested: str | None) -> tuple[str | None, str | None]:
 @declare(ASKS_THE_APIS, SearchPage)
 async def paper_search(
     topic: Annotated[str, Field(min_length=1, max_length=1000, description="the research topic in plain words")],
-    variants: Annotated[list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
-                                                            "narrower), folded into one query per provider")] = None,
+    variants: Annotated[str | list[str] | None, Field(description="up to 8 other phrasings (synonyms, broader, "
+                                                                  "narrower; one string is one), folded into one "
+                                                                  "query per provider")] = None,
     providers: Annotated[list[Provider] | None, Field(description=f"default: chosen from the topic "
                                                                   f"({registry.auto_choice_in_words()})")] = None,
     filters: Annotated[SearchFilters | None, Field(description="filters; each is sent to the providers that "
@@ -117,6 +118,8 @@ async def paper_search(
     search_report, and a cursor when more rows are left."""
     from ..search.pipeline import run_search
 
+    # One phrase as a model often writes it, a string: one variant (as the deep-search tools take it)
+    variants = [variants] if isinstance(variants, str) else variants
     given = {"topic": topic, "variants": variants, "providers": providers, "filters": filters, "sort": sort,
              "limit": limit, "exclude_retracted": exclude_retracted, "include_abstracts": include_abstracts,
              "verify": verify, "rerank": rerank}
