@@ -598,3 +598,25 @@ def test_why_names_the_sentence_or_variant_a_search_placed_it_for():
     score.explain(session, [first, second])
     assert session.candidates[first].why.startswith("the search (#1)")
     assert session.candidates[second].why.startswith("the search for “Tabu search for colouring” (Semantic Scholar #1)")
+
+
+def test_a_records_kept_terms_are_its_whole_abstract_and_a_tie_keeps_the_texts_order():
+    """The class: a candidate's text likeness is measured on the terms kept with it. A review's
+    record has 60–90 distinct terms; kept to 48 with ties broken alphabetically, four records in
+    five lost their later words by initial letter ("zidovudine" went before "acetate")."""
+    from litsearch.deep.textmodel import MAX_TERMS, analyzer
+
+    words = [f"{letter}{suffix}" for suffix in ("quartz", "walrus", "jovial", "fjord") for letter in "zyxwvutsrqponm"]
+    words += ["zidovudine", "acetate"]
+    abstract = " ".join(words)
+    kept = term_counts([paper("Antiretroviral dosing", abstract=abstract)])[0]
+    stems = [analyzer().terms(word)[0] for word in words]
+    assert len(set(stems)) == len(words) <= MAX_TERMS
+    assert set(stems) <= set(kept)  # every term of an abstract of 58 distinct words
+    # beyond the bound, the most frequent first, then the order the text has them (not the alphabet)
+    backwards = [f"q{a}{b}x" for a in "zyxwvutsrqponmlkjihgfedcba" for b in "zyxwvutsrqponmlkjihgfedcba"]
+    long = " ".join(backwards[:MAX_TERMS + 20]) + " alpha alpha"
+    kept = list(term_counts([paper("x", abstract=long)])[0])
+    assert len(kept) == MAX_TERMS
+    assert kept[0] == analyzer().terms("alpha")[0]
+    assert kept[1:] == [analyzer().terms(word)[0] for word in backwards[:MAX_TERMS - 1]]

@@ -85,7 +85,7 @@ def feature_table(session: Session) -> dict[str, dict[str, float]]:
         terms, weights, norm = weighed[candidate.key]
         own = VERDICT_WEIGHT.get(candidate.verdict or "", 0.0)
         # One pass over the candidate's terms for its three dot products with its unit vector
-        # (the round's own time is mostly here: a few thousand candidates of up to 48 terms). A
+        # (the round's own time is mostly here: a few thousand candidates of up to MAX_TERMS terms). A
         # term in no profile adds nothing; one in some adds 0.0 to the others: each sum is, bit
         # for bit, the one a look-up of every term in every profile gives.
         to_liked = to_disliked = to_topic = 0.0

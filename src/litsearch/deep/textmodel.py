@@ -2,9 +2,12 @@
 
 A candidate's text is its title (counted twice: the title is what a paper is about) and its
 abstract, folded, stop words dropped and stemmed exactly as the search's ranking does
-(search/relevance.py). Only its ``MAX_TERMS`` most frequent terms are kept: enough for cosine
-similarity (the rest of a long abstract changes the cosine by a few hundredths) and small
-enough to store in the session with the candidate, so a round never re-reads every abstract.
+(search/relevance.py). Its ``MAX_TERMS`` most frequent terms are kept (ties in the order the
+text first has them), stored in the session with the candidate so a round never re-reads every
+abstract: that is every term of an abstract (a review's records have 60–90 distinct terms, a
+long one 150), and bounds a record whose "abstract" is a whole text. Until 0.4.57 it was 48, ties
+broken alphabetically: four of five review records lost their later terms starting with the
+letter, and the relevant papers' likeness was measured on an arbitrary half of their words.
 
 Weights are tf-idf with the idf taken from the session's own candidate pool (the only
 collection a deep search has), sublinear in the count (1 + ln tf), vectors of unit length.
@@ -23,7 +26,7 @@ from ..core.records import Paper
 from ..core.text import fold_plain
 from ..search.relevance import Analyzer, paper_text
 
-MAX_TERMS = 48
+MAX_TERMS = 160
 # Words of scientific prose that never name what a paper is about: a query is never made of them.
 GENERIC = frozenset("""
 one two three four five first second new use used using based result results method methods paper papers study
@@ -68,7 +71,8 @@ def term_counts(papers: Sequence[Paper]) -> list[dict[str, int]]:
         counts = Counter(body)
         for term in title:
             counts[term] += TITLE_WEIGHT
-        counted.append(dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:MAX_TERMS]))
+        # sorted() is stable: a tie keeps the order the text first has the terms in
+        counted.append(dict(sorted(counts.items(), key=lambda item: -item[1])[:MAX_TERMS]))
     return counted
 
 
