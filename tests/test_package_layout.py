@@ -139,7 +139,8 @@ LAYERS = {
     "render": ("core", "dedupe", "providers", "search", "graph", "library", "deep"),
     "fulltext": ("core", "net", "providers", "graph"),
     "zotero": ("core", "net", "providers", "biblio", "graph", "library"),
-    "runtime": ("core", "net", "providers", "library", "biblio", "render"),
+    # The run-time layer checks a file a door will write: never over a deep-search session (deep).
+    "runtime": ("core", "net", "providers", "library", "biblio", "render", "deep"),
     "mcp_server": BELOW_THE_DOORS,
     "api": BELOW_THE_DOORS,
     # The command line starts the MCP server (`lit-search mcp`); the server never calls back.

@@ -68,3 +68,86 @@ def test_the_api_takes_the_commands_stop_and_budget_options_and_one_string_as_on
         deep_start("coral reef bleaching", "other.json", stop_window=10, stop_yield=10)
     step = deep_next("review.json", relevant="1", variants="symbiont loss")
     assert "symbiont loss" in json.loads((tmp_path / "review.json").read_text())["queries"] and step["round"] == 2
+
+
+def test_a_path_object_is_a_session_name_and_a_wrong_kind_of_argument_is_named(served, tmp_path):
+    """pathlib.Path as the session (it advanced the file, then raised TypeError: the new batch
+    was never seen); a value of the wrong kind is a ValueError naming the argument, the file
+    unchanged (a float row was "'float' object is not iterable", bytes b"1" named row 49)."""
+    session = tmp_path / "path.json"
+    first = deep_start("coral reef bleaching", session, batch=3)
+    assert first["session"] == str(session) and len(first["batch"]) == 3
+    before = session.read_bytes()
+    for arguments, said in [({"relevant": 1.0}, "relevant: give rows or ids"), ({"maybe": b"1"}, "not bytes"),
+                            ({"not_": {"row": 1}}, "not_: give rows or ids"), ({"relevant": [True]}, "not bool"),
+                            ({"variants": 5}, "variants: give a query"), ({"max_judged": "100"}, "whole number")]:
+        with pytest.raises(ValueError, match=said) as refused:
+            deep_next(session, **arguments)
+        assert "\n" not in str(refused.value) and "Error" not in str(refused.value)
+        assert session.read_bytes() == before, arguments
+    for name in ("", ".", "/", None, 5):  # "." built a lock file name from no name: a pathlib error
+        with pytest.raises(ValueError, match="session"):
+            deep_next(name)
+    second = deep_next(session, relevant=1)
+    assert second["round"] == 2 and second["session"] == str(session)
+    assert deep_results(session)["results"]
+
+
+def test_the_step_says_its_stop_in_the_apis_words_and_fetch_failed_is_exported(served, tmp_path):
+    import litsearch.api as api
+
+    assert issubclass(api.FetchFailed, api.LitSearchError) and "FetchFailed" in api.__all__
+    deep_start("coral reef bleaching", "small.json", batch=3, max_judged=3)
+    stopped = deep_next("small.json", relevant=[1])
+    assert stopped["done"] and stopped["stop_reason"] == "budget"
+    assert "max_judged" in stopped["stop_check"] and "--max-judged" not in stopped["stop_check"]
+
+
+def test_an_error_of_the_work_is_not_shown_inside_another():
+    """run_sync ran the work inside its `except RuntimeError` (no loop yet): every error then
+    printed "RuntimeError: no running event loop … During handling of the above exception" first."""
+    from litsearch.api._run import run_sync
+
+    async def fails():
+        raise LookupError("the provider said no")
+
+    with pytest.raises(LookupError) as raised:
+        run_sync(fails())
+    assert raised.value.__context__ is None
+
+
+def test_a_csv_of_no_papers_has_the_verdict_columns(served, tmp_path):
+    deep_start("coral reef bleaching", "empty.json", batch=3)
+    header = deep_results("empty.json", fmt="csv").splitlines()[0]
+    assert header.endswith(",abstract,verdict,judged_round,why")  # as a CSV with rows has them
+
+
+def test_a_correction_alone_says_it_judged_the_batch_and_a_budget_below_the_step_is_refused(served, tmp_path):
+    """Naming only a paper read earlier judged the whole batch on screen "not", silently; a new
+    --max-judged below what the step itself judges ended the step above it (40 against 25)."""
+    first = deep_start("coral reef bleaching", "fix.json", batch=3)
+    second = deep_next("fix.json", relevant=[1, 2])
+    before = (tmp_path / "fix.json").read_bytes()
+    with pytest.raises(ValueError, match="this step judges the 3 rows of the batch; a new budget must be at least 6"):
+        deep_next("fix.json", maybe=first["batch"][0]["key"], max_judged=5)
+    assert (tmp_path / "fix.json").read_bytes() == before
+    third = deep_next("fix.json", maybe=first["batch"][0]["key"])
+    said = " ".join(third["notes"])
+    assert "no row of the batch was named, only papers read before: 3 rows of round 2's batch were judged not " \
+           "relevant" in said, said
+    assert "verdict changed from relevant to maybe" in said
+    assert len(second["batch"]) == 3
+
+
+def test_an_exhausted_session_is_not_reopened_by_a_budget_and_a_broken_link_is_named(served, tmp_path):
+    import os
+
+    nothing = deep_start("qqqq zzzz xxxx", "nothing.json", batch=3)
+    assert nothing["done"] and nothing["stop_reason"] == "exhausted"
+    before = (tmp_path / "nothing.json").read_bytes()
+    with pytest.raises(ValueError, match="no candidate is left to judge, so a larger budget finds none"):
+        deep_next("nothing.json", max_judged=500)  # it added an empty round each time
+    assert (tmp_path / "nothing.json").read_bytes() == before
+    os.symlink("gone/new.json", tmp_path / "dangling.json")
+    with pytest.raises(ValueError, match="is a link to gone/new.json, which does not exist"):
+        deep_start("coral reef bleaching", "dangling.json")  # it said "already exists; see --show"

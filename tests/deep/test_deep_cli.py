@@ -538,8 +538,9 @@ def test_a_verdict_changed_by_id_is_said_by_the_step(run, tmp_path):
     run(["next", "review.json", "--relevant", "1", "-q"])
     earlier = first["batch"][1]["doi"] or first["batch"][1]["openalex_id"]
     step = json.loads(run(["next", "review.json", "--relevant", earlier, "--format", "json", "-q"]).stdout)
-    assert len(step["notes"]) == 1 and "verdict changed from not to relevant" in step["notes"][0]
-    assert "(read in round 1)" in step["notes"][0]
+    assert len(step["notes"]) == 2 and "verdict changed from not to relevant" in step["notes"][1]
+    assert "(read in round 1)" in step["notes"][1]
+    assert step["notes"][0].startswith("no row of the batch was named, only papers read before: 3 rows")
     shown = json.loads(run(["next", "review.json", "--show", "--format", "json"]).stdout)
     assert shown["notes"] == []  # said once, by the step that did it; the round keeps it for the report
     assert any("verdict changed from not to relevant" in note
@@ -714,3 +715,12 @@ def test_a_start_that_finds_nothing_says_what_to_try_not_where_results_are(run, 
     assert json.loads(run(["next", "none.json", "--show", "--format", "json"]).stdout)["stop_reason"] == "exhausted"
     shown = run(["next", "none.json", "--show"]).stdout  # the terminal's view too
     assert "Nothing was found for these words and filters" in shown and "deep results" not in shown.split("Next:")[0]
+
+
+@pytest.mark.parametrize("name", [".", "/", "./", ""])
+def test_a_step_on_a_folder_like_name_is_one_line_not_an_internal_error(run, name):
+    """`deep next .` built its lock file's name from a path with no name: "internal error:
+    ValueError: PosixPath('.') has an empty name", exit 1. The name is checked first, as --show does."""
+    out = run(["next", name], code=2)
+    assert "session file" in out.stderr and "internal error" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) <= 2  # the line, and where help is

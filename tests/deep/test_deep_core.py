@@ -64,6 +64,11 @@ def test_rows_ids_and_the_rest():
     ({"maybe": "10.9999/unknown"}, "is not a paper of this session"),
     ({"relevant": "1", "not": "1"}, "named in both --relevant and --not"),
     ({"relevant": "nonsense id"}, "unrecognised paper id"),
+    # rows written as a sentence writes them, in one item: said how to write them (it was the
+    # 400-character "unrecognised paper id" line)
+    ({"relevant": "1 2"}, "'1 2': separate the rows of a list with commas: --relevant 1,2"),
+    ({"maybe": "1, 2 3"}, "'2 3': separate the rows of a list with commas: --maybe 2,3"),
+    ({"not": "1-2 c3"}, "separate the rows of a list with commas: --not 1-2,c3"),
 ])
 def test_a_bad_list_is_one_usage_error_and_changes_nothing(lists, message):
     session = session_with(PAPERS)
@@ -80,8 +85,14 @@ def test_an_id_outside_the_batch_changes_an_earlier_verdict_and_says_so():
     session.rounds.append(Round(2))
     session.batch = [list(session.candidates)[2]]
     verdicts = resolve(session, {"relevant": "doi:10.1000/b2"}, rest="not")
-    assert verdicts.notes == ["“Tabu search for the graph colouring problem” (read in round 1): verdict changed "
+    # the batch on screen, named in no list, is judged by --rest: said, or a correction alone
+    # silently rejects the papers being read
+    assert verdicts.notes == ["no row of the batch was named, only papers read before: 1 row of round 2's batch was "
+                              "judged not relevant, as rows not named are",
+                              "“Tabu search for the graph colouring problem” (read in round 1): verdict changed "
                               "from not to relevant"]
+    with_the_batch = resolve(session, {"relevant": "doi:10.1000/b2", "maybe": "1"}, rest="not")
+    assert with_the_batch.notes == verdicts.notes[1:]  # a row of the batch named: the usual step
 
 
 def test_a_changed_verdict_is_counted_once_in_the_round_it_was_read():

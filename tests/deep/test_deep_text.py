@@ -140,8 +140,8 @@ def test_the_stop_reason_is_followed_by_a_sentence(reason, said):
     session.done, session.stop_reason, session.batch = True, reason, []
     session.rounds[-1].stop_check = said
     markdown, text = step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED)
-    assert f"**The search is complete: {reason}.** {sentence(said)}" in markdown
-    assert f"The search is complete: {reason}. {sentence(said)}" in text
+    assert f"**The search is complete: {reason}.** {sentence(said)}." in markdown  # a sentence, full stop
+    assert f"The search is complete: {reason}. {sentence(said)}." in text
     for shown in (markdown, text):  # whatever the words: no lower-case letter opens a sentence after the stop
         assert not re.search(r"complete: \w+\.\**\s+[a-z]", shown)
 
@@ -267,9 +267,13 @@ def test_the_methods_tell_the_users_queries_from_those_lit_search_made():
     assert judge_query_of("the judge query “a “quoted”: title”: 3 papers (arxiv failed)") == "a “quoted”: title"
     assert judge_query_of("new query “x”: 3 papers") is None
     text = " ".join(methods_text(session).split())
-    assert ("the queries searched were: the topic “coral reef bleaching”; the user's variants “reef heat stress”; "
-            "the topic's sentences, each alone “Bleaching kills corals”; the judge's queries “symbiont loss”; "
+    assert ("the queries searched were: the topic “coral reef bleaching”; the user's variant “reef heat stress”; "
+            "the topic's sentence, alone “Bleaching kills corals”; the judge's query “symbiont loss”; "
             "derived by lit-search from the words the relevant papers share “zooxanthellae density”.") in text
+    session.variants.append("bleached reefs")  # several of a kind: said in the plural
+    session.queries.insert(2, "bleached reefs")
+    text = " ".join(methods_text(session).split())
+    assert "the user's variants “reef heat stress”, “bleached reefs”;" in text
 
 
 @pytest.mark.parametrize("width", [30, 44, 61, 80])

@@ -22,7 +22,8 @@ FLAG = re.compile(r"(?<![\w-])--[a-z]")
 
 def command_words(message: str) -> list[str]:
     """What in ``message`` belongs to the command line alone."""
-    return FLAG.findall(message) + re.findall(r"lit-search \w+", message)
+    # a command ("lit-search deep next"), not the kind of file ("a lit-search deep-search session")
+    return FLAG.findall(message) + re.findall(r"lit-search \w+(?![\w-])", message)
 
 
 @pytest.mark.parametrize("message,tool,python", [
@@ -36,6 +37,10 @@ def command_words(message: str) -> list[str]:
      "see its results with deep_results('r.json'), or go on with a larger max_requests"),
     ("x is named in both --relevant and --not", "both relevant and not", "both relevant and not_"),
     ("--stop-window 5 is below 10", "stop_window 5", "stop_window 5"),
+    # the start step named alone: how a session is started (it said deep_start('FILE'), a call
+    # that puts the file name in the topic and leaves out the session)
+    ("x.json: not a lit-search deep-search session (start one with `lit-search deep start`)",
+     "(start one with deep_search_start)", "(start one with deep_start(topic, session))"),
 ])
 def test_the_command_lines_words_become_each_doors(message, tool, python):
     assert tool in in_door_words(message, MCP_TOOLS)

@@ -179,7 +179,8 @@ def test_names_the_tool_does_not_take_or_a_cursor_inside_are_refused(arguments, 
     ({"topic": "t", "limit": 101}, "limit: Input should be less than or equal to 100"),
     ({"topic": "", "limit": 0}, "topic: String should have at least 1 character; "
                                 "limit: Input should be greater than or equal to 1"),
-    ({"topic": "t", "variants": ["a", 3]}, "variants.1: Input should be a valid string"),
+    ({"topic": "t", "variants": ["a", 3]}, "variants.str: Input should be a valid string; "
+                                           "variants.list[str].1: Input should be a valid string"),
     ({"limit": 5}, "topic: Field required"),
 ])
 def test_arguments_the_schema_refuses_are_refused_naming_each_problem(arguments, problems):

@@ -85,6 +85,12 @@ def test_built_filters_are_taken_as_they_are():
     (MCP_TOOL, {"filters": {"min_citations": 5, "citations": "10-"}},
      "filters.citations '10-' and filters.min_citations 5 disagree"),
     (PYTHON, {"filters": {"year": "20x0"}}, "year"),
+    # a filter's own message, by the name each door gives the filter (it said "min-citations"
+    # and "type" in Python, whose arguments are min_citations and types)
+    (PYTHON, {"filters": {"min_citations": -1}}, "min_citations cannot be negative"),
+    (MCP_TOOL, {"filters": {"min_citations": -1}}, "filters.min_citations cannot be negative"),
+    (PYTHON, {"filters": {"types": ["reviw"]}}, "types takes article, review"),
+    (MCP_TOOL, {"filters": {"types": ["reviw"]}}, "filters.type takes article, review"),
     (COMMAND_LINE, {"filters": {"institution": "ETH"}, "providers": "pubmed"},
      "only OpenAlex can apply the institution filter; add openalex to the providers"),
 ])
@@ -109,3 +115,35 @@ def test_the_checks_run_in_order_the_first_problem_is_said():
         checked_options("t", limit=0, sort="random", providers="google")
     with pytest.raises(UsageError, match="sort must be"):
         checked_options("t", sort="random", providers="google")
+
+
+@pytest.mark.parametrize("arguments,message", [
+    # a Python caller's values of the wrong kind: refused naming the argument, never iterated or
+    # read as true (variants=5 was "'int' object is not iterable"; preprints="no" searched preprints only)
+    ({"topic": 5}, "the topic is text, not int"),
+    ({"variants": 5}, "variants takes a phrasing or a list of them, not int"),
+    ({"variants": [b"x"]}, "variant 1 is text, not bytes"),
+    ({"limit": "10"}, "limit takes a whole number, not str '10'"),
+    ({"limit": 10.0}, "limit takes a whole number, not float 10.0"),
+    ({"limit": True}, "limit takes a whole number, not bool True"),
+    ({"filters": {"preprints": "no"}}, "preprints is True or False, not str 'no'"),
+    ({"filters": {"open_access": 1}}, "open_access is True or False, not int 1"),
+    ({"filters": {"min_citations": "5"}}, "min_citations takes a whole number, not str '5'"),
+    ({"filters": {"types": ["review", 3]}}, "types takes names as text"),
+    ({"filters": {"venue": ["Nature"]}}, "venue takes text, not list"),
+    ({"filters": {"country": 33}}, "country takes a name or a list of names, not int"),
+])
+def test_a_value_of_the_wrong_kind_is_named(arguments, message):
+    arguments = {"topic": "topic", **arguments}
+    with pytest.raises(UsageError) as refused:
+        checked_options(arguments.pop("topic"), names=PYTHON, **arguments)
+    assert message in str(refused.value)
+
+
+def test_one_value_where_a_list_is_taken_is_a_list_of_one():
+    """One variant, one type, one country, given as a string (iterated, each was its letters:
+    variants="reef" searched "r", "e", "f"); a year as a number."""
+    assert checked_options("coral", variants="reef bleaching").variants == ["reef bleaching"]
+    listed = checked_options("coral", filters={"types": ["review"], "country": ["FR"], "year": "2005"}).filters
+    single = checked_options("coral", filters={"types": "review", "country": "FR", "year": 2005}).filters
+    assert single == listed

@@ -21,7 +21,7 @@ one-line reason when the API fails; ``literature_search`` reports failures in "e
 
 from __future__ import annotations
 
-from ..core.errors import LitSearchError
+from ..core.errors import FetchFailed, LitSearchError
 from ..providers import registry
 from ..render.search_json import result_payload
 from . import crossref, openalex, semantic_scholar, unpaywall
@@ -30,7 +30,7 @@ from .fulltext import read_paper
 from .search import render, search
 from .zotero import push_to_zotero
 
-__all__ = ["LitSearchError", "search", "render", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
+__all__ = ["LitSearchError", "FetchFailed", "search", "render", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
            "deep_start", "deep_next", "deep_results", "openalex", "semantic_scholar", "crossref", "unpaywall"]
 
 

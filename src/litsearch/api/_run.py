@@ -20,8 +20,13 @@ def settings() -> Settings:
 def run_sync(coroutine: Awaitable[T]) -> T:
     try:
         asyncio.get_running_loop()
+        in_a_loop = True
     except RuntimeError:
-        return asyncio.run(coroutine)  # the usual case: no loop yet
+        in_a_loop = False
+    if not in_a_loop:
+        # The usual case, no loop yet: run outside the except clause, or every error the work
+        # raises would show "During handling of … RuntimeError: no running event loop" first
+        return asyncio.run(coroutine)
     # Called from async code (e.g. Jupyter): run in a fresh loop on a worker thread.
     with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coroutine).result()

@@ -13,6 +13,7 @@ the same JSON documents as dicts.
 from __future__ import annotations
 
 import contextlib
+import os
 from typing import Any, Mapping, Sequence
 
 from ..core.config import Settings
@@ -43,7 +44,7 @@ def _checked(call):
         raise ValueError(in_door_words(str(problem), PYTHON_API)) from None
 
 
-def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), batch: int = 20,
+def deep_start(topic: str, session: str | os.PathLike, *, variants: str | Sequence[str] = (), batch: int = 20,
                max_judged: int = 300, max_requests: int = Options.max_requests,
                round_requests: int = Options.round_requests, stop_window: int = Options.stop_window,
                stop_yield: int = Options.stop_yield, providers: Sequence[str] | None = None,
@@ -56,10 +57,16 @@ def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), 
     ``filters``: the search's, by name (year="2019-", types=["review"], venue=…); ``rerank``:
     "semantic" or "none" (default: the optional re-ranker when installed)."""
     from ..deep import steps
-    from ..render.deep import step_payload
     from ..search.options import checked_options
 
+    session = _checked(lambda: steps.session_path(session))
+
     def prepare():
+        if not isinstance(topic, str):
+            raise UsageError(f"the topic is text, not {type(topic).__name__}")
+        if filters is not None and not isinstance(filters, Mapping):
+            raise UsageError(f"filters is a mapping of filter names to values (filters={{'year': '2019-'}}), "
+                             f"not {type(filters).__name__}")
         given = dict(filters or {})
         unknown = sorted(set(given) - FILTER_NAMES)
         if unknown:
@@ -79,10 +86,21 @@ def deep_start(topic: str, session: str, *, variants: str | Sequence[str] = (), 
         _checked(lambda: steps.check_new_session_path(session))  # another start may have made it meanwhile
         found = run_sync(_online(config, lambda http: steps.start_step(http, cleaned, others, checked, options,
                                                                        _saver(session))))
-    return step_payload(found, session)
+    return _step(found, session)
 
 
-def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None,
+def _step(session, path: str) -> dict[str, Any]:
+    """The step's document; the stop rule's check in the API's words ("the limit set by
+    max_judged (40)"), as the MCP tools retell theirs. ``next`` stays the command-line equivalent."""
+    from ..deep.door_words import PYTHON_API, in_door_words
+    from ..render.deep import step_payload
+
+    payload = step_payload(session, path)
+    payload["stop_check"] = in_door_words(payload["stop_check"], PYTHON_API)
+    return payload
+
+
+def deep_next(session: str | os.PathLike, *, relevant: str | Sequence[int | str] | None = None,
               maybe: str | Sequence[int | str] | None = None, not_: str | Sequence[int | str] | None = None,
               rest: str = "not", variants: str | Sequence[str] = (), max_judged: int | None = None,
               max_requests: int | None = None, show: bool = False, settings: Settings | None = None) -> dict[str, Any]:
@@ -91,19 +109,20 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
     ``max_judged``/``max_requests`` take a complete session further. ``show=True`` records nothing
     and returns where the session stands (``--show``)."""
     from ..deep import steps
-    from ..render.deep import step_payload
     from ..search.options import clean_query
 
-    variants = steps.given_queries(variants)
+    session = _checked(lambda: steps.session_path(session))
+    variants = _checked(lambda: steps.given_queries(variants))
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
                                            "variants": variants or None,
                                            "rest": None if rest == "not" else rest,  # the default: not told apart
                                            "max_judged": max_judged,
                                            "max_requests": max_requests}))
-        return step_payload(_checked(lambda: steps.shown_session(session)), session)
+        return _step(_checked(lambda: steps.shown_session(session)), session)
 
-    lists = {"relevant": steps.given_list(relevant), "maybe": steps.given_list(maybe), "not": steps.given_list(not_)}
+    lists = _checked(lambda: {"relevant": steps.given_list(relevant, "relevant"),
+                              "maybe": steps.given_list(maybe, "maybe"), "not": steps.given_list(not_, "not_")})
     limits = {"max_judged": max_judged, "max_requests": max_requests}
 
     def prepare():
@@ -118,19 +137,21 @@ def deep_next(session: str, *, relevant: str | Sequence[int | str] | None = None
         found, queries = _checked(prepare)
         advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
                                                                          _saver(session), limits)))
-    return step_payload(advanced, session)
+    return _step(advanced, session)
 
 
-def deep_results(session: str, *, include_unjudged: bool = False, fmt: str = "json",
+def deep_results(session: str | os.PathLike, *, include_unjudged: bool = False, fmt: str = "json",
                  include_rejected: bool = False) -> dict[str, Any] | str:
     """The papers judged relevant, then maybe (``include_unjudged``: then the candidates not judged;
     ``include_rejected``: then the papers judged not relevant): the JSON document as a dict
     (``fmt="json"``), or the text of markdown, bibtex, ris, csl-json or csv."""
+    from ..deep import steps
     from ..deep.results import as_search_result
     from ..deep.steps import open_session
     from ..render.deep import results_json
     from ..runtime.results import RESULT_FORMATS, render_result
 
+    session = _checked(lambda: steps.session_path(session))
     if fmt not in RESULT_FORMATS or fmt == "table":
         raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
     found = _checked(lambda: open_session(session))

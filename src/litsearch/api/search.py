@@ -34,7 +34,7 @@ def search(topic: str, *, variants: Sequence[str] = (), providers: Sequence[str]
     The result's ``results[:limit]`` are the rows shown; ``render(result, fmt, limit)`` gives
     the command's output. ValueError for a bad argument (the message the command would print)."""
     filters = {"year": year, "since": since, "until": until, "venue": venue, "author": author,
-               "open_access": open_access or None, "types": list(types) or None, "min_citations": min_citations,
+               "open_access": open_access or None, "types": types or None, "min_citations": min_citations,
                "preprints": preprints}
     try:
         options = checked_options(topic, variants=variants, providers=providers, limit=limit, sort=sort,

@@ -76,9 +76,10 @@ def _shown_order(name: str) -> int:
     return order.index(name) if name in order else len(order)
 
 
-def export_papers(papers: Sequence[Paper], fmt: str, marks: Sequence | None = None) -> str:
+def export_papers(papers: Sequence[Paper], fmt: str, marks: Sequence | None = None, columns: Sequence[str] = ()) -> str:
     """``papers`` in an export format; ``marks`` (biblio/writers.py Marks, one per paper): what the
-    listing says of each beyond its record (a deep search's verdict), kept as the format keeps it."""
+    listing says of each beyond its record (a deep search's verdict), kept as the format keeps it;
+    ``columns``: the marks' CSV columns, written even when no paper is."""
     from .writers import (  # only when something is exported
         to_bibtex,
         to_csl_json,
@@ -87,4 +88,6 @@ def export_papers(papers: Sequence[Paper], fmt: str, marks: Sequence | None = No
     )
 
     writers = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json, "csv": to_csv}
+    if fmt == "csv":
+        return to_csv(list(papers), marks=None if marks is None else list(marks), columns=columns)
     return writers[fmt](list(papers), marks=None if marks is None else list(marks))

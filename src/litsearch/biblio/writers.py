@@ -381,11 +381,14 @@ def csv_row(paper: Paper, key: str) -> dict[str, str]:
     return {column: spreadsheet_cell(_single_line(value)) for column, value in row.items()}
 
 
-def to_csv(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None) -> str:
+def to_csv(papers: Sequence[Paper], keys: Sequence[str] | None = None, marks: Sequence[Marks] | None = None,
+           columns: Sequence[str] = ()) -> str:
     """CSV in the layout `lit-search dedupe` reads (ID,ENTRYTYPE,title,author,…), one row per paper;
-    marks' columns after those (a deep search's ``verdict``, ``judged_round``, ``why``)."""
+    ``columns`` (a deep search's ``verdict``, ``judged_round``, ``why``) and any other of the marks'
+    after those: ``columns`` head the file even with no row, so files of one kind line up."""
     marked = _marks_for(papers, marks)
-    extra = list(dict.fromkeys(name for each in marked for name, _ in each.columns if name not in CSV_COLUMNS))
+    extra = list(dict.fromkeys(name for name in [*columns, *(name for each in marked for name, _ in each.columns)]
+                               if name not in CSV_COLUMNS))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS + extra)
     writer.writeheader()

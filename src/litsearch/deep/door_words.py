@@ -25,6 +25,7 @@ class DoorWords:
     joined: str  # between two arguments
     true: str  # a flag given alone ("show=true")
     no_verdicts: str  # `deep next FILE` (no verdicts), the step that runs a round owed
+    new_session: str  # `deep start` named alone: how a session is started at this door
 
 
 _OPTIONS = ("session", "relevant", "maybe", "rest", "variant", "max-judged", "max-requests", "batch",
@@ -43,11 +44,12 @@ MCP_TOOLS = DoorWords(options=_named(**{"not": "not"}),
                       steps={"next": "deep_search_next", "results": "deep_search_results",
                              "start": "deep_search_start", "report": "search_report"},
                       call="{step} with {arguments}", bare="{step}", joined=", ", true="true",
-                      no_verdicts="deep_search_next with no verdicts")
+                      no_verdicts="deep_search_next with no verdicts", new_session="deep_search_start")
 PYTHON_API = DoorWords(options=_named(**{"not": "not_", "all": "include_unjudged", "rejected": "include_rejected"}),
                        steps={"next": "deep_next", "results": "deep_results", "start": "deep_start"},
                        call="{step}({path!r}, {arguments})", bare="{step}({path!r})", joined=", ", true="True",
-                       no_verdicts="deep_next({path!r}) with no verdicts")
+                       no_verdicts="deep_next({path!r}) with no verdicts",
+                       new_session="deep_start(topic, session)")
 
 # A command the steps suggest, quoted in backticks: the step, then its file and arguments.
 _COMMAND = re.compile(r"`lit-search (?:deep (?P<step>next|results|start)|(?P<report>report))(?P<rest>[^`]*)`"
@@ -67,6 +69,8 @@ def in_door_words(message: str, door: DoorWords) -> str:
         arguments = _arguments(words, door)
         if not arguments and match["bare"] and step == "next":
             return door.no_verdicts.format(path=path)
+        if step == "start" and not words and path == "FILE":  # no topic, no file: the step itself
+            return door.new_session
         if step not in door.steps:  # no such step at this door (a report in Python): the command as it is
             return match[0]
         if step == "report" and path != "FILE":

@@ -29,7 +29,9 @@ def check_options(options, named=lambda name: name) -> str | None:
                               ("round_requests", ROUND_REQUESTS_RANGE), ("max_requests", MAX_REQUESTS_RANGE),
                               ("stop_window", STOP_WINDOW_RANGE)):
         value = getattr(options, name)
-        if type(value) is not int or not low <= value <= high:
+        if type(value) is not int:  # a bool is not a count, "10" not a number
+            return f"{named(name)} must be a whole number between {low} and {high:,}, not {value!r}"
+        if not low <= value <= high:
             return f"{named(name)} must be between {low} and {high:,}, not {value!r}"
     if type(options.stop_yield) is not int or not 0 <= options.stop_yield < options.stop_window:
         return (f"{named('stop_yield')} must be between 0 and {named('stop_window')} - 1 ({options.stop_window - 1}), "

@@ -37,6 +37,9 @@ class DeepResult(SearchResult):
     def work_line(self) -> str:
         return self.said
 
+    # A CSV of a session's papers has these columns even when it lists none (files merged line up)
+    export_columns = ("verdict", "judged_round", "why")
+
     def export_marks(self) -> list:
         """Each row's verdict in an export: a tag (VERDICT_TAG) in BibTeX, RIS and CSL-JSON, and the
         columns ``verdict``, ``judged_round`` and ``why`` in CSV (docs/deep.md, "Exports")."""
@@ -107,9 +110,11 @@ def queries_said(session: Session) -> str:
                  else "sentences" if query not in later else "judge" if query in judged else "derived")
         if query not in groups[group]:
             groups[group].append(query)
-    words = {"topic": "the topic", "variants": "the user's variants", "sentences": "the topic's sentences, each alone",
-             "judge": "the judge's queries", "derived": "derived by lit-search from the words the relevant papers share"}
-    return "; ".join(f"{words[group]} " + ", ".join(f"“{q}”" for q in queries)
+    words = {"topic": ("the topic",) * 2, "variants": ("the user's variant", "the user's variants"),
+             "sentences": ("the topic's sentence, alone", "the topic's sentences, each alone"),
+             "judge": ("the judge's query", "the judge's queries"),
+             "derived": ("derived by lit-search from the words the relevant papers share",) * 2}
+    return "; ".join(f"{words[group][len(queries) > 1]} " + ", ".join(f"“{q}”" for q in queries)
                      for group, queries in groups.items() if queries) or "none"
 
 

@@ -25,13 +25,25 @@ import re
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from ..core.errors import InputError
+from ..core.errors import InputError, UsageError
 from ..core.files import file_head, read_json_input, written_file
 from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
 from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
                       Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of)
+
+SUFFIX = ".json"  # a session file's name ends so (its papers file beside it: paper_store.py)
+
+
+def check_suffix(path: str) -> None:
+    """UsageError unless ``path`` names a session file: not empty, ending in SUFFIX. Every step
+    checks the name before anything is made beside it (its lock file: deep/step_lock.py)."""
+    if not str(path).strip():
+        raise UsageError(f"the session file's name is empty: name its {SUFFIX} file")
+    if not str(path).lower().endswith(SUFFIX):
+        raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
+
 
 STATE_SHAPE = Fields({**{name: spec for name, spec in CANDIDATE_SHAPE.fields.items() if name not in ("paper", "terms")},
                       "record_at": int}, required=("key", "record_at"))

@@ -38,6 +38,9 @@ def lock_path(session_path: str | os.PathLike) -> Path:
 @contextlib.contextmanager
 def held(session_path: str | os.PathLike) -> Iterator[None]:
     """The session's step lock, or UsageError when another step holds it."""
+    from .session_file import check_suffix
+
+    check_suffix(str(session_path))  # before a lock file is named beside it (".", "/" have no name)
     if fcntl is None:
         yield
         return

@@ -11,7 +11,7 @@ import os
 import shlex
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from ..core.errors import UsageError
 from ..core.filters import Filters
@@ -20,26 +20,54 @@ from ..net.http import HttpClient
 from . import rounds
 from .limits import check_options
 from .session import Options, Session
-from .session_file import load
+from .session_file import SUFFIX, check_suffix, load
 from .verdicts import resolve
 
 Save = Callable[[Session], None]
-SUFFIX = ".json"
 
 
-def given_list(value: int | str | Sequence[int | str] | None) -> str | None:
+def given_list(value: int | str | Sequence[int | str] | None, name: str) -> str | None:
     """A verdict list as the tools and the API take it (a comma string, a sequence of rows or ids,
-    or one row) in the command line's form: "1,4,c12"."""
+    or one row) in the command line's form: "1,4,c12"; UsageError naming ``name`` for anything
+    else (a float, bytes, a mapping: iterated or printed, each would name rows nobody meant)."""
     if value is None or isinstance(value, str):
         return value
-    if isinstance(value, int):
+    if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
-    return ",".join(str(item) for item in value)
+    if isinstance(value, (bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise UsageError(f"{name}: give rows or ids (a comma string \"1,4,c12\", a list, or one row), "
+                         f"not {type(value).__name__}")
+    items = list(value)
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, (int, str)):
+            raise UsageError(f"{name}: a row is a whole number and an id is text, not {type(item).__name__} {item!r}")
+    return ",".join(str(item) for item in items)
 
 
-def given_queries(value: str | Sequence[str] | None) -> list[str]:
-    """The queries as a list: one string is one query (iterated, it would be its letters)."""
-    return [value] if isinstance(value, str) else list(value or ())
+def given_queries(value: str | Sequence[str] | None, name: str = "variants") -> list[str]:
+    """The queries as a list: one string is one query (iterated, it would be its letters);
+    UsageError naming ``name`` for anything but text."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
+        raise UsageError(f"{name}: give a query (text) or a list of them, not {type(value).__name__}")
+    items = list(value)
+    for item in items:
+        if not isinstance(item, str):
+            raise UsageError(f"{name}: a query is text, not {type(item).__name__} {item!r}")
+    return items
+
+
+def session_path(value: str | os.PathLike) -> str:
+    """A session file name as every door takes it: text, or a path object (pathlib.Path), as
+    text; UsageError for anything else."""
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, bytes) or not isinstance(value, str):
+        raise UsageError(f"the session is a file name (text or a path), not {type(value).__name__}")
+    return value
 
 
 def check_new_session_path(path: str) -> None:
@@ -49,6 +77,9 @@ def check_new_session_path(path: str) -> None:
     if not str(path).lower().endswith(SUFFIX):
         raise UsageError(f"--session {path}: a session file's name ends in {SUFFIX}")
     check_session_name(str(path))
+    if os.path.islink(path) and not os.path.exists(path):
+        raise UsageError(f"--session {path} is a link to {os.readlink(path)}, which does not exist; a session "
+                         f"is not started through a broken link: name another file, or remove the link")
     if os.path.lexists(path):
         raise UsageError(f"--session {path} already exists; see where it stands with "
                          f"`lit-search deep next {shlex.quote(str(path))} --show`, or name a new file")
@@ -110,11 +141,6 @@ def check_session_name(path: str) -> None:
                          f"names need {plural(size, 'byte')}, and this folder allows {limit:,}")
 
 
-def check_suffix(path: str) -> None:
-    if not str(path).lower().endswith(SUFFIX):
-        raise UsageError(f"{path}: a session file's name ends in {SUFFIX}")
-
-
 def open_session(path: str) -> Session:
     check_suffix(path)
     return load(path)
@@ -167,6 +193,14 @@ def new_options(session: Session, limits: Limits | None) -> Options | None:
         if value <= done:
             raise UsageError(f"--{name.replace('_', '-')} {value:,}: {plural(done, one, many)} {how} already; a new "
                              f"budget must be above {done:,}")
+    # The step judges the batch shown before it goes on: a budget below that would be exceeded by
+    # the step itself (it ended at 40 judged against a new limit of 25)
+    judging = len(session.batch) if session.batch and not session.done else 0
+    least = len(session.judged()) + judging
+    if judging and given.get("max_judged") is not None and given["max_judged"] < least:
+        raise UsageError(f"--max-judged {given['max_judged']:,}: {plural(len(session.judged()), 'paper is', 'papers are')} "
+                         f"judged already and this step judges the {plural(judging, 'row')} of the batch; a new "
+                         f"budget must be at least {least:,}")
     return options
 
 
@@ -196,11 +230,16 @@ def check_step(session: Session, lists: dict[str, str | None], rest: str, querie
         if any(lists.values()):
             raise UsageError(f"this session is complete ({session.stop_reason}); see its results with "
                              f"`lit-search deep results {quoted}`, or go on with {way_on(session)}")
+        if options and not queries and session.stop_reason == "exhausted":
+            # No candidate is left to judge: a larger budget finds none (it added an empty round
+            # each time it was given); other words can
+            raise UsageError("this session is complete (exhausted): no candidate is left to judge, so a larger "
+                             "budget finds none; go on with new queries (--variant)")
         if queries or options:
             still = rounds.budget_left(session, options or session.options)
             if still:
-                raise UsageError(f"this session stopped at its budget and {still}; give a larger --max-judged or "
-                                 f"--max-requests to go on")
+                limit = "--max-judged" if "--max-judged" in still else "--max-requests"
+                raise UsageError(f"this session stopped at its budget and {still}; give a larger {limit} to go on")
             rounds.check_queries(session, queries)
         return
     if rounds.awaiting_round(session) and any(lists.values()):

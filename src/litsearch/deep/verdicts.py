@@ -52,10 +52,17 @@ def resolve(session: Session, lists: dict[str, str | None], rest: str) -> Verdic
                 named_in[key] = verdict
                 given[key] = verdict
     notes = []
-    if session.batch and not named_in:  # a step given only --variant or a budget judges the batch too: said
+    batch = set(session.batch)
+    if session.batch and not batch & set(named_in):
+        # A step given only --variant or a budget, or only corrections of papers read earlier,
+        # judges the batch too: said, or a correction silently rejects the batch on screen
         said = "not relevant" if rest == "not" else "maybe"
-        notes.append(f"no row was named: {plural(len(session.batch), 'row')} of round {session.round}'s batch "
+        which = "no row was named" if not named_in else "no row of the batch was named, only papers read before"
+        notes.append(f"{which}: {plural(len(session.batch), 'row')} of round {session.round}'s batch "
                      f"{'was' if len(session.batch) == 1 else 'were'} judged {said}, as rows not named are")
+    for key in named_in:
+        if key not in batch and session.candidates[key].verdict is None:
+            notes.append(f"“{_title(session, key)}” was judged by its id without being shown in a batch")
     for key in session.batch:
         given.setdefault(key, rest)
     for key, verdict in given.items():
@@ -90,6 +97,12 @@ def _candidate_keys(session: Session, pool: Pool, item: str, verdict: str) -> li
         return session.batch[first - 1:last]
     if looks_numeric(item):
         return [session.batch[_row(session, item, verdict) - 1]]
+    parts = item.split()
+    if len(parts) > 1 and all(looks_numeric(part) or CANDIDATE_KEY.fullmatch(part) or ROW_RANGE.fullmatch(part)
+                              for part in parts):
+        # "1 2" as one item (quoted, or a tool's string): rows meant, written as a sentence would
+        raise UsageError(f"--{verdict}: {_shown(item)}: separate the rows of a list with commas: "
+                         f"--{verdict} {','.join(parts)}")
     return [_paper_key(session, pool, item, verdict)]
 
 
@@ -100,7 +113,8 @@ def _row(session: Session, item: str, verdict: str) -> int:
                          f"(1, 2, … in the digits 0-9, without leading zeros)")
     row = int(item)
     if not 1 <= row <= len(session.batch):
-        rows = f"rows 1–{len(session.batch)}" if session.batch else "no rows: the session has no batch"
+        rows = ("row 1 alone" if len(session.batch) == 1 else f"rows 1–{len(session.batch)}") if session.batch \
+            else "no rows: the session has no batch"
         hint = f"; a PMID is written PMID:{row}" if row > len(session.batch) else ""
         raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}){hint}")
     return row

@@ -153,7 +153,8 @@ async def deep_search_next(
                           "rest": None if rest == "not" else rest,  # "not" is the default: not told apart
                           "max_judged": max_judged, "max_requests": max_requests})
         return _step_result(steps.shown_session(session), session)
-    lists = {"relevant": steps.given_list(relevant), "maybe": steps.given_list(maybe), "not": steps.given_list(not_)}
+    lists = {"relevant": steps.given_list(relevant, "relevant"), "maybe": steps.given_list(maybe, "maybe"),
+             "not": steps.given_list(not_, "not")}
     queries = [clean_query(text, f"variant {n}") for n, text in enumerate(steps.given_queries(variants), start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)

@@ -173,7 +173,13 @@ def _summary_lines(session: Session, own: Callable[[str], str] = str) -> list[st
 def stop_sentence(session: Session) -> str:
     """"The search is complete: exhausted. No unjudged candidate …": the stop and why, as sentences."""
     said = session.rounds[-1].stop_check if session.rounds else ""
-    return f"The search is complete: {session.stop_reason}." + (f" {sentence(said)}" if said else "")
+    return f"The search is complete: {session.stop_reason}." + (f" {closed(said)}" if said else "")
+
+
+def closed(said: str) -> str:
+    """The stop's reason as a sentence of its own after "complete: exhausted.": a capital, a full stop."""
+    said = sentence(said.rstrip())
+    return said if said.endswith((".", "!", "?")) else said + "."
 
 
 def going_on(session: Session, shown_path: str) -> str:
@@ -184,10 +190,12 @@ def going_on(session: Session, shown_path: str) -> str:
     if not session.candidates:
         # Nothing ever found: no results to see; other words, or other filters in a new session
         # (a session keeps the filters it started with).
-        filtered = " and filters" if session.filters.active() else ""
-        return (f"Nothing was found for these words{filtered}: `lit-search deep next {path} --variant \"…\"` "
-                f"searches other words for the subject; other filters need a new session (`lit-search deep start "
-                f"TOPIC --session OTHER.json`), as this file keeps the search that found nothing.")
+        if session.filters.active():
+            return (f"Nothing was found for these words and filters: `lit-search deep next {path} --variant \"…\"` "
+                    f"searches other words for the subject; other filters need a new session (`lit-search deep "
+                    f"start TOPIC --session OTHER.json`), as this file keeps the search that found nothing.")
+        return (f"Nothing was found for these words: `lit-search deep next {path} --variant \"…\"` searches other "
+                f"words for the subject; this file keeps the search that found nothing.")
     if session.stop_reason == "budget":
         flag, limit = budget_limit(session)
         return f"To go on: `lit-search deep next {path} {flag} N` with N above {limit:,}."
@@ -203,7 +211,7 @@ def step_markdown(session: Session, shown_path: str, own: Callable[[str], str] =
     if session.done:
         said = session.rounds[-1].stop_check if session.rounds else ""
         lines += [f"**The search is complete: {session.stop_reason}.**" +
-                  (f" {markdown_text(own(sentence(said)), 500)}" if said else ""), ""]
+                  (f" {markdown_text(own(closed(said)), 500)}" if said else ""), ""]
         lines += [f"- {markdown_text(line, None)}" for line in _summary_lines(session, own)]
         if session.candidates:
             lines += ["", own(f"Results (relevant, then maybe): `{next_command(session, shown_path)}`; "

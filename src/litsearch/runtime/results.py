@@ -22,7 +22,7 @@ def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, no
 
         marks = result.export_marks()  # what the rows say beyond their records (a deep search's verdicts)
         return export_papers([item.paper for item in result.results[:limit]], fmt,
-                             None if marks is None else marks[:limit])
+                             None if marks is None else marks[:limit], getattr(result, "export_columns", ()))
     from ..render.table import render_markdown
 
     return render_markdown(result, limit, include_abstracts=include_abstracts, nothing_found=nothing_found)

@@ -6,6 +6,7 @@ it stands for is an error, never a silent overwrite."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from ..core.errors import ProviderError, UsageError
@@ -26,6 +27,16 @@ def search_filters(*, year: str | None = None, since: str | None = None, until: 
     def flag(name: str) -> str:
         return flag_prefix + (name.replace("_", "-") if flag_prefix == "--" else name)
 
+    given = {name: _typed(name, value, flag) for name, value in
+             {"year": year, "since": since, "until": until, "venue": venue, "author": author,
+              "open_access": open_access, "types": types, "min_citations": min_citations, "preprints": preprints,
+              "open": open, "citations": citations, "country": country, "continent": continent,
+              **entities}.items()}
+    year, since, until, venue, author = (given[name] for name in ("year", "since", "until", "venue", "author"))
+    open_access, types, min_citations, preprints, open = (given[name] for name in
+                                                          ("open_access", "types", "min_citations", "preprints", "open"))
+    citations, country, continent = given["citations"], given["country"], given["continent"]
+    entities = {name: given[name] for name in entities}
     venue_given = (venue or "").strip()
     source_given = (entities.get("source") or "").strip()
     if venue_given and source_given and venue_given.casefold() != source_given.casefold():
@@ -47,7 +58,53 @@ def search_filters(*, year: str | None = None, since: str | None = None, until: 
                              countries=country, continents=continent,
                              **{name: entities.get(name) for name in ENTITY_FILTERS})
     except ValueError as error:
-        raise UsageError(str(error).replace("--", flag_prefix) if flag_prefix != "--" else str(error)) from None
+        raise UsageError(str(error) if flag_prefix == "--" else _renamed(str(error), flag_prefix)) from None
+
+
+def _renamed(message: str, prefix: str) -> str:
+    """A filter's message in the command line's words (--min-citations, --type) as another door
+    names the filter: filters.min_citations for the MCP tools, min_citations and types in Python."""
+    def named(match: re.Match) -> str:
+        name = match[1].replace("-", "_")
+        return prefix + ("types" if name == "type" and not prefix else name)
+
+    return re.sub(r"(?<![\w-])--([a-z][a-z-]*)", named, message)
+
+
+# The filters by the kind of value each takes. A door whose values are typed already (the command
+# line's parser, the MCP tools' schemas) passes these checks; a Python caller's slip (year=2005,
+# types="review", preprints="no") is taken as meant where that is plain, else refused in words,
+# never iterated letter by letter nor read as true.
+TEXT_FILTERS = frozenset({"year", "since", "until", "venue", "author", "citations", *ENTITY_FILTERS})
+YES_NO_FILTERS = frozenset({"open_access", "preprints", "open"})
+LIST_FILTERS = frozenset({"types", "country", "continent"})
+
+
+def _typed(name: str, value, flag):
+    """``value`` of the filter ``name`` as its kind is (one text is a list of one; a year a
+    number or text), or UsageError naming the filter by ``flag``."""
+    if value is None:
+        return None
+    kind = type(value).__name__
+    if name in ("year", "citations") and type(value) is int:
+        return str(value)
+    if name in TEXT_FILTERS:
+        if not isinstance(value, str):
+            raise UsageError(f"{flag(name)} takes text, not {kind} {value!r}")
+    elif name in YES_NO_FILTERS:
+        if not isinstance(value, bool):
+            raise UsageError(f"{flag(name)} is True or False, not {kind} {value!r}")
+    elif name in LIST_FILTERS:
+        if isinstance(value, str):
+            return [value]
+        if isinstance(value, (bytes, bytearray, dict)) or not hasattr(value, "__iter__"):
+            raise UsageError(f"{flag(name)} takes a name or a list of names, not {kind}")
+        value = list(value)
+        if not all(isinstance(item, str) for item in value):
+            raise UsageError(f"{flag(name)} takes names as text, not {value!r}")
+    elif name == "min_citations" and type(value) is not int:
+        raise UsageError(f"{flag(name)} takes a whole number, not {kind} {value!r}")
+    return value
 
 
 def check_providers(filters: Filters, providers: list[str] | None) -> None:

@@ -5,7 +5,7 @@ tool, the Python API) turns its arguments into them."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..core.environment import excerpt
 from ..core.errors import UsageError
@@ -109,10 +109,23 @@ def checked_options(topic: str, *, variants: Sequence[str] = (), providers: str 
     checked against the providers. A UsageError, in ``names``' words, for the first problem.
     ``verify``: DOI checks at Crossref and open-access links at Unpaywall; ``rerank``: one of
     RERANK_MODES, or None for this installation's default."""
+    if not isinstance(topic, str):
+        raise UsageError(f"{names.topic} is text, not {type(topic).__name__}")
     cleaned = clean_query(topic, names.topic)
+    if isinstance(variants, str):
+        variants = [variants]  # one phrasing (iterated, a string would be its letters)
+    elif isinstance(variants, (bytes, bytearray, Mapping)) or not isinstance(variants, Iterable):
+        raise UsageError(f"{names.variant.format(number='').strip()}s takes a phrasing or a list of them, "
+                         f"not {type(variants).__name__}")
+    variants = list(variants)
+    for number, text in enumerate(variants, start=1):
+        if not isinstance(text, str):
+            raise UsageError(f"{names.variant.format(number=number)} is text, not {type(text).__name__} {text!r}")
     others = [clean_query(text, names.variant.format(number=number)) for number, text in enumerate(variants, start=1)]
     if len(others) > MAX_VARIANTS:
         raise UsageError(f"{names.too_many_variants.format(count=len(others))}; the limit is {MAX_VARIANTS}")
+    if type(limit) is not int:
+        raise UsageError(f"{names.limit} takes a whole number, not {type(limit).__name__} {limit!r}")
     check_limit(limit, flag=names.limit)
     if sort not in SORT_KEYS:
         raise UsageError(f"{names.sort} must be one of {', '.join(SORT_KEYS)}, not {excerpt(str(sort))}")
