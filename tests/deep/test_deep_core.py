@@ -229,6 +229,9 @@ def test_the_session_round_trips(tmp_path):
     (lambda d: d["candidates"][3].update(key="c04"), "candidate 'c04' is not a candidate key"),
     (lambda d: d["candidates"][0].update(judged_round=99, verdict="not"), "has judged_round 99, not a round"),
     (lambda d: d["candidates"][3].update(shown_round=0), "has shown_round 0, not a round"),
+    # a verdict taken back to none: it would still count in its round's judged papers, and the
+    # paper never be shown again
+    (lambda d: d["candidates"][3].update(judged_round=1), "candidate 'c4' has judged_round 1 and no verdict"),
     (lambda d: d["candidates"][3].update(score=float("nan")), "has a score that is no number"),
     (lambda d: d.update(topic="  "), "an empty topic"),
     (lambda d: (d.update(rounds=[]), d["candidates"][3].update(verdict="not", judged_round=1)),

@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
     _range_option(start, "--round-requests", 60, ROUND_REQUESTS_RANGE, "requests one round may send")
     _range_option(start, "--stop-window", 80, STOP_WINDOW_RANGE, "the saturation rule looks at the last N judged")
     start.add_argument("--stop-yield", type=whole_number, default=2, metavar="N",
-                       help="saturated when those held at most N relevant (default 2: a judge's stray 'relevant')")
+                       help="saturated when those held at most N relevant, 0 to --stop-window - 1 "
+                            "(default 2: a judge's stray 'relevant')")
     start.add_argument("--providers", default="auto", metavar="LIST", help="auto (from the topic) or a comma list")
     start.add_argument("--format", choices=STEP_FORMATS, help="markdown (the default off a terminal), table, json")
     add_rerank_option(start)

@@ -360,6 +360,10 @@ def _candidate_problem(candidate: Candidate, session: Session) -> str | None:
             return f"has {name} {value:,}, not a round of the session ({rounds})"
     if not (math.isfinite(candidate.score) and math.isfinite(candidate.log_odds)):
         return "has a score that is no number"
+    # A verdict is never taken back to none: a paper read in a round, with none, would count in
+    # that round's judged papers and never be shown again
+    if candidate.verdict is None and candidate.judged_round is not None:
+        return f"has judged_round {candidate.judged_round:,} and no verdict"
     return None
 
 
