@@ -69,6 +69,7 @@ def test_rows_ids_and_the_rest():
     ({"relevant": "1 2"}, "'1 2': separate the rows of a list with commas: --relevant 1,2"),
     ({"maybe": "1, 2 3"}, "'2 3': separate the rows of a list with commas: --maybe 2,3"),
     ({"not": "1-2 c3"}, "separate the rows of a list with commas: --not 1-2,c3"),
+    ({"relevant": "Smith-Jones 2020"}, "unrecognised paper id"),  # words, not rows: no such hint
 ])
 def test_a_bad_list_is_one_usage_error_and_changes_nothing(lists, message):
     session = session_with(PAPERS)

@@ -6,8 +6,8 @@ abstract, folded, stop words dropped and stemmed exactly as the search's ranking
 text first has them), stored in the session with the candidate so a round never re-reads every
 abstract: that is every term of an abstract (a review's records have 60–90 distinct terms, a
 long one 150), and bounds a record whose "abstract" is a whole text. Until 0.4.57 it was 48, ties
-broken alphabetically: four of five review records lost their later terms starting with the
-letter, and the relevant papers' likeness was measured on an arbitrary half of their words.
+broken alphabetically: four review records in five lost the terms late in the alphabet, and the
+relevant papers' likeness was measured on an arbitrary half of their words.
 
 Weights are tf-idf with the idf taken from the session's own candidate pool (the only
 collection a deep search has), sublinear in the count (1 + ln tf), vectors of unit length.

@@ -98,12 +98,16 @@ def _candidate_keys(session: Session, pool: Pool, item: str, verdict: str) -> li
     if looks_numeric(item):
         return [session.batch[_row(session, item, verdict) - 1]]
     parts = item.split()
-    if len(parts) > 1 and all(looks_numeric(part) or CANDIDATE_KEY.fullmatch(part) or ROW_RANGE.fullmatch(part)
-                              for part in parts):
+    if len(parts) > 1 and all(looks_numeric(part) or CANDIDATE_KEY.fullmatch(part) or _is_range(part) for part in parts):
         # "1 2" as one item (quoted, or a tool's string): rows meant, written as a sentence would
         raise UsageError(f"--{verdict}: {_shown(item)}: separate the rows of a list with commas: "
                          f"--{verdict} {','.join(parts)}")
     return [_paper_key(session, pool, item, verdict)]
+
+
+def _is_range(item: str) -> bool:
+    span = ROW_RANGE.fullmatch(item)
+    return bool(span) and looks_numeric(span[1]) and looks_numeric(span[2])
 
 
 def _row(session: Session, item: str, verdict: str) -> int:
