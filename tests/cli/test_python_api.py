@@ -92,6 +92,21 @@ def test_bad_arguments_raise_value_error(kwargs):
         literature_search(**kwargs)
 
 
+@pytest.mark.parametrize("kwargs,words", [
+    # named by this function's own arguments (it said "since takes a date", or failed inside:
+    # "invalid literal for int()", "'float' object has no attribute 'strip'")
+    ({"date_from": "05"}, "date_from takes YYYY or YYYY-MM-DD, not '05'"),
+    ({"date_to": "2020-13"}, "date_to takes YYYY or YYYY-MM-DD, not '2020-13'"),
+    ({"date_from": 2005.0}, "date_from takes YYYY or YYYY-MM-DD, not 2005.0"),
+    ({"max_results": "five"}, "max_results takes a whole number, not 'five'"),
+    ({"max_results": 2.5}, "max_results takes a whole number, not 2.5"),
+])
+def test_bad_arguments_are_named_as_this_function_names_them(kwargs, words):
+    with pytest.raises(ValueError) as refused:
+        literature_search("CRISPR", **kwargs)
+    assert str(refused.value) == words
+
+
 def test_without_an_email_everything_works_and_unpaywall_is_skipped_said_once(apis, monkeypatch):
     # Issue 21: the documented example raised ProviderError at the Unpaywall call.
     import warnings

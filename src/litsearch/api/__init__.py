@@ -35,7 +35,17 @@ __all__ = ["LitSearchError", "FetchFailed", "search", "render", "literature_sear
 
 
 def _date_filters(date_from: str, date_to: str) -> dict[str, str | None]:
-    """``2019`` or ``2019-03-01`` for either end."""
+    """``2019`` or ``2019-03-01`` for either end; ValueError naming the argument for anything else
+    (it was refused as "since …", an argument this function does not have, or failed inside)."""
+    import re
+
+    given = {}
+    for name, value in (("date_from", date_from), ("date_to", date_to)):
+        value = str(value) if type(value) is int else value
+        if not isinstance(value, str) or (value.strip() and not re.fullmatch(r"\d{4}(-\d{2}-\d{2})?", value.strip())):
+            raise ValueError(f"{name} takes YYYY or YYYY-MM-DD, not {value!r}")
+        given[name] = value
+    date_from, date_to = given["date_from"], given["date_to"]
     since = until = None
     year_from = year_to = ""
     if date_from:
@@ -61,9 +71,15 @@ def literature_search(query: str, max_results: int = 10, providers: str = "", da
     ``providers``: "" for automatic choice, or a comma list ({searchable}).
     ``date_from``/``date_to``: ``YYYY`` or ``YYYY-MM-DD``. Raises ValueError for bad arguments.
     """
-    result = search(query, providers=providers or None, limit=int(max_results), venue=journal or None,
+    try:
+        count = int(max_results) if not isinstance(max_results, (bool, float)) else None
+    except (TypeError, ValueError):
+        count = None
+    if count is None:
+        raise ValueError(f"max_results takes a whole number, not {max_results!r}")
+    result = search(query, providers=providers or None, limit=count, venue=journal or None,
                     author=author or None, **_date_filters(date_from, date_to))
-    return result_payload(result, int(max_results), include_abstracts=include_abstract)
+    return result_payload(result, count, include_abstracts=include_abstract)
 
 
 literature_search.__doc__ = (literature_search.__doc__ or "").format(searchable=", ".join(registry.searchable()))
