@@ -135,6 +135,13 @@ def test_search_returns_the_result_the_command_renders(apis, tmp_path, monkeypat
                     limit=3, year="2013-", verify=False, cache="off")
     assert isinstance(result, SearchResult)
     assert [o.provider for o in result.outcomes] == ["openalex", "pubmed"]
+    # in a notebook, the result and a row in a line each (the generated repr was every provider
+    # record: 270,000 characters for one search); both types are the API's own names
+    import litsearch.api as api
+
+    assert api.SearchResult is SearchResult and isinstance(result.results[0], api.RankedPaper)
+    assert len(repr(result)) < 200 and "'CRISPR off-target effects'" in repr(result)
+    assert len(repr(result.results[0])) < 200 and "RankedPaper" in repr(result.results[0])
     assert all(item.paper.year >= 2013 for item in result.results[:3])
     assert result.filter_report[0].startswith("year 2013")
     # The command's own renderers: the same text lit-search prints for these rows.

@@ -24,14 +24,17 @@ from __future__ import annotations
 from ..core.errors import FetchFailed, LitSearchError
 from ..providers import registry
 from ..render.search_json import result_payload
+from ..search.pipeline import SearchResult
+from ..search.rank import RankedPaper
 from . import crossref, openalex, semantic_scholar, unpaywall
 from .deep import deep_next, deep_results, deep_start
 from .fulltext import read_paper
 from .search import render, search
 from .zotero import push_to_zotero
 
-__all__ = ["LitSearchError", "FetchFailed", "search", "render", "literature_search", "pubmed_search", "read_paper", "push_to_zotero",
-           "deep_start", "deep_next", "deep_results", "openalex", "semantic_scholar", "crossref", "unpaywall"]
+__all__ = ["LitSearchError", "FetchFailed", "SearchResult", "RankedPaper", "search", "render", "literature_search",
+           "pubmed_search", "read_paper", "push_to_zotero", "deep_start", "deep_next", "deep_results", "openalex",
+           "semantic_scholar", "crossref", "unpaywall"]
 
 
 def _date_filters(date_from: str, date_to: str) -> dict[str, str | None]:

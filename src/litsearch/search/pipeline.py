@@ -73,6 +73,13 @@ class SearchResult:
     sent: list[dict] = field(default_factory=list)  # every request, as HttpClient.log_request noted it
     filters: Filters | None = None  # as applied: entity filters resolved to OpenAlex ids
 
+    def __repr__(self) -> str:
+        # In a notebook the generated repr printed every provider record (270,000 characters for
+        # one search): what it is, in a line; its fields are there to read one by one.
+        providers = ", ".join(f"{o.provider} {len(o.records)}" for o in self.outcomes)
+        return (f"<{type(self).__name__} {self.query!r}: {len(self.results)} papers from "
+                f"{self.record_count} records ({providers})>")
+
     @property
     def total_count(self) -> int:
         return len(self.results)

@@ -60,6 +60,12 @@ class RankedPaper:
     # ("relevant", "maybe", "not judged"), so a reader sees which group a row is in.
     label: str | None = None
 
+    def __repr__(self) -> str:
+        # The generated repr printed every provider's whole record: the paper, in a line
+        paper = self.paper
+        title = paper.title if len(paper.title or "") <= 60 else paper.title[:59] + "…"
+        return f"<RankedPaper {title!r} {paper.year or ''} doi={paper.doi or None} score={self.score:.3f}>"
+
     def with_doi_check(self, verdict: dict[str, Any]) -> "RankedPaper":
         """A copy carrying Crossref's verdict on the DOI, and the notices (retraction,
         correction) Crossref knows about the work."""
