@@ -80,7 +80,7 @@ def test_a_path_object_is_a_session_name_and_a_wrong_kind_of_argument_is_named(s
     before = session.read_bytes()
     for arguments, said in [({"relevant": 1.0}, "relevant: give rows or ids"), ({"maybe": b"1"}, "not bytes"),
                             ({"not_": {"row": 1}}, "not_: give rows or ids"), ({"relevant": [True]}, "not bool"),
-                            ({"variants": 5}, "variants: give a query"), ({"max_judged": "100"}, "whole number")]:
+                            ({"variants": 5}, "variants takes a phrasing or a list of them"), ({"max_judged": "100"}, "whole number")]:
         with pytest.raises(ValueError, match=said) as refused:
             deep_next(session, **arguments)
         assert "\n" not in str(refused.value) and "Error" not in str(refused.value)

@@ -71,7 +71,7 @@ def deep_start(topic: str, session: str | os.PathLike, *, variants: str | Sequen
         unknown = sorted(set(given) - FILTER_NAMES)
         if unknown:
             raise UsageError(f"unknown filter {unknown[0]!r}; the filters are {', '.join(sorted(FILTER_NAMES))}")
-        checked = checked_options(topic, variants=steps.given_queries(variants), providers=providers, filters=given,
+        checked = checked_options(topic, variants=variants, providers=providers, filters=given,
                                   rerank=rerank)
         options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
                                         round_requests=round_requests, stop_window=stop_window,
@@ -95,9 +95,7 @@ def _step(session, path: str) -> dict[str, Any]:
     from ..deep.door_words import PYTHON_API, in_door_words
     from ..render.deep import step_payload
 
-    payload = step_payload(session, path)
-    payload["stop_check"] = in_door_words(payload["stop_check"], PYTHON_API)
-    return payload
+    return step_payload(session, path, lambda text: in_door_words(text, PYTHON_API))
 
 
 def deep_next(session: str | os.PathLike, *, relevant: str | Sequence[int | str] | None = None,
@@ -109,13 +107,13 @@ def deep_next(session: str | os.PathLike, *, relevant: str | Sequence[int | str]
     ``max_judged``/``max_requests`` take a complete session further. ``show=True`` records nothing
     and returns where the session stands (``--show``)."""
     from ..deep import steps
-    from ..search.options import clean_query
+    from ..search.options import PYTHON, clean_phrasings
 
     session = _checked(lambda: steps.session_path(session))
-    variants = _checked(lambda: steps.given_queries(variants))
+    queries = _checked(lambda: clean_phrasings(variants, PYTHON))
     if show:
         _checked(lambda: steps.check_show({"relevant": relevant, "maybe": maybe, "not_": not_,
-                                           "variants": variants or None,
+                                           "variants": queries or None,
                                            "rest": None if rest == "not" else rest,  # the default: not told apart
                                            "max_judged": max_judged,
                                            "max_requests": max_requests}))
@@ -127,14 +125,13 @@ def deep_next(session: str | os.PathLike, *, relevant: str | Sequence[int | str]
 
     def prepare():
         found = steps.open_session(session)
-        queries = [clean_query(text, f"variant {n}") for n, text in enumerate(variants, start=1)]
         steps.check_step(found, lists, rest, queries, session, limits)
-        return found, queries
+        return found
 
     config = settings or environment_settings()
     with contextlib.ExitStack() as step:  # from reading the session to its last save: one step at a time
         _checked(lambda: step.enter_context(held(session)))
-        found, queries = _checked(prepare)
+        found = _checked(prepare)
         advanced = run_sync(_online(config, lambda http: steps.next_step(http, found, lists, rest, queries,
                                                                          _saver(session), limits)))
     return _step(advanced, session)

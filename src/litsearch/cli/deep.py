@@ -19,7 +19,7 @@ from ..runtime.files import write_file_atomically
 from ..runtime.console import Console
 from ..runtime.results import TERMINAL_VIEW
 from ..runtime.settings import load_settings
-from ..search.options import COMMAND_LINE, checked_options, clean_query
+from ..search.options import COMMAND_LINE, checked_options, clean_phrasings
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     whole_number, write_output
 from .interrupt import StepInterrupted
@@ -148,7 +148,7 @@ def _step(args: argparse.Namespace, settings, console: Console, steps, held):
     else:
         shown = args.file
         lists = {verdict: _joined(getattr(args, verdict)) for verdict in ("relevant", "maybe", "not")}
-        queries = [clean_query(text, f"--variant {n}") for n, text in enumerate(args.variant, start=1)]
+        queries = clean_phrasings(args.variant, COMMAND_LINE)
         with held(shown):  # from reading the session to its last save: one step at a time
             session = steps.open_session(shown)
             limits = {"max_judged": args.max_judged, "max_requests": args.max_requests}

@@ -44,22 +44,6 @@ def given_list(value: int | str | Sequence[int | str] | None, name: str) -> str 
     return ",".join(str(item) for item in items)
 
 
-def given_queries(value: str | Sequence[str] | None, name: str = "variants") -> list[str]:
-    """The queries as a list: one string is one query (iterated, it would be its letters);
-    UsageError naming ``name`` for anything but text."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, (bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
-        raise UsageError(f"{name}: give a query (text) or a list of them, not {type(value).__name__}")
-    items = list(value)
-    for item in items:
-        if not isinstance(item, str):
-            raise UsageError(f"{name}: a query is text, not {type(item).__name__} {item!r}")
-    return items
-
-
 def session_path(value: str | os.PathLike) -> str:
     """A session file name as every door takes it: text, or a path object (pathlib.Path), as
     text; UsageError for anything else."""

@@ -64,11 +64,8 @@ def _step_result(session, path: str):
     from ..deep.door_words import MCP_TOOLS, in_door_words
     from ..render.deep import step_markdown, step_payload
 
-    payload = step_payload(session, path)
-    # The stop rule's check is lit-search's own sentence ("… the limit set by --max-judged (40)"):
-    # in the tools' words, as in the Markdown. `next` stays the command-line equivalent (documented).
-    payload["stop_check"] = in_door_words(payload["stop_check"], MCP_TOOLS)
-    return tool_result(step_markdown(session, path, lambda text: in_door_words(text, MCP_TOOLS)), payload)
+    own = lambda text: in_door_words(text, MCP_TOOLS)  # noqa: E731
+    return tool_result(step_markdown(session, path, own), step_payload(session, path, own))
 
 
 @declare(KEEPS_A_SESSION, DeepStep)
@@ -106,7 +103,7 @@ async def deep_search_start(
 
     given = filters.model_dump(exclude_none=True) if filters else {}
     given["types"] = given.pop("type", None)
-    checked = checked_options(topic, variants=steps.given_queries(variants), providers=providers, filters=given,
+    checked = checked_options(topic, variants=variants, providers=providers, filters=given,
                               rerank=rerank, names=MCP_TOOL)
     steps.check_new_session_path(session)
     options = steps.checked(Options(batch=batch, max_judged=max_judged, max_requests=max_requests,
@@ -145,17 +142,17 @@ async def deep_search_next(
     round. Give variants for new search phrases the relevant papers suggest. If you lost a step's answer, call it
     with show=true first: with no verdicts it would judge the whole batch not relevant."""
     from ..deep import steps
-    from ..search.options import clean_query
+    from ..search.options import MCP_TOOL, clean_phrasings
 
+    queries = clean_phrasings(variants, MCP_TOOL)
     if show:
         steps.check_show({"relevant": relevant, "maybe": maybe, "not": not_,
-                          "variants": steps.given_queries(variants) or None,
+                          "variants": queries or None,
                           "rest": None if rest == "not" else rest,  # "not" is the default: not told apart
                           "max_judged": max_judged, "max_requests": max_requests})
         return _step_result(steps.shown_session(session), session)
     lists = {"relevant": steps.given_list(relevant, "relevant"), "maybe": steps.given_list(maybe, "maybe"),
              "not": steps.given_list(not_, "not")}
-    queries = [clean_query(text, f"variant {n}") for n, text in enumerate(steps.given_queries(variants), start=1)]
     with held(session):  # from reading the session to its last save: two calls at once never both run
         found = steps.open_session(session)
         limits = {"max_judged": max_judged, "max_requests": max_requests}

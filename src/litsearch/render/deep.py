@@ -85,14 +85,16 @@ def batch_entries(session: Session) -> list[dict[str, Any]]:
     return entries
 
 
-def step_payload(session: Session, shown_path: str) -> dict[str, Any]:
-    """The JSON of ``deep start`` and ``deep next`` (the contract's fields, then extras)."""
+def step_payload(session: Session, shown_path: str, own: Callable[[str], str] = str) -> dict[str, Any]:
+    """The JSON of ``deep start`` and ``deep next`` (the contract's fields, then extras). ``own``
+    retells the stop rule's check, lit-search's own sentence, in a door's words (as in
+    ``step_markdown``); ``next`` stays the command-line equivalent (documented)."""
     return {
         "session": shown_path, "round": session.round, "done": session.done, "stop_reason": session.stop_reason,
         "judged": len(session.judged()), "relevant": len(session.judged("relevant")),
         "batch": batch_entries(session), "yield": yield_curve(session), "requests": session.requests,
         "maybe": len(session.judged("maybe")), "candidates": len(session.unjudged()), "cached": session.cached,
-        "stop_check": session.rounds[-1].stop_check if session.rounds else "", "notes": list(session.said),
+        "stop_check": own(session.rounds[-1].stop_check) if session.rounds else "", "notes": list(session.said),
         "next": next_command(session, shown_path),
     }
 

@@ -67,6 +67,24 @@ def clean_query(text: str, label: str) -> str:
     return cleaned
 
 
+def clean_phrasings(variants: str | Sequence[str] | None, names: ArgumentNames) -> list[str]:
+    """Other phrasings (a search's variants, a deep step's queries) as searched, each cleaned by
+    ``clean_query``: one string is one phrasing (iterated, it would be its letters); UsageError,
+    in ``names``' words, for anything but text."""
+    if variants is None:
+        return []
+    if isinstance(variants, str):
+        variants = [variants]
+    elif isinstance(variants, (bytes, bytearray, Mapping)) or not isinstance(variants, Iterable):
+        raise UsageError(f"{names.variant.format(number='').strip()}s takes a phrasing or a list of them, "
+                         f"not {type(variants).__name__}")
+    variants = list(variants)
+    for number, text in enumerate(variants, start=1):
+        if not isinstance(text, str):
+            raise UsageError(f"{names.variant.format(number=number)} is text, not {type(text).__name__} {text!r}")
+    return [clean_query(text, names.variant.format(number=number)) for number, text in enumerate(variants, start=1)]
+
+
 def check_limit(limit: int, maximum: int = MAX_LIMIT, flag: str = "--limit") -> int:
     """``limit`` when it is 1..``maximum``, else a UsageError naming ``flag`` and the range."""
     if not 1 <= limit <= maximum:
@@ -112,16 +130,7 @@ def checked_options(topic: str, *, variants: Sequence[str] = (), providers: str 
     if not isinstance(topic, str):
         raise UsageError(f"{names.topic} is text, not {type(topic).__name__}")
     cleaned = clean_query(topic, names.topic)
-    if isinstance(variants, str):
-        variants = [variants]  # one phrasing (iterated, a string would be its letters)
-    elif isinstance(variants, (bytes, bytearray, Mapping)) or not isinstance(variants, Iterable):
-        raise UsageError(f"{names.variant.format(number='').strip()}s takes a phrasing or a list of them, "
-                         f"not {type(variants).__name__}")
-    variants = list(variants)
-    for number, text in enumerate(variants, start=1):
-        if not isinstance(text, str):
-            raise UsageError(f"{names.variant.format(number=number)} is text, not {type(text).__name__} {text!r}")
-    others = [clean_query(text, names.variant.format(number=number)) for number, text in enumerate(variants, start=1)]
+    others = clean_phrasings(variants, names)
     if len(others) > MAX_VARIANTS:
         raise UsageError(f"{names.too_many_variants.format(count=len(others))}; the limit is {MAX_VARIANTS}")
     if type(limit) is not int:
