@@ -724,3 +724,13 @@ def test_a_step_on_a_folder_like_name_is_one_line_not_an_internal_error(run, nam
     out = run(["next", name], code=2)
     assert "session file" in out.stderr and "internal error" not in out.stderr
     assert len(out.stderr.strip().splitlines()) <= 2  # the line, and where help is
+
+
+@pytest.mark.parametrize("step, says", [("start", "a session file that exists already"),
+                                        ("next", "a bad LIST (nothing is recorded)"),
+                                        ("results", "an output file that cannot be written")])
+def test_each_steps_help_ends_with_its_exit_codes(run, step, says):
+    """`deep start --help` is where a new user looks for what exit 3 means, not `deep --help`."""
+    out = run([step, "--help"]).stdout
+    codes = out[out.index("exit codes:"):]
+    assert "2 usage or input error" in codes and says in " ".join(codes.split())

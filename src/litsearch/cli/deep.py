@@ -66,12 +66,26 @@ the session file is replaced atomically after the verdicts and again after the r
   judge (the verdicts are kept; run it again)."""
 
 
+# Each step's own help ends with the exit codes it can give (`deep start --help` is where a new
+# user looks, not `deep --help`).
+START_EPILOG = f"""{EXIT_CODES_HELP}
+  Here: 2 also for a session file that exists already, or another step running on it; 3 the
+  providers failed: every one, or one while the others found nothing (no file is written)."""
+NEXT_EPILOG = f"""{EXIT_CODES_HELP}
+  Here: 2 also for a bad LIST (nothing is recorded), a damaged session file, or another step
+  running on it; 3 a round's requests failed with nothing left to judge (the verdicts are kept:
+  run `deep next FILE` again)."""
+RESULTS_EPILOG = f"""{EXIT_CODES_HELP}
+  Here: 2 also for a damaged session file, or an output file that cannot be written."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = new_parser(PROG, DESCRIPTION, EPILOG)
     steps = parser.add_subparsers(dest="step", metavar="start|next|results", parser_class=type(parser))
     steps.required = True
     start = steps.add_parser("start", help="search the topic and print the first batch to judge",
-                             description="Create the session file, run the first search and print the first batch.")
+                             description="Create the session file, run the first search and print the first batch.",
+                             epilog=START_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     start.add_argument("topic", nargs="+", help="the research question or topic")
     start.add_argument("--variant", action="append", default=[], metavar="Q", help="another phrasing (repeatable)")
     start.add_argument("--session", required=True, metavar="FILE", help="the session file to create (.json)")
@@ -90,7 +104,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(start)
 
     step = steps.add_parser("next", help="record verdicts on the batch; print the next batch or the stop",
-                            description="Record the verdicts on the current batch, chase, and print the next batch.")
+                            description="Record the verdicts on the current batch, chase, and print the next batch.",
+                            epilog=NEXT_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     step.add_argument("file", metavar="FILE", help="the session file")
     for verdict in ("relevant", "maybe", "not"):
         # repeatable: `--relevant 1 --relevant 4` is 1,4 (argparse would keep only the last)
@@ -113,7 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     results = steps.add_parser("results", help="the papers judged relevant, then maybe",
                                description="The papers judged relevant, then maybe, each group by its score "
                                            "(--all: then the candidates not judged; --rejected: then the papers "
-                                           "judged not relevant).")
+                                           "judged not relevant).",
+                               epilog=RESULTS_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     results.add_argument("file", metavar="FILE", help="the session file")
     results.add_argument("--all", action="store_true", help="add the candidates not judged, best first")
     results.add_argument("--rejected", action="store_true",
