@@ -635,3 +635,26 @@ def test_a_records_kept_terms_are_its_whole_abstract_and_a_tie_keeps_the_texts_o
     assert len(kept) == MAX_TERMS
     assert kept[0] == analyzer().terms("alpha")[0]
     assert kept[1:] == [analyzer().terms(word)[0] for word in backwards[:MAX_TERMS - 1]]
+
+
+def test_why_says_which_judged_papers_a_candidate_is_cited_together_with_or_shares_references_with():
+    """The class: the score counts a maybe's link half, and `why` said "cited together with
+    relevant papers (0×)" for a link to a paper judged maybe alone; a reviewer reads `why` as
+    the reason a record was screened in. Whole counts, each verdict named."""
+    papers = [paper(f"Paper {i}", openalex_id=f"W{i}") for i in range(1, 7)]
+    session = session_with(papers, batch=6)
+    by_work = {c.paper.openalex_id: c for c in session.candidates.values()}
+    by_work["W1"].verdict, by_work["W2"].verdict = "maybe", "relevant"
+    by_work["W4"].refs = ["W1", "W3", "W9"]  # W3 cited together with a maybe paper
+    by_work["W5"].refs = ["W2", "W3", "W6"]  # ... and with a relevant one; W6 with the relevant one alone
+    by_work["W1"].refs = ["W8"]  # the maybe paper cites W8 ...
+    by_work["W6"].refs = ["W8", "W7"]  # ... as W6 does: one reference shared with it
+    score.explain(session, [by_work["W3"].key, by_work["W6"].key])
+    assert "cited together with relevant papers (1×) and papers judged maybe (1×)" in by_work["W3"].why
+    assert "cited together with relevant papers (1×)" in by_work["W6"].why
+    assert "shares 1 reference with papers judged maybe" in by_work["W6"].why
+    assert "0×" not in by_work["W3"].why + by_work["W6"].why
+    by_work["W2"].verdict = None  # no relevant paper left: nothing may say "relevant papers"
+    score.explain(session, [by_work["W3"].key, by_work["W6"].key])
+    assert "cited together with papers judged maybe (1×)" in by_work["W3"].why
+    assert "relevant papers" not in by_work["W3"].why + by_work["W6"].why

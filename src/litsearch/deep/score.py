@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from ..core.text import plural
 from .session import Candidate, Session
@@ -115,12 +115,14 @@ def _profiles(liked: dict[str, float], disliked: dict[str, float],
     return found
 
 
-def citation_features(candidates: Sequence[Candidate]) -> tuple[dict[str, float], dict[str, float]]:
+def citation_features(candidates: Sequence[Candidate], weights: Mapping[str, float] = VERDICT_WEIGHT
+                       ) -> tuple[dict[str, float], dict[str, float]]:
     """Per candidate key: co-citations with the relevant papers (papers of the pool citing both it
-    and a relevant one, a maybe counted half) and references shared with them (coupling). Only
-    reference lists an answer gave are known (OpenAlex's), so both are lower bounds."""
-    weight_of_work = {c.paper.openalex_id: VERDICT_WEIGHT[c.verdict] for c in candidates
-                      if c.paper.openalex_id and c.verdict in VERDICT_WEIGHT}
+    and a relevant one, a maybe counted half by the default ``weights``) and references shared
+    with them (coupling). Only reference lists an answer gave are known (OpenAlex's), so both are
+    lower bounds. With ``{"maybe": 1.0}`` they count the links to the papers judged maybe alone."""
+    weight_of_work = {c.paper.openalex_id: weights[c.verdict] for c in candidates
+                      if c.paper.openalex_id and c.verdict in weights}
     key_of_work = {c.paper.openalex_id: c.key for c in candidates if c.paper.openalex_id}
     cocited: dict[str, float] = {}
     shared: dict[str, float] = {}  # W-id cited by a relevant paper -> weight
@@ -380,13 +382,22 @@ class WhyContext:
 
     labels: dict[str, str]  # provider name -> its label
     any_relevant: bool  # some paper is judged relevant
+    # Per verdict ("relevant", "maybe"): per candidate key, the papers co-citing it with one so
+    # judged, and the references it shares with them: whole counts, said apart (the score counts
+    # a maybe half, and "cited together with relevant papers" must not stand for a maybe's link).
+    cocited: dict[str, dict[str, float]]
+    coupling: dict[str, dict[str, float]]
 
     @classmethod
     def of(cls, session: Session) -> "WhyContext":
         from ..providers import registry
 
+        candidates = list(session.candidates.values())
+        cocited, coupling = {}, {}
+        for verdict in VERDICT_WEIGHT:
+            cocited[verdict], coupling[verdict] = citation_features(candidates, {verdict: 1.0})
         return cls({name: registry.service(name).label for name in registry.providers()},
-                   bool(session.judged("relevant")))
+                   bool(session.judged("relevant")), cocited, coupling)
 
 
 def why(candidate: Candidate, features: dict[str, float], session: Session,
@@ -423,13 +434,21 @@ def why(candidate: Candidate, features: dict[str, float], session: Session,
             rank = f"#{entry['rank']}" if entry.get("rank") else ""
             detail = " ".join(part for part in (where, rank) if part)
             parts.append(f"{words} ({detail})" if detail else words)
-    if features.get("cocited", 0.0) > 0:
-        parts.append(f"cited together with relevant papers ({math.expm1(features['cocited']):.0f}×)")
-    if features.get("coupling", 0.0) > 0:
-        parts.append(f"shares {plural(max(1, round(math.expm1(features['coupling']))), 'reference')} with relevant papers")
+    cocited = [round(context.cocited[verdict].get(candidate.key, 0.0)) for verdict in ("relevant", "maybe")]
+    if any(cocited):
+        parts.append("cited together with " + _by_verdict(cocited, lambda n, whom: f"{whom} ({n}×)"))
+    shared = [round(context.coupling[verdict].get(candidate.key, 0.0)) for verdict in ("relevant", "maybe")]
+    if any(shared):
+        parts.append("shares " + _by_verdict(shared, lambda n, whom: f"{plural(n, 'reference')} with {whom}"))
     if features.get("text", 0.0) > 0.15 and context.any_relevant:
         parts.append(f"reads like the relevant papers ({features['text']:.2f})")
     return "; ".join(parts) or "found while chasing"
+
+
+def _by_verdict(counts: list[int], say) -> str:
+    """``say(count, whom)`` for the relevant papers' count and the maybe ones', those not zero."""
+    said = [say(count, whom) for count, whom in zip(counts, ("relevant papers", "papers judged maybe")) if count]
+    return " and ".join(said)
 
 
 def _rows(keys: list[str], session: Session) -> str:
