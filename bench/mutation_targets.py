@@ -126,11 +126,27 @@ TARGETS = {
         "file": "src/litsearch/deep/session_file.py", "module": "litsearch.deep.session_file",
         "tests": ["tests/deep/test_deep_session_file.py"],
     },
+    "deep_stop": {
+        "file": "src/litsearch/deep/stop.py", "module": "litsearch.deep.stop",
+        # when a deep search stops (saturated, budget) and the yield curve the report shows
+        "tests": ["tests/deep/test_deep_stop_rules.py", "tests/deep/test_deep_core.py"],
+    },
+    "deep_verdicts": {
+        "file": "src/litsearch/deep/verdicts.py", "module": "litsearch.deep.verdicts",
+        # which rows and papers a judge's LIST names, and the counts the stop rule reads
+        "tests": ["tests/deep/test_deep_stop_rules.py", "tests/deep/test_deep_core.py",
+                  "tests/deep/test_deep_inputs.py"],
+    },
 }
 
 # Mutants no test can tell from the original, by target: the mutant's key (as the runner prints
 # it) -> the one-line reason.
 EQUIVALENT: dict[str, dict[str, str]] = {
+    "deep_verdicts": {
+        "recount | and -> or | if candidate.verdict is not None and candidate.judged_round is not None:":
+            "a round and no verdict is refused on load and never made by apply; a verdict and no round counts "
+            "under None, no round's number",
+    },
     "deep_session_file": {
         "_collector_paused | delete call gc.disable(...) | gc.disable()":
             "the collector only costs time while a session is read: the session read is the same",

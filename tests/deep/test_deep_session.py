@@ -75,6 +75,21 @@ def test_the_stop_says_saturated_once_nothing_relevant_is_left(world):
     assert curve[-1] == (5, 0) and curve[-2] == (5, 0) and curve[-3] == (5, 0)
 
 
+def test_the_stop_line_under_every_batch_is_the_rule_as_it_stands(world):
+    """The class: the line was worked out when the verdicts came, before the round chased, so a
+    batch read "1 relevant paper still to chase" under the round that had chased it, and the next
+    step's stop seemed to come from nowhere."""
+    from litsearch.deep.stop import pending_chases, rule_now
+
+    judge = Judge(set(world.collection.qrels["1"]), "1", hit=1.0, false_alarm=0.0)
+    _, states, _ = run_session(world, judge, Options(batch=5, max_judged=60, stop_window=20, stop_yield=0))
+    shown = [state for state in states[1:] if not state.done and state.batch]  # the first batch has no verdicts yet
+    assert len(shown) >= 3
+    for state in shown:
+        assert state.rounds[-1].stop_check == rule_now(state)
+        assert ("still to chase" in state.rounds[-1].stop_check) == bool(pending_chases(state))
+
+
 def test_the_budget_stops_at_max_judged(world):
     judge = Judge(set(world.collection.qrels["1"]), "1", seed=3)
     order, _, session = run_session(world, judge, Options(batch=4, max_judged=10, stop_window=20))

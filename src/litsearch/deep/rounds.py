@@ -23,7 +23,7 @@ from .limits import CHASE_PASSES
 from .pool import Pool
 from .score import explain, next_order, score_candidates
 from .session import Options, Round, Session, now_utc
-from .stop import budget_spent, saturation
+from .stop import budget_spent, rule_now, saturation
 from .verdicts import Verdicts, apply
 
 
@@ -240,7 +240,6 @@ def check_queries(session: Session, judge_queries: list[str]) -> tuple[list[str]
 async def expand(http: HttpClient, session: Session, timing: Timing | None = None) -> Session:
     """The next round: chase, score, choose the next batch (or stop, exhausted)."""
     timing = timing or Timing()
-    said = session.rounds[-1].stop_check if session.rounds else ""
     entry = Round(len(session.rounds) + 1)
     session.rounds.append(entry)
     before, before_cached = dict(http.request_counts), dict(http.cache_counts)
@@ -291,7 +290,7 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
     for key in session.batch:
         session.candidates[key].shown_round = entry.number
     explain(session, session.batch)
-    entry.stop_check = said
+    entry.stop_check = rule_now(session)
     timing.own_seconds += time.process_time() - started
     if not session.batch:
         if passing:

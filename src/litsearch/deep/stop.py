@@ -98,6 +98,14 @@ def saturation(session: Session) -> tuple[bool, str]:
     return relevant <= allowed, said
 
 
+def rule_now(session: Session) -> str:
+    """The stop rule's check as a new batch is shown, after the round's chasing (a relevant
+    paper "still to chase" when the verdicts came may be chased now). Met already (its leads
+    chased since, or a judge's query searched), it is checked again once this batch is judged."""
+    met, said = saturation(session)
+    return f"{said}; met before this batch, so its verdicts decide whether the search goes on" if met else said
+
+
 def yield_curve(session: Session) -> list[dict[str, int]]:
     """Per round: papers judged, relevant, new candidates, requests (the JSON's ``yield``), and
     maybe (as the report's table has it)."""
