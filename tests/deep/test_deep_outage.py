@@ -204,7 +204,10 @@ def test_a_round_with_nothing_new_yet_chases_again_then_leaves_the_rest_to_the_n
     assert step["done"] is False and step["batch"] == [] and step["round"] == 2
     session = load(tmp_path / "review.json")
     assert any("nothing new to judge after 3 passes of chasing" in note for note in session.rounds[-1].notes)
-    assert sum(session.rounds[-1].requests.values()) > 5  # more than one pass of its 5-request budget
+    sent = sum(session.rounds[-1].requests.values())
+    assert sent > 5  # more than one pass of its 5-request budget, and the round says so
+    assert (f"chased in 3 passes, as nothing was left to judge after the first; each pass within the round's "
+            f"budget (5 requests): {sent} requests in all") in session.rounds[-1].notes
     shown = run(["next", "review.json", "--show"]).stdout
     assert "found nothing new to judge yet" in shown and "deep next review.json" in shown
     assert "there is no batch to judge" in run(["next", "review.json", "--relevant", "1"], code=2).stderr

@@ -255,6 +255,36 @@ def test_the_reports_notes_name_their_round_and_the_stop_reads_as_sentences():
            "relevant paper chased)." in report
 
 
+def test_the_methods_say_what_was_chased_the_rule_as_applied_and_what_the_stop_left_unread():
+    """A methods section copied from the report must not misstate the search: the papers judged
+    maybe were chased too, the saturation window starts after the first find, and a stop leaves
+    candidates unread (a reviewer had to work that out from the table)."""
+    session = session_of(5, batch=3)
+    session.done, session.stop_reason, session.batch = True, "saturated", []
+    text = " ".join(methods_text(session).split())
+    assert "then, weaker, the references and citing papers of those judged maybe" in text
+    assert "a maybe counting half" in text
+    assert "judged after the first paper judged relevant or maybe held at most 2 relevant" in text
+    unjudged = len(session.unjudged())
+    assert unjudged and f"{unjudged} candidates were left unjudged." in text
+    for candidate in session.candidates.values():
+        candidate.verdict = candidate.verdict or "not"
+    assert "left unjudged" not in methods_text(session)
+
+
+def test_deep_results_count_their_rows_against_the_sessions_candidates():
+    """"(merged from 457 provider records)" counted every way each candidate was reached, a figure
+    no report, JSON or yield states: a reviewer could not reconcile it. The session's pool is what
+    its yield curve and report count."""
+    session = session_of(6, batch=3)
+    for key in list(session.candidates)[:2]:
+        session.candidates[key].verdict, session.candidates[key].judged_round = "relevant", 1
+    result = as_search_result(session)
+    said = f"Showing 2 of 2 papers (of the session's {len(session.candidates)} candidates)."
+    assert said in render_markdown(result, 20)
+    assert said in " ".join(results_view(result, 20, width=200).split())
+
+
 def test_the_methods_tell_the_users_queries_from_those_lit_search_made():
     """A review's methods must say which search terms were the user's and which the tool derived."""
     session = session_of(3, batch=3)
@@ -300,3 +330,18 @@ def test_a_note_the_step_said_is_not_said_again_as_the_rounds():
     session.said = [said]
     for text in (step_markdown(session, "s.json"), step_text(session, "s.json", width=UNWRAPPED)):
         assert text.count("no row was named") == 1 and "failed: OpenAlex (HTTP 503)" in text
+
+
+def test_the_reports_json_states_what_its_methods_text_does():
+    """A machine-read record of the search must not lack what the text says: the answers from
+    the cache, every query by where it came from (the judge's were only in the text)."""
+    from litsearch.render.deep import methods_payload
+
+    session = session_of(4, batch=2)
+    session.queries = ["coral reef bleaching", "symbiont loss"]
+    session.rounds[0].cached = {"openalex": 3}
+    session.rounds.append(Round(2, queries=["symbiont loss"], actions=["the judge query “symbiont loss”: 4 papers"]))
+    payload = methods_payload(session)
+    assert payload["cached"] == {"openalex": 3}
+    assert payload["queries"]["judge"] == ["symbiont loss"] and payload["queries"]["topic"] == ["coral reef bleaching"]
+    assert payload["judged"] == len(session.judged()) and payload["candidates"] == len(session.candidates)

@@ -30,9 +30,17 @@ class DeepResult(SearchResult):
     records_found: int = 0
     said: str = ""  # the session in a line: its verdicts, rounds, requests and stop
 
+    pool_size: int = 0  # the session's candidates, judged or not
+
     @property
     def record_count(self) -> int:
         return self.records_found
+
+    @property
+    def source_said(self) -> str:
+        # The session's pool, as its yield curve and report count it (the records its rounds
+        # received, a paper reached many ways counted each way, are stated nowhere else).
+        return f"of the session's {plural(self.pool_size, 'candidate')}"
 
     def work_line(self) -> str:
         return self.said
@@ -83,6 +91,7 @@ def as_search_result(session: Session, include_unjudged: bool = False, include_r
     result = DeepResult(query=f"{session.topic} (deep search: {heading})", variants=list(session.variants),
                         outcomes=[], results=items, provider_reason=None, search_time_ms=0, candidates=chosen,
                         records_found=sum(len(c.evidence) for c in session.candidates.values()),
+                        pool_size=len(session.candidates),
                         said=session_line(session, include_unjudged, include_rejected),
                         filter_report=filters_said(session))
     return result
@@ -97,8 +106,21 @@ def queries_said(session: Session) -> str:
     """Every query the session searched, by where it came from (a review's methods must tell the
     user's search terms from those the tool made): "the topic “…”; the user's variants “…”; the
     topic's sentences, each alone, “…”; the judge's queries “…”; derived by lit-search from the
-    words the relevant papers share, “…”". The judge's are told from the derived ones by the
-    round's record of them (expand.JUDGE_QUERY)."""
+    words the relevant papers share, “…”"."""
+    groups = query_groups(session)
+    words = {"topic": ("the topic",) * 2, "variants": ("the user's variant", "the user's variants"),
+             "sentences": ("the topic's sentence, alone", "the topic's sentences, each alone"),
+             "judge": ("the judge's query", "the judge's queries"),
+             "derived": ("derived by lit-search from the words the relevant papers share",) * 2}
+    return "; ".join(f"{words[group][len(queries) > 1]} " + ", ".join(f"“{q}”" for q in queries)
+                     for group, queries in groups.items() if queries) or "none"
+
+
+def query_groups(session: Session) -> dict[str, list[str]]:
+    """Every query the session searched, in the order searched, by where it came from: "topic",
+    "variants" (the user's), "sentences" (the topic's, each alone), "judge", "derived" (by
+    lit-search). The judge's are told from the derived ones by the round's record of them
+    (expand.JUDGE_QUERY)."""
     from .expand import judge_query_of
 
     later = {query for entry in session.rounds[1:] for query in entry.queries}
@@ -110,12 +132,7 @@ def queries_said(session: Session) -> str:
                  else "sentences" if query not in later else "judge" if query in judged else "derived")
         if query not in groups[group]:
             groups[group].append(query)
-    words = {"topic": ("the topic",) * 2, "variants": ("the user's variant", "the user's variants"),
-             "sentences": ("the topic's sentence, alone", "the topic's sentences, each alone"),
-             "judge": ("the judge's query", "the judge's queries"),
-             "derived": ("derived by lit-search from the words the relevant papers share",) * 2}
-    return "; ".join(f"{words[group][len(queries) > 1]} " + ", ".join(f"“{q}”" for q in queries)
-                     for group, queries in groups.items() if queries) or "none"
+    return groups
 
 
 def verdicts_said(session: Session) -> str:

@@ -271,6 +271,11 @@ async def expand(http: HttpClient, session: Session, timing: Timing | None = Non
         if not (waiting and actions and not found.passing and not session.unjudged() and not budget_spent(session)):
             break
     started = time.process_time()
+    if passes > 1:
+        # Said, or the report's table shows a round sending twice its stated budget unexplained.
+        entry.notes.append(f"chased in {passes} passes, as nothing was left to judge after the first; each pass "
+                           f"within the round's budget ({plural(session.options.round_requests, 'request')}): "
+                           f"{plural(sum(entry.requests.values()), 'request')} in all")
     entry.notes += waiting
     if left_out:
         entry.notes.append(f"{plural(left_out, 'record')} left out by the filters")

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from ..core.records import field_value
 from ..core.text import cut_phrases, plain_text, plural, sentence
-from ..deep.results import filters_said, queries_said, verdicts_said
+from ..deep.results import filters_said, queries_said, query_groups, verdicts_said
 from ..deep.expand import JUDGE_QUERY
 from ..deep.rounds import awaiting_round
 from ..deep.session import Candidate, Session
@@ -284,13 +284,17 @@ def methods_paragraphs(session: Session) -> list[str]:
     limits = filters_said(session)
     limited = (f"Limits and filters, kept in every round: {'; '.join(limits)}. " if limits
                else "No limits or filters were applied. ")
-    stop = (f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged held at most "
-            f"{options.stop_yield:,} relevant and every relevant paper had been chased; budget at "
+    stop = (f"Stop rule: saturated when the last {plural(options.stop_window, 'paper')} judged after the first "
+            f"paper judged relevant or maybe held at most {options.stop_yield:,} relevant and every relevant paper "
+            f"had been chased; budget at "
             f"{plural(options.max_judged, 'paper')} judged or {plural(options.max_requests, 'request')}; exhausted when "
             f"no unjudged candidate was left.\n")  # a line of its own in Markdown, one paragraph still
     if session.done:
         said = session.rounds[-1].stop_check.rstrip(".")
         stop += f"The session stopped: {session.stop_reason}." + (f" {sentence(said)}." if said else "")
+        left = len(session.unjudged())
+        if left:  # what a stop leaves unread, said, not left to be worked out from the table
+            stop += f" {plural(left, 'candidate was', 'candidates were')} left unjudged."
     else:
         stop += f"The session is still open (round {session.round:,})."
     return [
@@ -299,10 +303,11 @@ def methods_paragraphs(session: Session) -> list[str]:
         f"In batches of at most {plural(options.batch, 'paper')}, a judge read titles and abstracts and marked each "
         f"relevant, maybe or not relevant; after each round lit-search chased the papers judged relevant: their "
         f"references and the papers citing them, papers recommended as similar to the relevant ones (and unlike the "
-        f"rejected ones), a semantic search with a relevant paper's text, and new queries from the words the relevant "
-        f"papers shared. Candidates were ranked by their evidence (text similarity to the relevant and rejected "
-        f"papers, citation links to the relevant ones, the topic's words, the providers' placements) and the best "
-        f"unjudged ones shown next.",
+        f"rejected ones), a semantic search with a relevant paper's text, the works most often cited together with "
+        f"them, and new queries from the words the relevant papers shared; then, weaker, the references and citing "
+        f"papers of those judged maybe. Candidates were ranked by their evidence (text similarity to the relevant "
+        f"and rejected papers, citation links to the relevant ones, a maybe counting half, the topic's words, the "
+        f"providers' placements) and the best unjudged ones shown next.",
         f"In all {plural(len(session.judged()), 'paper was', 'papers were')} judged ({verdicts_said(session)}) "
         f"over {plural(len(session.rounds), 'round')}, with {_requests_said(session)}.",
         stop,
@@ -329,7 +334,10 @@ def methods_payload(session: Session) -> dict[str, Any]:
     """``lit-search report --format json`` on a session (and the MCP tool search_report's
     ``report``): the methods text with the stop and the yield per round."""
     return {"kind": "deep-search session", "methods": methods_text(session), "done": session.done,
-            "stop_reason": session.stop_reason, "yield": yield_curve(session), "requests": session.requests}
+            "stop_reason": session.stop_reason, "yield": yield_curve(session), "requests": session.requests,
+            # what the methods text states, for a machine's record of the search too
+            "cached": session.cached, "queries": query_groups(session), "judged": len(session.judged()),
+            "candidates": len(session.candidates)}
 
 
 def methods_text(session: Session) -> str:

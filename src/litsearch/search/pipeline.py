@@ -17,6 +17,7 @@ from ..core.config import Settings
 from ..core.errors import NotCached, ProviderError
 from ..core.filters import OPENALEX_ONLY_FILTERS, Filters, passes
 from ..core.records import Paper
+from ..core.text import plural
 from ..net.http import HttpClient
 from ..providers.base import QueryMode, Returns, SearchRequest, get_provider
 from .aliases import check_providers, only_openalex_note, resolve_filters
@@ -88,6 +89,11 @@ class SearchResult:
     def record_count(self) -> int:
         """The provider records identified (a snowball's result counts its lists: graph/chased.py)."""
         return sum(len(o.records) for o in self.outcomes)
+
+    @property
+    def source_said(self) -> str:
+        """Where the rows came from, after "Showing 20 of 48 papers" in every view."""
+        return f"merged from {plural(self.record_count, 'provider record')}"
 
     @property
     def request_count(self) -> int:
