@@ -233,6 +233,8 @@ def test_the_session_round_trips(tmp_path):
     # a verdict taken back to none: it would still count in its round's judged papers, and the
     # paper never be shown again
     (lambda d: d["candidates"][3].update(judged_round=1), "candidate 'c4' has judged_round 1 and no verdict"),
+    # ... and a verdict without its round: the budget would count it, no round's yield would
+    (lambda d: d["candidates"][3].update(verdict="relevant"), "candidate 'c4' has verdict 'relevant' and no judged_round"),
     (lambda d: d["candidates"][3].update(score=float("nan")), "has a score that is no number"),
     (lambda d: d.update(topic="  "), "an empty topic"),
     (lambda d: (d.update(rounds=[]), d["candidates"][3].update(verdict="not", judged_round=1)),

@@ -364,6 +364,10 @@ def _candidate_problem(candidate: Candidate, session: Session) -> str | None:
     # that round's judged papers and never be shown again
     if candidate.verdict is None and candidate.judged_round is not None:
         return f"has judged_round {candidate.judged_round:,} and no verdict"
+    # Nor a verdict without the round it was given in (every version has written both): the
+    # budget would count it and no round's yield would, so the two would disagree from then on
+    if candidate.verdict is not None and candidate.judged_round is None:
+        return f"has verdict {candidate.verdict!r} and no judged_round"
     return None
 
 
