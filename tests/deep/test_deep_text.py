@@ -345,3 +345,15 @@ def test_the_reports_json_states_what_its_methods_text_does():
     assert payload["cached"] == {"openalex": 3}
     assert payload["queries"]["judge"] == ["symbiont loss"] and payload["queries"]["topic"] == ["coral reef bleaching"]
     assert payload["judged"] == len(session.judged()) and payload["candidates"] == len(session.candidates)
+
+
+def test_a_steps_notes_past_the_first_few_are_counted_in_plain_words():
+    """The line was "(\\`lit-search report\\` lists every one)" in Markdown: lit-search's own
+    command escaped as if it were a title, and no file named."""
+    from litsearch.render.deep import SAID_NOTES
+
+    session = session_of(4, batch=2)
+    session.said = [f"note {n}" for n in range(SAID_NOTES + 3)]
+    text = step_markdown(session, "s.json")
+    assert "This step: and 3 notes more (the session's report lists every one)" in text
+    assert "\\`" not in text

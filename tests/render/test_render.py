@@ -76,6 +76,25 @@ def test_empty_result_gives_a_hint_and_no_table():
     assert "| # |" not in out and "No papers found" in out
 
 
+def test_an_empty_results_advice_names_what_to_give_in_the_doors_words():
+    """The class: the command line's flags told an MCP client or a Python caller to give
+    `--variant "..."`, an argument neither has."""
+    from litsearch.runtime.results import render_result
+    from litsearch.search.options import COMMAND_LINE, MCP_TOOL, PYTHON
+
+    empty = result_with([])
+    assert 'synonyms (`--variant "..."`), or other providers (`--providers`)' in render_markdown(empty, 20)
+    assert "synonyms (`variants`), or other providers (`providers`)" in render_markdown(empty, 20, names=MCP_TOOL)
+    said = render_result(empty, 20, "markdown", True, names=PYTHON)
+    assert "synonyms (`variants=[...]`), or other providers (`providers=[...]`)" in said
+    assert "--variant" not in said and "--providers" not in said
+    failed = result_with([], {"openalex": "HTTP 503"})
+    failed.outcomes = [o for o in failed.outcomes if o.error]
+    assert failed.all_failed
+    assert "(`providers=[...]`)" in render_markdown(failed, 20, names=PYTHON)
+    assert "(`--providers`)" in render_markdown(failed, 20, names=COMMAND_LINE)
+
+
 def test_json_is_plain_text_with_citation_uri_priority():
     papers = [
         Paper(provider="openalex", title="<b>Bold</b> title", doi="10.1/a", pmid="1", arxiv_id="2101.00001"),

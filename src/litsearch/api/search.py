@@ -72,4 +72,5 @@ def render(result: SearchResult, fmt: str = "markdown", limit: int | None = None
 
     if fmt not in RESULT_FORMATS or fmt == "table":
         raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
-    return render_result(result, len(result.results) if limit is None else limit, fmt, include_abstracts=abstracts)
+    return render_result(result, len(result.results) if limit is None else limit, fmt, include_abstracts=abstracts,
+                         names=PYTHON)

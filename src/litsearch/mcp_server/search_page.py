@@ -17,6 +17,7 @@ def search_page(tool: str, arguments: dict[str, Any], search_id: str, result, li
                 include_abstracts: bool):
     """The rows ``offset``.. of the ``limit`` shown, as many as fit the character budget."""
     from ..render.table import render_markdown
+    from ..search.options import MCP_TOOL
 
     if result.all_failed:
         reasons = "; ".join(f"{o.provider}: {o.error}" for o in result.paper_outcomes if o.error)
@@ -27,7 +28,7 @@ def search_page(tool: str, arguments: dict[str, Any], search_id: str, result, li
     budget = current().max_chars
 
     def page(count: int) -> tuple[str, dict[str, Any]]:
-        text = render_markdown(result, count, include_abstracts=include_abstracts, start=offset)
+        text = render_markdown(result, count, include_abstracts=include_abstracts, start=offset, names=MCP_TOOL)
         following = offset + count
         data = {
             "search_id": search_id,

@@ -162,8 +162,10 @@ def _summary_lines(session: Session, own: Callable[[str], str] = str) -> list[st
         lines.append(f"Round {last.number:,} asked: " + cut_phrases(asked_in_order(last.actions), ASKED_CHARS))
     lines += [cut(f"This step: {note}", 200) for note in session.said[:SAID_NOTES]]
     if len(session.said) > SAID_NOTES:
-        lines.append(own(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (`lit-search report` "
-                         f"lists every one)"))
+        # No command in it: these lines are escaped as data in Markdown ("\`lit-search report\`"),
+        # and the report is named where the step names what to run
+        lines.append(f"This step: and {plural(len(session.said) - SAID_NOTES, 'note')} more (the session's report "
+                     f"lists every one)")
     if last and last.notes:
         # the round's notes, but those this step said already (its verdicts' notes are filed there too)
         lines += [cut(f"Note: {note}", 200) for note in last.notes[-3:] if note not in session.said]

@@ -15,6 +15,7 @@ from ..core.text import plural
 from ..core.updates import LABELS, RETRACTING_TYPES
 from ..core.urls import doi_url, is_pdf_url
 from ..search.rank import RankedPaper
+from ..search.options import COMMAND_LINE, ArgumentNames
 from .markup import SNIPPET_WORDS, authors_cell, markdown_text, safe_url, snippet
 
 # After the DOI link: verified at Crossref, not found or not matching, or not checked.
@@ -116,9 +117,11 @@ def _environment():
 
 
 def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0,
-                    nothing_found: str | None = None) -> str:
+                    nothing_found: str | None = None, names: ArgumentNames = COMMAND_LINE) -> str:
     """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked.
-    ``nothing_found``: said instead of "No papers found" when no row is shown (rerun)."""
+    ``nothing_found``: said instead of "No papers found" when no row is shown (rerun); ``names``:
+    the door's words for what an empty result advises giving (``--variant`` on the command line,
+    ``variants`` to the MCP tools, ``variants=[...]`` in Python)."""
     rows = [table_row(i, item) for i, item in enumerate(result.results[start:start + limit], start=start + 1)]
     if not include_abstracts:
         for row in rows:
@@ -126,6 +129,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True, start: i
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result, limit), snippet_words=SNIPPET_WORDS,
+                           hints=names,
                            work=markdown_text(result.work_line(), None),
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."

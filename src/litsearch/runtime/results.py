@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from ..biblio.formats import EXPORT_FORMATS
+from ..search.options import COMMAND_LINE, ArgumentNames
 
 TERMINAL_VIEW = "table"  # --format table: the view for a person at a terminal (render/terminal*.py)
 RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what a result can be written as
 
 
-def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, nothing_found: str | None = None) -> str:
+def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, nothing_found: str | None = None,
+                  names: ArgumentNames = COMMAND_LINE) -> str:
     """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
     if fmt == "json":
         from ..render.search_json import render_json
@@ -25,4 +27,4 @@ def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, no
                              None if marks is None else marks[:limit], getattr(result, "export_columns", ()))
     from ..render.table import render_markdown
 
-    return render_markdown(result, limit, include_abstracts=include_abstracts, nothing_found=nothing_found)
+    return render_markdown(result, limit, include_abstracts=include_abstracts, nothing_found=nothing_found, names=names)

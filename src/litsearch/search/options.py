@@ -105,12 +105,18 @@ class ArgumentNames:
     sort: str = "sort"
     rerank: str = "rerank"
     filter_prefix: str = ""  # before a filter's name: "--" (written --min-citations), "filters." or none
+    # How an empty result's advice names what to give next (render/table.py): other phrasings,
+    # other providers, the cache read alone
+    variants_hint: str = "variants"
+    providers_hint: str = "providers"
+    offline_hint: str = "offline"
 
 
 COMMAND_LINE = ArgumentNames(variant="--variant {number}", limit="--limit", sort="--sort", rerank="--rerank",
-                             filter_prefix="--")
+                             filter_prefix="--", variants_hint='--variant "..."', providers_hint="--providers",
+                             offline_hint="--offline")
 MCP_TOOL = ArgumentNames(filter_prefix="filters.")
-PYTHON = ArgumentNames()
+PYTHON = ArgumentNames(variants_hint="variants=[...]", providers_hint="providers=[...]", offline_hint='cache="offline"')
 SEARCH_RECORD = ArgumentNames(topic="the recorded topic", variant="recorded variant {number}",
                               too_many_variants="{count} recorded variants", limit="the recorded limit",
                               sort="the recorded sort", rerank="the recorded rerank", filter_prefix="")
