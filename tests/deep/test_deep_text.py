@@ -357,3 +357,21 @@ def test_a_steps_notes_past_the_first_few_are_counted_in_plain_words():
     text = step_markdown(session, "s.json")
     assert "This step: and 3 notes more (the session's report lists every one)" in text
     assert "\\`" not in text
+
+
+@pytest.mark.parametrize("batch", [1, 5, 20])
+def test_a_batch_with_long_abstracts_stays_within_about_twelve_thousand_characters(batch):
+    """The contract's size: a batch of 20 with abstracts within about 12,000 characters (what a
+    model reads each step), here with abstracts of 4,000 characters and titles of 200."""
+    from litsearch.core.records import Paper
+
+    words = "Randomised patients with schizophrenia received olanzapine or haloperidol for six weeks and"
+    papers = [Paper(provider="openalex", doi=f"10.5555/t{n}", year=2001, title=f"{'A long title of a trial report ' * 6}{n}",
+                    abstract=" ".join([words] * 45) + f" Olanzapine was better tolerated {n}.",
+                    journal="Journal of Clinical Psychopharmacology", authors=["A. Author", "B. Author"])
+              for n in range(1, 41)]
+    session = session_of(papers, batch)
+    text = step_markdown(session, "deep-review.json")
+    assert len(text) <= 12_000
+    quoted = [line for line in text.splitlines() if line.startswith("> ")]
+    assert len(quoted) >= batch and all(len(line) >= 200 for line in quoted[:batch])
