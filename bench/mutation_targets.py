@@ -143,9 +143,12 @@ TARGETS = {
 # it) -> the one-line reason.
 EQUIVALENT: dict[str, dict[str, str]] = {
     "deep_verdicts": {
+        "apply | or -> and | if candidate.verdict is None or candidate.judged_round is None:":
+            "a verdict without its round, or a round without its verdict, is refused on load and never made by "
+            "apply: the two conditions agree on every state a session can be in",
         "recount | and -> or | if candidate.verdict is not None and candidate.judged_round is not None:":
-            "a round and no verdict is refused on load and never made by apply; a verdict and no round counts "
-            "under None, no round's number",
+            "a round without its verdict, or a verdict without its round, is refused on load and never made by "
+            "apply",
     },
     "deep_session_file": {
         "_collector_paused | delete call gc.disable(...) | gc.disable()":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from litsearch.core.errors import UsageError
+from litsearch.core.errors import InputError, UsageError
 from litsearch.core.filters import Filters
 from litsearch.core.records import Paper
 from litsearch.deep.pool import Pool
@@ -79,6 +79,15 @@ def test_the_check_states_the_rule_in_words():
     assert saturation(rounds_with([(20, 0)]))[1] == (
         "nothing judged relevant or maybe yet, so nothing has been chased (saturated at ≤ 1 of the last 40 judged "
         "after the first find, every relevant paper chased)")
+
+
+def test_before_a_full_window_the_check_says_how_many_are_judged_and_how_many_the_rule_needs():
+    session = rounds_with([(20, 9), (20, 1)])
+    assert saturation(session) == (False, "20 papers judged after the first find (1 relevant), fewer than the 40 "
+                                          "the rule needs (saturated at ≤ 1 of the last 40 judged after the first "
+                                          "find, every relevant paper chased)")
+    just_found = rounds_with([(20, 1)])
+    assert saturation(just_found)[1].startswith("0 papers judged after the first find (0 relevant), fewer than the 40")
 
 
 def test_a_new_batch_shown_after_the_rule_was_met_says_its_verdicts_decide():
@@ -220,10 +229,9 @@ def test_a_round_whose_step_judged_no_new_paper_counts_nothing():
     assert [(r.judged, r.relevant, r.maybe) for r in session.rounds] == [(2, 1, 0), (0, 0, 0)]
 
 
-def test_a_paper_with_a_verdict_but_no_round_counts_in_the_round_that_judges_it_again():
-    """A session file may hold a verdict without the round it was read in (the loader takes it);
-    judged again, the paper is counted in that step's round, so no judged paper is left out of
-    the yield the stop rule reads."""
+def test_a_session_file_with_a_verdict_but_no_round_is_refused_whole():
+    """A verdict without the round it was read in would be counted by the budget and by no
+    round's yield: such a file is damaged (one line), and nothing is recorded in it."""
     session = session_with(PAPERS, batch=3)
     apply(session, resolve(session, {**NO_LISTS, "relevant": "1"}, rest="not"))
     session.rounds.append(Round(2))
@@ -232,7 +240,5 @@ def test_a_paper_with_a_verdict_but_no_round_counts_in_the_round_that_judges_it_
     for entry in document["candidates"]:
         if entry["key"] == "c2":
             entry["judged_round"] = None
-    session = from_document(document, "review.json")
-    apply(session, resolve(session, {**NO_LISTS, "relevant": "doi:10.1000/b2"}, rest="not"))
-    assert [(r.judged, r.relevant) for r in session.rounds] == [(2, 1), (2, 1)]
-    assert sum(r.judged for r in session.rounds) == len(session.judged())
+    with pytest.raises(InputError, match="candidate 'c2' has verdict 'not' and no judged_round"):
+        from_document(document, "review.json")

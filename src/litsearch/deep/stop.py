@@ -90,9 +90,10 @@ def saturation(session: Session) -> tuple[bool, str]:
         # without a find, which says the topic's words may not be the literature's, not that
         # the chasing has run dry.
         return False, f"nothing judged relevant or maybe yet, so nothing has been chased ({rule})"
+    if judged < window:  # "last 0 judged after the first find: 0 relevant …; not yet 80" read as jargon
+        return False, (f"{plural(judged, 'paper')} judged after the first find ({relevant:,} relevant), fewer than "
+                       f"the {window:,} the rule needs ({rule})")
     said = f"last {judged:,} judged after the first find: {relevant:,} relevant ({rule})"
-    if judged < window:
-        return False, said + f"; not yet {window:,} judged after it"
     if pending:
         return False, said + f"; {plural(pending, 'relevant paper')} still to chase"
     return relevant <= allowed, said
