@@ -52,7 +52,7 @@ def random_session(seed: int, size: int = 400, verdicts: tuple = (None,) * 6 + (
                       abstract="text" if chance.random() < 0.9 else None)
         session.candidates[f"c{number}"] = Candidate(
             key=f"c{number}", paper=paper, terms=terms, evidence=evidence, verdict=verdict,
-            refs=[f"W{chance.randint(1, size)}" for _ in range(chance.choice((0, 0, 3, 20)))])
+            judged_round=1 if verdict else None, refs=[f"W{chance.randint(1, size)}" for _ in range(chance.choice((0, 0, 3, 20)))])
     session.next_number = size + 1
     return session
 

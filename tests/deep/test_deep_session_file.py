@@ -76,7 +76,7 @@ def test_a_save_appends_only_new_and_changed_records_and_reads_back_the_same(tmp
     pool.add([(paper(7), {"round": 2, "via": "citing"}),  # new
               (replace(paper(2), citation_count=41, abstract=None), {"round": 2, "via": "references"})])  # changes c2
     session.candidates["c3"].terms = {"colour": 9}  # terms changed alone
-    session.candidates["c4"].verdict = "maybe"  # state only
+    session.candidates["c4"].verdict, session.candidates["c4"].judged_round = "maybe", 1  # state only
     save(path, session)
     added = [json.loads(line)["key"] for line in lines(path)[6:]]
     assert sorted(added) == ["c2", "c3", "c7"]
