@@ -117,7 +117,7 @@ def _environment():
 
 
 def render_markdown(result, limit: int, include_abstracts: bool = True, start: int = 0,
-                    nothing_found: str | None = None, names: ArgumentNames = COMMAND_LINE) -> str:
+                    nothing_found: str | None = None, names: ArgumentNames | None = None) -> str:
     """The table of ``limit`` rows from position ``start`` (0: the first), numbered as ranked.
     ``nothing_found``: said instead of "No papers found" when no row is shown (rerun); ``names``:
     the door's words for what an empty result advises giving (``--variant`` on the command line,
@@ -129,7 +129,7 @@ def render_markdown(result, limit: int, include_abstracts: bool = True, start: i
     template = _environment().get_template("results.md.j2")
     web_rows = [row for row in (web_row(hit) for hit in result.web_hits) if row["url"]]
     return template.render(result=result, rows=rows, footer=footer_lines(result, limit), snippet_words=SNIPPET_WORDS,
-                           hints=names,
+                           hints=names or COMMAND_LINE,
                            work=markdown_text(result.work_line(), None),
                            web_rows=web_rows,
                            marks_legend=(" DOI ✓ = checked at Crossref, ⚠ = not found there or a different paper."

@@ -6,15 +6,16 @@ from __future__ import annotations
 from typing import Any
 
 from ..biblio.formats import EXPORT_FORMATS
-from ..search.options import COMMAND_LINE, ArgumentNames
 
 TERMINAL_VIEW = "table"  # --format table: the view for a person at a terminal (render/terminal*.py)
 RESULT_FORMATS = ("markdown", TERMINAL_VIEW, "json") + EXPORT_FORMATS  # what a result can be written as
 
 
 def render_result(result: Any, limit: int, fmt: str, include_abstracts: bool, nothing_found: str | None = None,
-                  names: ArgumentNames = COMMAND_LINE) -> str:
-    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format."""
+                  names: Any = None) -> str:
+    """A search's (or a snowball's) result in ``fmt``: markdown, json or an export format.
+    ``names``: the door's ArgumentNames for what an empty result advises (the command line's
+    when None)."""
     if fmt == "json":
         from ..render.search_json import render_json
 
