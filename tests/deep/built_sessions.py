@@ -15,6 +15,22 @@ def paper(n: int, **fields) -> Paper:
                  abstract="We surveyed the reef after the bleaching event. " * 3, **fields)
 
 
+def titled(title: str, **ids) -> Paper:
+    """A record of ``title`` with the ids given, and nothing else."""
+    return Paper(provider="openalex", title=title, **ids)
+
+
+def session_with(papers: list[Paper], batch: int = 3) -> Session:
+    """A session on graph colouring in round 1 whose candidates are ``papers`` from one search,
+    the first ``batch`` of them shown (the verdict lists' and the stop rule's tests)."""
+    session = Session(topic="graph colouring heuristics", variants=[], filters=Filters(), options=Options(batch=batch))
+    session.rounds.append(Round(1))
+    pool = Pool(session)
+    pool.add([(p, {"round": 1, "via": "search", "provider": "openalex", "rank": i + 1}) for i, p in enumerate(papers)])
+    session.batch = list(session.candidates)[:batch]
+    return session
+
+
 def session_of(papers: int | list[Paper], batch: int, **options) -> Session:
     """A session in round 1 whose candidates are ``papers`` (or that many made-up ones), the first
     ``batch`` of them shown."""

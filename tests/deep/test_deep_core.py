@@ -4,6 +4,9 @@ plan of a round within its budgets."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import json
 
 import math
@@ -22,18 +25,9 @@ from litsearch.deep.stop import recent_yield, saturation, yield_curve
 from litsearch.deep.textmodel import distinctive_terms, log_binomial_tail, term_counts
 from litsearch.deep.verdicts import apply, resolve
 
+sys.path.insert(0, str(Path(__file__).parent))
 
-def paper(title: str, **ids) -> Paper:
-    return Paper(provider="openalex", title=title, **ids)
-
-
-def session_with(papers: list[Paper], batch: int = 3) -> Session:
-    session = Session(topic="graph colouring heuristics", variants=[], filters=Filters(), options=Options(batch=batch))
-    session.rounds.append(Round(1))
-    pool = Pool(session)
-    pool.add([(p, {"round": 1, "via": "search", "provider": "openalex", "rank": i + 1}) for i, p in enumerate(papers)])
-    session.batch = list(session.candidates)[:batch]
-    return session
+from built_sessions import session_with, titled as paper  # noqa: E402
 
 
 PAPERS = [paper("Greedy colouring of sparse graphs revisited", doi="10.1000/a1", openalex_id="W1",

@@ -4,29 +4,21 @@ the error a bad LIST gets, and the notes and per-round counts a step leaves behi
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import pytest
 
 from litsearch.core.errors import InputError, UsageError
 from litsearch.core.filters import Filters
-from litsearch.core.records import Paper
-from litsearch.deep.pool import Pool
 from litsearch.deep.session import Candidate, Options, Round, Session, as_document, from_document
 from litsearch.deep.stop import budget_spent, recent_yield, rule_now, saturation
 from litsearch.deep.verdicts import apply, resolve
 from litsearch.render.deep import going_on
 
+sys.path.insert(0, str(Path(__file__).parent))
 
-def paper(title: str, **ids) -> Paper:
-    return Paper(provider="openalex", title=title, **ids)
-
-
-def session_with(papers: list[Paper], batch: int = 3) -> Session:
-    session = Session(topic="graph colouring heuristics", variants=[], filters=Filters(), options=Options(batch=batch))
-    session.rounds.append(Round(1))
-    pool = Pool(session)
-    pool.add([(p, {"round": 1, "via": "search", "provider": "openalex", "rank": i + 1}) for i, p in enumerate(papers)])
-    session.batch = list(session.candidates)[:batch]
-    return session
+from built_sessions import session_with, titled as paper  # noqa: E402
 
 
 PAPERS = [paper("Greedy colouring of sparse graphs revisited", doi="10.1000/a1"),

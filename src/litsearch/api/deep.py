@@ -62,7 +62,7 @@ def deep_start(topic: str, session: str | os.PathLike, *, variants: str | Sequen
     session = _checked(lambda: steps.session_path(session))
 
     def prepare():
-        if not isinstance(topic, str):
+        if not isinstance(topic, str):  # said before the filters are (checked_options checks it again, after)
             raise UsageError(f"the topic is text, not {type(topic).__name__}")
         if filters is not None and not isinstance(filters, Mapping):
             raise UsageError(f"filters is a mapping of filter names to values (filters={{'year': '2019-'}}), "
@@ -144,14 +144,13 @@ def deep_results(session: str | os.PathLike, *, include_unjudged: bool = False, 
     (``fmt="json"``), or the text of markdown, bibtex, ris, csl-json or csv."""
     from ..deep import steps
     from ..deep.results import as_search_result
-    from ..deep.steps import open_session
     from ..render.deep import results_json
     from ..runtime.results import RESULT_FORMATS, render_result
 
     session = _checked(lambda: steps.session_path(session))
     if fmt not in RESULT_FORMATS or fmt == "table":
         raise ValueError(f"fmt must be one of {', '.join(f for f in RESULT_FORMATS if f != 'table')}, not {fmt!r}")
-    found = _checked(lambda: open_session(session))
+    found = _checked(lambda: steps.open_session(session))
     result = as_search_result(found, include_unjudged=include_unjudged, include_rejected=include_rejected)
     if fmt == "json":
         return results_json(result, found, session)

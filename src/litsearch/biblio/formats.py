@@ -87,7 +87,6 @@ def export_papers(papers: Sequence[Paper], fmt: str, marks: Sequence | None = No
         to_ris,
     )
 
-    writers = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json, "csv": to_csv}
-    if fmt == "csv":
-        return to_csv(list(papers), marks=None if marks is None else list(marks), columns=columns)
+    writers = {"bibtex": to_bibtex, "ris": to_ris, "csl-json": to_csl_json,
+               "csv": lambda rows, marks: to_csv(rows, marks=marks, columns=columns)}
     return writers[fmt](list(papers), marks=None if marks is None else list(marks))
