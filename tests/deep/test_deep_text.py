@@ -297,13 +297,13 @@ def test_the_methods_tell_the_users_queries_from_those_lit_search_made():
     assert judge_query_of("the judge query “a “quoted”: title”: 3 papers (arxiv failed)") == "a “quoted”: title"
     assert judge_query_of("new query “x”: 3 papers") is None
     text = " ".join(methods_text(session).split())
-    assert ("the queries searched were: the topic “coral reef bleaching”; the user's variant “reef heat stress”; "
+    assert ("the queries searched were: the topic “coral reef bleaching”; the variant given at the start “reef heat stress”; "
             "the topic's sentence, alone “Bleaching kills corals”; the judge's query “symbiont loss”; "
             "derived by lit-search from the words the relevant papers share “zooxanthellae density”.") in text
     session.variants.append("bleached reefs")  # several of a kind: said in the plural
     session.queries.insert(2, "bleached reefs")
     text = " ".join(methods_text(session).split())
-    assert "the user's variants “reef heat stress”, “bleached reefs”;" in text
+    assert "the variants given at the start “reef heat stress”, “bleached reefs”;" in text
 
 
 @pytest.mark.parametrize("width", [30, 44, 61, 80])
@@ -345,6 +345,24 @@ def test_the_reports_json_states_what_its_methods_text_does():
     assert payload["cached"] == {"openalex": 3}
     assert payload["queries"]["judge"] == ["symbiont loss"] and payload["queries"]["topic"] == ["coral reef bleaching"]
     assert payload["judged"] == len(session.judged()) and payload["candidates"] == len(session.candidates)
+
+
+def test_the_results_json_names_every_query_searched_as_the_report_does():
+    """`variants` holds only the queries given at the start: a methods section written from
+    `deep results --format json` must also find the judge's and the derived ones."""
+    from litsearch.deep.results import as_search_result
+    from litsearch.render.deep import methods_payload, results_json
+
+    session = session_of(4, batch=2)
+    session.variants = ["reef heat stress"]
+    session.queries = ["coral reef bleaching", "reef heat stress", "symbiont loss", "zooxanthellae density"]
+    session.rounds.append(Round(2, queries=["symbiont loss", "zooxanthellae density"],
+                                actions=["the judge query “symbiont loss”: 4 papers",
+                                         "new query “zooxanthellae density”: 2 papers"]))
+    payload = results_json(as_search_result(session), session, "s.json")
+    assert payload["variants"] == ["reef heat stress"]
+    assert payload["queries"] == methods_payload(session)["queries"]
+    assert payload["queries"]["judge"] == ["symbiont loss"] and payload["queries"]["derived"] == ["zooxanthellae density"]
 
 
 def test_a_steps_notes_past_the_first_few_are_counted_in_plain_words():

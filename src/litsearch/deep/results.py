@@ -104,11 +104,11 @@ def filters_said(session: Session) -> list[str]:
 
 def queries_said(session: Session) -> str:
     """Every query the session searched, by where it came from (a review's methods must tell the
-    user's search terms from those the tool made): "the topic “…”; the user's variants “…”; the
+    search terms given from those the tool made): "the topic “…”; the variants given at the start “…”; the
     topic's sentences, each alone, “…”; the judge's queries “…”; derived by lit-search from the
     words the relevant papers share, “…”"."""
     groups = query_groups(session)
-    words = {"topic": ("the topic",) * 2, "variants": ("the user's variant", "the user's variants"),
+    words = {"topic": ("the topic",) * 2, "variants": ("the variant given at the start", "the variants given at the start"),
              "sentences": ("the topic's sentence, alone", "the topic's sentences, each alone"),
              "judge": ("the judge's query", "the judge's queries"),
              "derived": ("derived by lit-search from the words the relevant papers share",) * 2}
@@ -118,7 +118,7 @@ def queries_said(session: Session) -> str:
 
 def query_groups(session: Session) -> dict[str, list[str]]:
     """Every query the session searched, in the order searched, by where it came from: "topic",
-    "variants" (the user's), "sentences" (the topic's, each alone), "judge", "derived" (by
+    "variants" (given at the start, by the user or the model), "sentences" (the topic's, each alone), "judge", "derived" (by
     lit-search). The judge's are told from the derived ones by the round's record of them
     (expand.JUDGE_QUERY)."""
     from .expand import judge_query_of

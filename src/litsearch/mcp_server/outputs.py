@@ -279,6 +279,8 @@ class DeepResults(ToolOutput):
     yield_: list[DeepYield] = Field(alias="yield", description="per round: judged, relevant, new candidates, "
                                                                "requests")
     cached: dict[str, int] = Field(description="answers per provider taken from the response cache")
+    queries: dict[str, list[str]] = Field(description="every query searched, by origin: topic, variants, sentences, "
+                                                      "judge, derived")
     rows: str
     total: int = Field(description="papers in the whole list (every page)")
     next_offset: int | None

@@ -410,7 +410,7 @@ def results_json(result, session: Session, shown_path: str) -> dict[str, Any]:
     abstracts), each with its verdict, the round it was judged in and where it came from.
     ``providers_searched`` names the providers the session asked; ``search_time_ms`` stays 0: the
     listing sent no request, and a session keeps no running time (its judge's pauses are not search)."""
-    from ..deep.results import providers_asked
+    from ..deep.results import providers_asked, query_groups
     from .search_json import result_payload
 
     payload = result_payload(result, len(result.results))
@@ -421,5 +421,8 @@ def results_json(result, session: Session, shown_path: str) -> dict[str, Any]:
     relevant, maybe = len(session.judged("relevant")), len(session.judged("maybe"))
     payload.update({"session": shown_path, "done": session.done, "stop_reason": session.stop_reason,
                     "judged": len(session.judged()), "relevant": relevant, "maybe": maybe,
-                    "yield": yield_curve(session), "requests": session.requests, "cached": session.cached})
+                    "yield": yield_curve(session), "requests": session.requests, "cached": session.cached,
+                    # Every query searched, by origin (``variants`` holds only those given at the
+                    # start): a methods section written from this document names them all.
+                    "queries": query_groups(session)})
     return payload
