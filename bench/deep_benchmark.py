@@ -48,6 +48,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "src"), str(REPO / "tests"), str(REPO / "bench")]
 
 from deep_world import Judge, World, judge_batch, load_world  # noqa: E402
+# A query longer than the command takes (CISI's run to 2,083 characters) is passed as the
+# relevance benchmark passes it: a topic and variants split at sentence ends.
+from relevance_benchmark import topic_and_variants  # noqa: E402
 
 RANKING = Path(os.environ.get("LITSEARCH_SHARED_DIR", REPO.parent / "shared")) / "benchmarks" / "ranking"
 REVIEWS = sorted(f"reviews/{p.name}" for p in (RANKING / "reviews").iterdir() if p.is_dir()) \
@@ -91,7 +94,8 @@ async def deep_session(world: World, query_id: str, text: str, judge: Judge, max
     pool: list[str | None] = []  # the relevant documents among the unjudged candidates, in the order the
     # session would show them, once ``pool_at`` papers are judged (where the misses were: --misses)
     async with unpaced_client(settings) as http:
-        session = await start(http, text, [], Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
+        topic, *variants = topic_and_variants(text)
+        session = await start(http, topic, variants, Filters(), replace(rule, stop_window=10**3 - 1, stop_yield=0))
         while not session.done:
             record(session, judge_batch(world, judge, session, order), [])
             checks.append({"judged": len(order), "pending": pending_chases(session)})
@@ -122,9 +126,10 @@ async def one_shot(world: World, text: str) -> list[str | None]:
     from litsearch.search.pipeline import run_search
 
     settings = settings_from_env(world.env)
+    topic, *variants = topic_and_variants(text)
     async with unpaced_client(settings) as http:
-        result = await run_search(checked_options(text, limit=MAX_FETCH, filters=Filters(), verify=False),
-                                  settings, http=http)
+        result = await run_search(checked_options(topic, variants=variants, limit=MAX_FETCH, filters=Filters(),
+                                                  verify=False), settings, http=http)
     return [world.doc_id(item.paper) for item in result.results]
 
 
@@ -141,8 +146,9 @@ async def naive_loop(world: World, text: str, judge: Judge, budget: int, batch: 
     order: list[str | None] = []
     seen: set[str] = set()
     async with unpaced_client(settings) as http:
-        result = await run_search(SearchOptions(topic=text, limit=100, verify=False, find_open_access=False),
-                                  settings, http=http)
+        topic, *variants = topic_and_variants(text)
+        result = await run_search(SearchOptions(topic=topic, variants=variants, limit=100, verify=False,
+                                                find_open_access=False), settings, http=http)
         search_rows = [item.paper for item in result.results]
         queue: list = []
         while len(order) < budget:
