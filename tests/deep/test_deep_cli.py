@@ -292,6 +292,64 @@ def test_a_next_killed_during_the_append_or_the_rename_keeps_the_last_step(world
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]
 
 
+# A `deep next` sent SIGTERM at a counted point of its writes (the write itself completes, as a
+# signal never cuts one short: Python finishes or retries the system call, then runs the handler).
+SIGNALLED_AT = """
+import os, signal, sys
+from litsearch.deep import paper_store
+where, count = sys.argv[1], int(sys.argv[2])
+def signal_now():
+    os.kill(os.getpid(), signal.SIGTERM)
+if where == "append":
+    whole = paper_store._write_all
+    def then_signal(descriptor, at, blob):
+        whole(descriptor, at, blob)
+        signal_now()
+    paper_store._write_all = then_signal
+else:
+    rename, seen = os.replace, []
+    def counted(*args):
+        seen.append(args)
+        if len(seen) == count and where == "before-rename":
+            signal_now()
+        rename(*args)
+        if len(seen) == count and where == "after-rename":
+            signal_now()
+    os.replace = counted
+from litsearch.cli import main
+sys.exit(main(sys.argv[3:]))
+"""
+
+
+@pytest.mark.parametrize("where,count", [("before-rename", 1), ("after-rename", 1), ("append", 0),
+                                         ("before-rename", 2), ("after-rename", 2)])
+def test_a_next_stopped_by_sigterm_keeps_a_complete_step_and_says_where_it_stands(world, tmp_path, where, count):
+    """SIGTERM (a `timeout`, a cancelled job) at any point of a step's writes unwinds it as Ctrl-C
+    does: one line saying where the session stands, exit 143, the session at a complete step
+    (the verdicts either not yet recorded or every one kept), and no temporary file left (a kill
+    -9 leaves them to the next save)."""
+    env = command_env(world.env, LITSEARCH_CACHE_DIR=str(tmp_path / "cache"))
+    run = command_runner(env, tmp_path, prefix=["deep"], timeout=300)
+    session = tmp_path / "review.json"
+    start(run)
+    before = whole(session)
+    stopped = subprocess.run([sys.executable, "-c", SIGNALLED_AT, where, str(count), "deep", "next", "review.json",
+                              "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True, timeout=300)
+    assert stopped.returncode == 143, stopped.stderr
+    assert stopped.stderr.decode() == ("lit-search deep: terminated (SIGTERM); see where it stands with "
+                                       "`lit-search deep next review.json --show`\n")
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".review.") and p.name.endswith(".tmp")]
+    after = whole(session)  # read and checked: a complete step
+    recorded = after != before
+    if recorded:
+        verdicts = {c["key"]: c["verdict"] for c in after["candidates"]}
+        assert verdicts[before["batch"][0]] == "relevant"
+        assert all(verdicts[key] == "not" for key in before["batch"][1:])
+    step = json.loads(run(["next", "review.json", "--format", "json", "-q",
+                           *([] if recorded else ["--relevant", "1"])]).stdout)
+    assert step["batch"] and step["relevant"] == 1
+
+
 def test_a_step_that_cannot_write_says_where_the_session_stands_and_loses_nothing(world, tmp_path):
     """A full disk or a file-size limit mid-step (here RLIMIT_FSIZE, which Python turns into EFBIG):
     one line, exit 2, pointing to --show; the session reads after it, every verdict of a step

@@ -242,6 +242,53 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
         assert out == b""
         return
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err and b"Exception ignored" not in err, err.decode()
+    assert err == b"lit-search: interrupted\n", err.decode()  # one line: nothing the unwinding left says more
+
+
+@pytest.mark.parametrize("delay", [0.08, 0.3, 0.6])
+def test_sigterm_at_any_moment_is_one_line_and_exit_143(api, delay):
+    """`timeout`, a service manager, a cancelled job: SIGTERM unwinds the command as Ctrl-C does."""
+    server, env, run = api
+    process = subprocess.Popen([*lit_search_command(), "CRISPR off-target effects"], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(delay)
+    process.send_signal(signal.SIGTERM)
+    out, err = process.communicate(timeout=60)
+    if process.returncode == 0:  # finished before the signal arrived
+        return
+    if process.returncode == -signal.SIGTERM:  # before lit-search's main ran: nothing read or written yet
+        assert out == b"" and err == b"", err.decode()
+        return
+    assert process.returncode == 143 and err == b"lit-search: terminated (SIGTERM)\n", err.decode()
+
+
+SIGNAL_MID_SEARCH = """
+import os, signal, sys
+from litsearch.net import http
+
+sent, sent_once = http.ProviderSession.get, []
+async def get(self, *args, **kwargs):
+    if not sent_once:  # at the first request: the command is well under way, its providers' tasks running
+        sent_once.append(True)
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    return await sent(self, *args, **kwargs)
+http.ProviderSession.get = get
+from litsearch.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("name,code,said", [("SIGTERM", 143, b"terminated (SIGTERM)"), ("SIGINT", 130, b"interrupted")])
+def test_a_signal_during_a_search_unwinds_it_with_one_line(api, name, code, said):
+    """Without timing: the command signals itself at its first request, while every provider's
+    task runs. SIGTERM's default action would end it at once, silent, its temporaries left
+    behind; both end with one line: the providers' tasks end with the search, before the cache
+    they write to is closed (they ran on past it: "cache disabled: … is closed")."""
+    server, env, run = api
+    done = subprocess.run([sys.executable, "-c", SIGNAL_MID_SEARCH, name, "CRISPR off-target effects"], env=env,
+                          capture_output=True, timeout=120)
+    assert done.returncode == code and done.stderr == b"lit-search: " + said + b"\n", done.stderr.decode()
+    assert done.stdout == b""
 
 
 HALF_MADE_BY_AN_INTERRUPT = """

@@ -111,11 +111,10 @@ def fetch(settings: Settings, mode: CacheMode, console: Console, work: Callable[
     """Run ``work(http, store)`` online (runtime/online.py) to the end: one paced HTTP client behind
     the response cache in ``mode`` (--refresh/--no-cache/--offline), and the store when the
     command needs it."""
-    import asyncio
-
     from ..runtime.online import online
+    from .interrupt import run_async
 
-    return asyncio.run(online(settings, work, mode=mode, console=console, store_needed=store_needed))
+    return run_async(online(settings, work, mode=mode, console=console, store_needed=store_needed))
 
 
 def write_output(text: str, settings: Settings | None, path: str | os.PathLike | None = None) -> None:
@@ -136,7 +135,7 @@ def run_command(prog: str, work: Callable[[], int], help_of: str | None = None) 
     one message on stderr (never a traceback):
 
     UsageError (and UnknownIdError) -> 2 with a pointer to --help; InputError -> 2; any other
-    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130 (ExitCode.INTERRUPTED); anything
+    LitSearchError -> its own code; an OSError while writing -> 2; Ctrl-C -> 130 (ExitCode.INTERRUPTED), SIGTERM -> 143; anything
     else is a bug -> 1, reported in one line. ``help_of``: the command whose --help a usage error
     points at, when not ``prog`` (a step of it: ``lit-search deep next``)."""
     try:
@@ -159,9 +158,9 @@ def run_command(prog: str, work: Callable[[], int], help_of: str | None = None) 
         _error_line(f"{prog}: error: cannot write {exc.filename or 'the output'}: {exc.strerror or exc}")
         return ExitCode.USAGE
     except KeyboardInterrupt as exc:
-        from .interrupt import interrupted
+        from .interrupt import interrupted, was_terminated
 
-        return interrupted(prog, getattr(exc, "hint", ""))
+        return interrupted(prog, getattr(exc, "hint", ""), was_terminated(exc))
     except Exception as exc:  # last line of defence: one line, never a traceback
         _error_line(f"{prog}: internal error: {type(exc).__name__}: {exc}")
         return ExitCode.INTERNAL

@@ -22,7 +22,7 @@ from ..runtime.settings import load_settings
 from ..search.options import COMMAND_LINE, checked_options, clean_phrasings
 from .common import add_cache_options, add_quiet_option, cache_mode, fetch, new_parser, run_command, view_format, \
     whole_number, write_output
-from .interrupt import StepInterrupted
+from .interrupt import StepInterrupted, was_terminated
 from .progress import LiveStatus, StepStatus, followed
 from .results import add_rerank_option, add_result_options, rerank_mode, result_format, say_written, write_result
 from .search_flags import add_filter_options, filter_arguments
@@ -246,8 +246,9 @@ def deep_command(argv: Sequence[str]) -> int:
         else:
             text = step_markdown(session, shown)
         write_output(text, settings)
-    except KeyboardInterrupt:  # the file may hold a batch nobody saw: say how to see it
-        raise StepInterrupted(_where(getattr(args, "session", None) or args.file)) from None
+    except KeyboardInterrupt as interrupt:  # the file may hold a batch nobody saw: say how to see it
+        raise StepInterrupted(_where(getattr(args, "session", None) or args.file),
+                              terminated=was_terminated(interrupt)) from None
     return 0
 
 

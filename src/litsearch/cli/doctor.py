@@ -24,6 +24,7 @@ from ..core.errors import EXIT_CODES_HELP, ExitCode, ProviderError
 from ..core.sanitize import json_text, safe_text
 from ..runtime.settings import settings_from_env
 from .common import new_parser, run_command, write_output
+from .interrupt import run_async
 
 PROG = "lit-search doctor"
 EMAIL_VARIABLE = "LITSEARCH_EMAIL"
@@ -74,7 +75,7 @@ def doctor_command(argv: Sequence[str]) -> int:
     report["environment_problems"] = problems
     report["shared_state"] = shared_state_report(settings, deep=args.check)
     if args.check:
-        checks = asyncio.run(check_all(settings))
+        checks = run_async(check_all(settings))
         from ..providers.base import get_provider
 
         for entry in report["providers"]:
@@ -97,7 +98,7 @@ def shared_state_report(settings: Settings, deep: bool) -> dict[str, Any]:
     from ..net.lab_report import lab_report
 
     return {"variable": SHARED_STATE_VARIABLE, "set": True, "checked": deep,
-            **asyncio.run(lab_report(settings.shared_state, settings.redact, deep=deep))}
+            **run_async(lab_report(settings.shared_state, settings.redact, deep=deep))}
 
 
 def usable_settings() -> tuple[Settings, list[str]]:

@@ -91,11 +91,24 @@ def mcp_command(argv: Sequence[str]) -> int:
         raise UsageError("the MCP SDK is not installed: pip install 'mcp>=2.3,<3' (or reinstall lit-search)") from None
     from ..mcp_server.server import serve
 
+    _signal_ends_the_server()
     try:
         serve(settings, http=http, max_chars=max_chars)
     except KeyboardInterrupt:
         pass
     return ExitCode.OK
+
+
+def _signal_ends_the_server() -> None:
+    """A server is not a command: its client (or uvicorn, over HTTP, with handlers of its own)
+    ends it with SIGTERM, at once, as before commands unwound on it: nothing it holds is half
+    written (its stores replace files atomically), and unwinding a transport mid-message could
+    keep a client waiting."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def http_options(args) -> object:

@@ -3,7 +3,6 @@ records as a JSON list on stdout."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Sequence
 
 from ..core.config import Settings
@@ -12,6 +11,7 @@ from ..core.sanitize import json_text
 from ..runtime.settings import load_settings
 from ..search.options import MAX_LIMIT, check_limit
 from .common import new_parser, run_command, whole_number, write_output
+from .interrupt import run_async
 
 
 def build_parser(name: str):
@@ -52,7 +52,7 @@ def main(name: str, argv: Sequence[str] | None = None) -> int:
             raise UsageError("the query is empty")
         check_limit(args.limit, MAX_LIMIT)
         settings = load_settings()
-        records = asyncio.run(_run(name, query, args.limit, settings))
+        records = run_async(_run(name, query, args.limit, settings))
         write_output(json_text(records), settings)
         return ExitCode.OK
 

@@ -13,6 +13,7 @@ from ..runtime.console import Console
 from ..runtime.settings import load_settings
 from .common import add_cache_options, add_quiet_option, cache_mode, \
     new_parser, run_command, whole_number, write_output
+from .interrupt import run_async
 
 PROG = "lit-search read"
 FORMATS = ("markdown", "json", "text")
@@ -101,11 +102,9 @@ def read_command(argv: Sequence[str]) -> int:
 
 
 def _read(ref, args, max_chars, settings, console):
-    import asyncio
-
     from ..fulltext.read import read_paper
     from ..runtime.online import opened_cache
 
     with opened_cache(settings, cache_mode(args), console) as (_cache, store):
-        return asyncio.run(read_paper(ref, args.section, max_chars, settings=settings, cache_mode=cache_mode(args),
+        return run_async(read_paper(ref, args.section, max_chars, settings=settings, cache_mode=cache_mode(args),
                                       store=store, progress=console.say))

@@ -12,6 +12,7 @@ from ..zotero.declaration import CONNECTOR, WEB_API
 from ..runtime.console import Console
 from ..runtime.settings import load_settings
 from .common import new_parser, run_command, write_output
+from .interrupt import run_async
 
 PROG = "lit-search zotero"
 
@@ -67,8 +68,6 @@ def main(argv: Sequence[str]) -> int:
 
 
 def zotero_command(argv: Sequence[str]) -> int:
-    import asyncio
-
     from ..render.zotero import push_report
     from ..zotero.run import push_to_zotero
     from ..runtime.online import opened_cache
@@ -78,7 +77,7 @@ def zotero_command(argv: Sequence[str]) -> int:
     console = Console(settings, args.quiet)
     store_needed = args.from_library or any(ref.strip().lstrip("#").isdigit() for ref in args.ids)
     with opened_cache(settings, "normal", console, store_needed=store_needed) as (_cache, store):
-        summary, notes = asyncio.run(push_to_zotero(args.ids, args.from_file, args.from_library,
+        summary, notes = run_async(push_to_zotero(args.ids, args.from_file, args.from_library,
                                                     collection=args.collection, via=args.via, settings=settings,
                                                     store=store, progress=console.say))
     # Notes are about the papers themselves (entries skipped, duplicates unchecked): shown even with -q.

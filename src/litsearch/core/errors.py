@@ -26,12 +26,13 @@ class ExitCode(IntEnum):
     STORE = 4
     NOT_FOUND = 5
     INTERRUPTED = 130
+    TERMINATED = 143  # 128 + SIGTERM, as shells report a command a signal ended
 
 
 EXIT_CODES_HELP = """\
 exit codes: 0 ok, 1 internal error, 2 usage or input error, 3 every provider failed
   (nothing could be fetched), 4 local database damaged, too new or not writable, 5 not found,
-  130 interrupted (Ctrl-C)."""
+  130 interrupted (Ctrl-C), 143 stopped by SIGTERM (a timeout, a job cancelled)."""
 
 
 class LitSearchError(Exception):

@@ -301,6 +301,18 @@ async def with_resolved_filters(http: HttpClient, options: SearchOptions) -> Sea
     return options if resolved is options.filters else replace(options, filters=resolved)
 
 
+async def _ended(tasks: list[asyncio.Future]) -> None:
+    """Every provider's task over before the search returns or unwinds: a search cancelled (Ctrl-C,
+    SIGTERM, a caller's timeout) must not leave its requests running past it, into a response
+    cache and an HTTP client its caller has closed by then ("cache disabled: the database is
+    closed" after the interrupt's line)."""
+    unfinished = [task for task in tasks if not task.done()]
+    for task in unfinished:
+        task.cancel()
+    if unfinished:
+        await asyncio.wait(unfinished)
+
+
 async def _reported(work, progress: SearchProgress) -> ProviderOutcome:
     outcome = await work
     progress.finished(outcome)
@@ -320,11 +332,14 @@ async def _run_search(options: SearchOptions, http: HttpClient, progress: Search
     deadline = search_deadline(http)
     progress.started([plan.provider for plan in plans])
     tasks = [asyncio.ensure_future(_reported(_bounded(http, plan, options), progress)) for plan in plans]
-    # The merge engine loads while the slower providers are still answering: after the first
-    # answer, so it never delays a request.
-    await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-    import_merge_engine()
-    outcomes = [await task for task in tasks]
+    try:
+        # The merge engine loads while the slower providers are still answering: after the first
+        # answer, so it never delays a request.
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        import_merge_engine()
+        outcomes = [await task for task in tasks]
+    finally:
+        await _ended(tasks)
     paper_outcomes = [o for o in outcomes if o.returns == "papers"]
     ranked = merge_and_rank(paper_outcomes, options.sort, options.queries)
     filters = options.filters
