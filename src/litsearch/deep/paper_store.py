@@ -33,7 +33,7 @@ from ..core.errors import InputError
 from ..core.files import MB, READ_FLAGS, read_up_to
 from ..core.text import plural
 from ..search.record_shape import Fields, MapOf, fits, shape_problem
-from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict
+from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict, unwritable_text
 
 try:
     import fcntl
@@ -108,6 +108,9 @@ def read_records(side: Path, header: dict[str, Any], wanted: list[tuple[str, Any
                                 f"longer than {MAX_RECORD_BYTES / MB:,.0f} MB, the most a record may be"))
         lines.append(data[at:end])
         store.at[key] = (at, end + 1 - at, None, None)
+    if data and data[-1] != 0x0A:  # a line no candidate points at: every save commits whole lines, the next appends
+        raise InputError(f"{shown}: damaged session: {name} line {_line(data, committed)}: cut short where the "
+                         f"session's {plural(committed, 'byte')} end (a save would append to it)")
     records = _decoded(lines, data, [at for _, at in wanted], name, shown)
     for (key, at), record in zip(wanted, records):
         if not fits(record, RECORD_SHAPE):
@@ -123,16 +126,24 @@ def _decoded(lines: list[bytes], data: bytes, starts: list[int], name: str, show
     """Every line's JSON value. Decoded as one array: the decoder then makes each name (every
     term) once, and the records share it, which is also what makes scoring's look-ups quick.
     When that fails, line by line, to name the line that is not JSON; a line holding more than
-    one value is caught by the count."""
+    one value is caught by the count. The bytes are strict UTF-8 (``json.loads`` of bytes lets
+    a lone surrogate's bytes through), and a lone surrogate's escape is refused too: a record
+    holding one could never be written again."""
     try:
-        records = json.loads(b"[" + b",".join(lines) + b"]")
-        if len(records) == len(lines):
-            return records
+        text = (b"[" + b",".join(lines) + b"]").decode("utf-8")
+        records = json.loads(text)
     except (ValueError, RecursionError):
-        pass
+        records = None
+    if records is not None and len(records) == len(lines):
+        if "\\ud" in text or "\\uD" in text:  # no other way to half a character in strict UTF-8
+            for record, at in zip(records, starts):
+                problem = unwritable_text(record, "record")
+                if problem:
+                    raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: {problem}")
+        return records
     for line, at in zip(lines, starts):
         try:
-            json.loads(line)
+            json.loads(line.decode("utf-8"))
         except (ValueError, RecursionError) as error:
             raise InputError(f"{shown}: damaged session: {name} line {_line(data, at)}: not a JSON record "
                              f"({str(error)[:100]})") from None

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
 
 from .. import __version__
+from ..core.environment import excerpt
 from ..core.errors import InputError
 from ..core.files import MB
-from ..core.filters import Filters
+from ..core.filters import ENTITY_FILTERS, Filters
 from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
 from ..core.text import plural
 from ..providers import registry
@@ -36,6 +38,7 @@ MAX_CANDIDATES = 20_000  # read back; a session keeps far fewer (deep/pool.py MA
 MAX_ROUNDS = 1_000
 MAX_PENDING = 8  # the judge's queries waiting for a round (search/options.py MAX_VARIANTS)
 MAX_REFS = 2_000  # W-ids kept of one candidate's reference list
+MAX_RANK = 10**9  # an evidence entry's place in a list: far beyond any list a provider gives
 
 
 @dataclass
@@ -225,20 +228,27 @@ PAPER_SHAPE = Fields({
     "citation_count": INT_OR_NONE, "influential_citation_count": INT_OR_NONE, "rank": INT_OR_NONE,
     "score": (int, float, type(None)), "retracted": (bool, type(None)), "publication_types": ListOf(str, 100),
     "external_ids": MapOf(str), "updates": ListOf(MapOf((*SCALAR, ListOf(SCALAR, 100))), 100),
-}, required=("title",))
+})  # no field required: an empty title (a file may hold one) is saved as every empty field is, left out
 CANDIDATE_SHAPE = Fields({"key": str, "paper": PAPER_SHAPE, "terms": MapOf(int),
                           "evidence": ListOf(MapOf(SCALAR), 1_000), "verdict": TEXT_OR_NONE,
                           "judged_round": INT_OR_NONE, "shown_round": INT_OR_NONE, "score": (int, float),
                           "log_odds": (int, float),
                           "why": str, "chased": ListOf(str, 100), "refs": ListOf(str, MAX_REFS)},
                          required=("key", "paper"))
+# Each filter with the type Filters gives it (search/record.py filters_as_dict): one of another type
+# was read as no filter, and the next save wrote it so (a "min_citations": "5" typed by hand, gone)
+FILTERS_SHAPE = Fields({"date_from": TEXT_OR_NONE, "date_to": TEXT_OR_NONE, "venue": TEXT_OR_NONE,
+                        "author": TEXT_OR_NONE, "open_access": bool, "types": ListOf(str, 100),
+                        "preprints": (bool, type(None)), "min_citations": INT_OR_NONE, "max_citations": INT_OR_NONE,
+                        **{name: TEXT_OR_NONE for name in ENTITY_FILTERS}, "countries": ListOf(str, 100),
+                        "continents": ListOf(str, 100), "resolved": MapOf(ListOf(str, 2))})
 ROUND_SHAPE = Fields({"number": int, "new_candidates": int, "requests": MapOf(int), "cached": MapOf(int),
                       "judged": int, "relevant": int,
                       "maybe": int, "actions": ListOf(str, 1_000), "queries": ListOf(str, 100),
                       "notes": ListOf(str, 1_000), "stop_check": str}, required=("number",))
 SESSION_SHAPE = Fields({
-    "kind": str, "version": int, "topic": str, "variants": ListOf(str, 100), "filters": MapOf(
-        (*SCALAR, ListOf(str, 100), MapOf(ListOf(str, 2)))),
+    "kind": str, "version": int, "created_at": str, "topic": str, "variants": ListOf(str, 100),
+    "filters": FILTERS_SHAPE,
     "options": Fields({"batch": int, "max_judged": int, "round_requests": int, "max_requests": int,
                        "stop_window": int,
                        "stop_yield": int, "providers": (ListOf(str, 100), type(None)), "verify": bool,
@@ -255,10 +265,43 @@ def from_document(document: Any, shown: str) -> Session:
     """The session a whole document (version 1: every record in it) holds, or InputError naming
     what is wrong (one line). A session file of version 2 is read by deep/session_file.py."""
     check_kind(document, shown, (WHOLE_VERSION,))
-    problem = shape_problem(document, SESSION_SHAPE)
+    problem = shape_problem(document, SESSION_SHAPE) or unwritable_text(document)
     if problem:
         raise InputError(f"{shown}: damaged session: {problem}")
     return session_of(document, document["candidates"], shown)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unwritable_text(value: Any, where: str = "") -> str | None:
+    """Where ``value`` (decoded JSON) holds half of a character, in words; None when it holds
+    none. JSON can name a lone surrogate with an escape (``"\\ud800"``), and no UTF-8 file can
+    hold one: a session read with one could never be saved again (its next step ended in an
+    internal error). Checked by the C encoder at once; walked to name the place only when it fails."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, RecursionError):
+        pass
+    pending = [(value, where)]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found:
+                return f"'{where}' holds {found[0]!r}, half of a character (a lone surrogate), which no file can hold"
+        elif isinstance(value, dict):
+            for name, item in reversed(value.items()):
+                named = f"{where}.{_name(name)}" if where else _name(name)
+                found = _SURROGATE.search(name)
+                if found:
+                    return (f"'{where or 'the document'}' holds a name with {found[0]!r}, half of a character (a "
+                            f"lone surrogate), which no file can hold")
+                pending.append((item, named))
+        elif isinstance(value, list):
+            pending.extend((item, f"{where}[{position}]") for position, item in reversed(list(enumerate(value))))
+    return None
 
 
 def check_kind(document: Any, shown: str, versions: tuple[int, ...]) -> None:
@@ -269,19 +312,35 @@ def check_kind(document: Any, shown: str, versions: tuple[int, ...]) -> None:
                          f"versions {WHOLE_VERSION} and {VERSION}")
 
 
+def _filters(values: dict[str, Any], shown: str) -> Filters:
+    """The session's filters (FILTERS_SHAPE checked their types); a count below 0, which
+    ``filters_from_dict`` reads as no filter, is named instead."""
+    for name in ("min_citations", "max_citations"):
+        if (values.get(name) or 0) < 0:
+            raise InputError(f"{shown}: damaged session: filter {name} {values[name]:,} is below 0")
+    try:
+        return filters_from_dict(values)
+    except InputError as error:  # a date that is none: said as every other damage is, naming the file
+        raise InputError(f"{shown}: damaged session: {error}") from None
+
+
+def _name(name: str) -> str:
+    return name if name.isprintable() and len(name) <= 40 else excerpt(name, 40)
+
+
 def session_of(document: dict[str, Any], entries: list[dict[str, Any]], shown: str) -> Session:
     """The session of a checked document whose candidate ``entries`` each hold their paper and terms."""
     options = Options(**{k: v for k, v in document["options"].items() if k in Options.__dataclass_fields__})
     _check_options(options, shown)
     session = Session(topic=document["topic"], variants=list(document.get("variants") or []),
-                      filters=filters_from_dict(document.get("filters") or {}), options=options,
+                      filters=_filters(document.get("filters") or {}, shown), options=options,
                       created_at=str(document.get("created_at") or ""), done=bool(document.get("done")),
                       stop_reason=document.get("stop_reason"), queries=list(document.get("queries") or []),
                       search_providers=list(document.get("search_providers") or []),
                       asked_ids=list(document.get("asked_ids") or []),
                       pending_queries=list(document.get("pending_queries") or []),
                       recommended_with=str(document.get("recommended_with") or ""),
-                      next_number=int(document.get("next_number") or 1))
+                      next_number=document.get("next_number", 1))
     for entry in entries:
         candidate = _candidate(entry, shown)
         if candidate.key in session.candidates:
@@ -314,6 +373,8 @@ def _state_problem(session: Session) -> str | None:
     stop reason. None when the state is one a step can leave."""
     if not session.topic.strip():
         return "an empty topic"
+    if session.next_number < 1:  # the next paper would be given a key no session has (c0, c-3)
+        return f"next_number {session.next_number:,}, not a candidate number (1, 2, …)"
     numbers = [entry.number for entry in session.rounds]
     if numbers != list(range(1, len(numbers) + 1)):
         return f"rounds numbered {', '.join(map(str, numbers[:6]))}{'…' if len(numbers) > 6 else ''}, not 1, 2, … in order"
@@ -360,6 +421,9 @@ def _candidate_problem(candidate: Candidate, session: Session) -> str | None:
             return f"has {name} {value:,}, not a round of the session ({rounds})"
     if not (math.isfinite(candidate.score) and math.isfinite(candidate.log_odds)):
         return "has a score that is no number"
+    problem = _evidence_problem(candidate.evidence)
+    if problem:
+        return problem
     # A verdict is never taken back to none: a paper read in a round, with none, would count in
     # that round's judged papers and never be shown again
     if candidate.verdict is None and candidate.judged_round is not None:
@@ -371,18 +435,45 @@ def _candidate_problem(candidate: Candidate, session: Session) -> str | None:
     return None
 
 
+def _evidence_problem(evidence: list[dict[str, Any]]) -> str | None:
+    """What is wrong with the evidence entries' values the steps read (deep/score.py; CANDIDATE_SHAPE
+    checked that each is a scalar), in words after a candidate's key, or None: a rank of text or a
+    seed of a number stopped `deep results` with a TypeError, a rank past a float's range the scoring
+    with an OverflowError. A loop of its own: the shape checker took five times as long."""
+    for position, entry in enumerate(evidence):
+        rank, seed, provider = entry.get("rank"), entry.get("seed"), entry.get("provider")
+        if rank is not None and (type(rank) is not int or not -MAX_RANK <= rank <= MAX_RANK):
+            return f"has evidence[{position}] ranked {excerpt(repr(rank), 20)}, not a place in a list (1, 2, …)"
+        if seed is not None and type(seed) is not str:
+            return f"has evidence[{position}] whose seed is {excerpt(repr(seed), 20)}, not a candidate's key"
+        if provider is not None and type(provider) is not str:
+            return f"has evidence[{position}] whose provider is {excerpt(repr(provider), 20)}, not a provider's name"
+    return None
+
+
 def _candidate(entry: dict[str, Any], shown: str) -> Candidate:
     if entry.get("verdict") not in (None, *VERDICTS):
         raise InputError(f"{shown}: damaged session: candidate {entry['key']!r} has verdict {entry['verdict']!r}")
     fields_read = {ATTRIBUTES.get(k, k): v for k, v in entry["paper"].items() if k in _PAPER_FIELD_SET}
-    fields_read.setdefault("provider", "merged")
+    if not fields_read.get("provider"):  # none, or "" (an empty field, left out when saved): the merged record
+        fields_read["provider"] = "merged"
+    fields_read.setdefault("title", "")
     paper = Paper(**fields_read)
     return Candidate(key=entry["key"], paper=paper, terms=dict(entry.get("terms") or {}),
                      evidence=list(entry.get("evidence") or []), verdict=entry.get("verdict"),
                      judged_round=entry.get("judged_round"), shown_round=entry.get("shown_round"),
-                     score=float(entry.get("score") or 0.0), log_odds=float(entry.get("log_odds") or 0.0),
+                     score=_number(entry.get("score")), log_odds=_number(entry.get("log_odds")),
                      why=str(entry.get("why") or ""),
                      chased=list(entry.get("chased") or []), refs=list(entry.get("refs") or []))
+
+
+def _number(value: int | float | None) -> float:
+    """A score as a float; NaN (no number: _candidate_problem names it) for a whole number too
+    large for one (1 followed by 400 zeros), as for NaN itself."""
+    try:
+        return float(value or 0.0)
+    except OverflowError:
+        return math.nan
 
 
 def _check_options(options: Options, shown: str) -> None:

@@ -31,7 +31,8 @@ from ..search.record_shape import Fields, ListOf, shape_problem
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
 from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
-                      Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of)
+                      Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of,
+                      unwritable_text)
 
 SUFFIX = ".json"  # a session file's name ends so (its papers file beside it: paper_store.py)
 
@@ -80,7 +81,7 @@ def session_from(document: Any, path: str | os.PathLike) -> Session:
     check_kind(document, shown, (WHOLE_VERSION, VERSION))
     if document["version"] == WHOLE_VERSION:
         return from_document(document, shown)
-    problem = shape_problem(document, DOCUMENT_SHAPE)
+    problem = shape_problem(document, DOCUMENT_SHAPE) or unwritable_text(document)
     if problem:
         raise InputError(f"{shown}: damaged session: {problem}")
     states = document["candidates"]

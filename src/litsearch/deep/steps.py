@@ -33,7 +33,7 @@ def given_list(value: int | str | Sequence[int | str] | None, name: str) -> str 
     if value is None or isinstance(value, str):
         return value
     if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
+        return _row_text(value, name)
     if isinstance(value, (bytes, bytearray, Mapping)) or not isinstance(value, Iterable):
         raise UsageError(f"{name}: give rows or ids (a comma string \"1,4,c12\", a list, or one row), "
                          f"not {type(value).__name__}")
@@ -41,7 +41,14 @@ def given_list(value: int | str | Sequence[int | str] | None, name: str) -> str 
     for item in items:
         if isinstance(item, bool) or not isinstance(item, (int, str)):
             raise UsageError(f"{name}: a row is a whole number and an id is text, not {type(item).__name__} {item!r}")
-    return ",".join(str(item) for item in items)
+    return ",".join(item if isinstance(item, str) else _row_text(item, name) for item in items)
+
+
+def _row_text(row: int, name: str) -> str:
+    try:
+        return str(row)
+    except ValueError:  # more digits than Python writes out (4,300): no batch has that row
+        raise UsageError(f"{name}: a row of more than 4,300 digits is in no batch") from None
 
 
 def session_path(value: str | os.PathLike) -> str:

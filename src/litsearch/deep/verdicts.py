@@ -115,12 +115,12 @@ def _row(session: Session, item: str, verdict: str) -> int:
     if not is_decimal(item):
         raise UsageError(f"--{verdict}: {_shown(item)} is not a row number; rows are written as printed "
                          f"(1, 2, … in the digits 0-9, without leading zeros)")
-    row = int(item)
-    if not 1 <= row <= len(session.batch):
+    row = int(item) if len(item) <= 20 else None  # more digits: past every batch (and int() reads 4,300 at most)
+    if row is None or not 1 <= row <= len(session.batch):
         rows = ("row 1 alone" if len(session.batch) == 1 else f"rows 1–{len(session.batch)}") if session.batch \
             else "no rows: the session has no batch"
-        hint = f"; a PMID is written PMID:{row}" if row > len(session.batch) else ""
-        raise UsageError(f"--{verdict}: row {row} is not in the batch ({rows}){hint}")
+        hint = f"; a PMID is written PMID:{row}" if row is not None and row > len(session.batch) else ""
+        raise UsageError(f"--{verdict}: row {_shown(item) if row is None else row} is not in the batch ({rows}){hint}")
     return row
 
 
