@@ -645,3 +645,24 @@ def test_the_command_line_refuses_a_row_of_thousands_of_digits_and_changes_nothi
     code, stderr, _ = _run(tmp_path, "deep", "next", "s.json", "--relevant", "9" * 5_000)
     assert code == ExitCode.USAGE and "is not in the batch (rows 1–3)" in stderr, stderr
     assert files(tmp_path) == before
+
+
+def test_every_filter_a_session_writes_is_one_its_reader_takes(tmp_path):
+    """The session's reader checks each filter's type (FILTERS_SHAPE): a filter added to Filters
+    and not to it would make every session using it unreadable. With every filter set, the
+    session saved reads back with the same filters."""
+    from datetime import date
+
+    from litsearch.deep.session import FILTERS_SHAPE
+
+    every = Filters(date_from=date(2001, 1, 1), date_to=date(2020, 12, 31), venue="Reef Science", author="Coral",
+                    open_access=True, types=("journal-article",), preprints=False, min_citations=2, max_citations=90,
+                    source="S1", institution="I2", topic="T3", publisher="P4", funder="F5", countries=("AU",),
+                    continents=("oceania",), resolved={"source": ("S1", "Reef Journal")})
+    written = filters_as_dict(every)
+    assert set(written) <= set(FILTERS_SHAPE.fields), set(written) - set(FILTERS_SHAPE.fields)
+    session = rich_session()
+    session.filters = every
+    path = tmp_path / "every.json"
+    save(path, session)
+    assert load(path).filters == every
