@@ -57,9 +57,11 @@ def run_async(coroutine):
         result = asyncio.run(main())
     except asyncio.CancelledError:
         if _TERMINATING:
+            _TERMINATING.clear()
             raise Terminated() from None
         raise
     if _TERMINATING:  # the coroutine caught the cancellation and returned: the signal still counts
+        _TERMINATING.clear()
         raise Terminated()
     return result
 

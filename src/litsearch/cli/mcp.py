@@ -100,10 +100,9 @@ def mcp_command(argv: Sequence[str]) -> int:
 
 
 def _signal_ends_the_server() -> None:
-    """A server is not a command: its client (or uvicorn, over HTTP, with handlers of its own)
-    ends it with SIGTERM, at once, as before commands unwound on it: nothing it holds is half
-    written (its stores replace files atomically), and unwinding a transport mid-message could
-    keep a client waiting."""
+    """A server is not a command: SIGTERM ends it at once, as it always has (its client sends it;
+    over HTTP uvicorn sets handlers of its own). Nothing it holds is half written (its stores
+    replace files atomically), and unwinding a transport mid-message could keep a client waiting."""
     import signal
     import threading
 
