@@ -142,6 +142,13 @@ def test_snowball_record_report_and_rerun(tmp_path):
     (json.dumps({"kind": "search", "record_version": 1, "topic": "x", "providers": [], "options": {}, "results": [],
                  "found": 5, "counts": {"identified": 0, "duplicates_removed": 0, "after_duplicates_removed": 0,
                                         "shown": 0, "per_source": {}}}), "'found' is not a list"),
+    # Half a character (a lone surrogate, which JSON can escape and no file can hold): the report
+    # showed a replacement character in its place, and rerun searched a topic nobody typed
+    (json.dumps({"kind": "search", "record_version": 1, "topic": "coral \ud800 reefs", "providers": [],
+                 "options": {}, "results": [], "counts": {"identified": 0, "duplicates_removed": 0,
+                                                          "after_duplicates_removed": 0, "shown": 0,
+                                                          "per_source": {}}}),
+     "'topic' holds '\\ud800', half of a character (a lone surrogate)"),
 ])
 def test_a_bad_record_is_one_clear_line(world, content, message):
     run, folder, _ = world

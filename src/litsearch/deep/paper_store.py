@@ -32,8 +32,8 @@ from typing import Any, Iterator
 from ..core.errors import InputError
 from ..core.files import MB, READ_FLAGS, read_up_to
 from ..core.text import plural
-from ..search.record_shape import Fields, MapOf, fits, shape_problem
-from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict, unwritable_text
+from ..search.record_shape import Fields, MapOf, fits, shape_problem, unwritable_text
+from .session import MAX_FILE_BYTES, PAPER_SHAPE, Candidate, paper_as_dict
 
 try:
     import fcntl

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from typing import Any
@@ -27,7 +26,7 @@ from ..core.records import ATTRIBUTES, JSON_NAMES, Paper
 from ..core.text import plural
 from ..providers import registry
 from ..search.record import filters_as_dict, filters_from_dict
-from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem
+from ..search.record_shape import INT_OR_NONE, TEXT_OR_NONE, Fields, ListOf, MapOf, shape_problem, unwritable_text
 
 KIND = "deep-search session"
 VERSION = 2  # the document of what changes, beside a papers file (deep/paper_store.py)
@@ -271,39 +270,6 @@ def from_document(document: Any, shown: str) -> Session:
     return session_of(document, document["candidates"], shown)
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def unwritable_text(value: Any, where: str = "") -> str | None:
-    """Where ``value`` (decoded JSON) holds half of a character, in words; None when it holds
-    none. JSON can name a lone surrogate with an escape (``"\\ud800"``), and no UTF-8 file can
-    hold one: a session read with one could never be saved again (its next step ended in an
-    internal error). Checked by the C encoder at once; walked to name the place only when it fails."""
-    try:
-        json.dumps(value, ensure_ascii=False).encode("utf-8")
-        return None
-    except (UnicodeEncodeError, RecursionError):
-        pass
-    pending = [(value, where)]
-    while pending:
-        value, where = pending.pop()
-        if isinstance(value, str):
-            found = _SURROGATE.search(value)
-            if found:
-                return f"'{where}' holds {found[0]!r}, half of a character (a lone surrogate), which no file can hold"
-        elif isinstance(value, dict):
-            for name, item in reversed(value.items()):
-                named = f"{where}.{_name(name)}" if where else _name(name)
-                found = _SURROGATE.search(name)
-                if found:
-                    return (f"'{where or 'the document'}' holds a name with {found[0]!r}, half of a character (a "
-                            f"lone surrogate), which no file can hold")
-                pending.append((item, named))
-        elif isinstance(value, list):
-            pending.extend((item, f"{where}[{position}]") for position, item in reversed(list(enumerate(value))))
-    return None
-
-
 def check_kind(document: Any, shown: str, versions: tuple[int, ...]) -> None:
     if not isinstance(document, dict) or document.get("kind") != KIND:
         raise InputError(f"{shown}: not a lit-search deep-search session (start one with `lit-search deep start`)")
@@ -322,10 +288,6 @@ def _filters(values: dict[str, Any], shown: str) -> Filters:
         return filters_from_dict(values)
     except InputError as error:  # a date that is none: said as every other damage is, naming the file
         raise InputError(f"{shown}: damaged session: {error}") from None
-
-
-def _name(name: str) -> str:
-    return name if name.isprintable() and len(name) <= 40 else excerpt(name, 40)
 
 
 def session_of(document: dict[str, Any], entries: list[dict[str, Any]], shown: str) -> Session:

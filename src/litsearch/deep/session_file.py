@@ -27,12 +27,11 @@ from typing import Any, Callable, Iterator
 
 from ..core.errors import InputError, UsageError
 from ..core.files import file_head, read_json_input, written_file
-from ..search.record_shape import Fields, ListOf, shape_problem
+from ..search.record_shape import Fields, ListOf, shape_problem, unwritable_text
 from . import paper_store
 from .paper_store import HEADER_SHAPE, papers_path
 from .session import (CANDIDATE_SHAPE, KIND, MAX_CANDIDATES, MAX_FILE_BYTES, SESSION_SHAPE, VERSION, WHOLE_VERSION,
-                      Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of,
-                      unwritable_text)
+                      Session, as_text, candidate_state, check_kind, document_fields, from_document, session_of)
 
 SUFFIX = ".json"  # a session file's name ends so (its papers file beside it: paper_store.py)
 

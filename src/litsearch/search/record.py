@@ -179,14 +179,14 @@ RECORD_WHAT = "a lit-search search record"
 
 def checked_record(record: Any, path: str) -> dict[str, Any]:
     """``record`` (a parsed JSON document) when it is a search record, else InputError."""
-    from .record_shape import shape_problem
+    from .record_shape import shape_problem, unwritable_text
 
     if not isinstance(record, dict) or record.get("kind") not in ("search", "snowball") \
             or type(record.get("record_version")) is not int:
         raise InputError(f"{path} is not a lit-search search record (write one with --record FILE)")
     if record["record_version"] > RECORD_VERSION:
         raise InputError(f"{path} was written by a newer lit-search (record version {record['record_version']})")
-    problem = shape_problem(record) or _shape_problem(record)
+    problem = shape_problem(record) or unwritable_text(record) or _shape_problem(record)
     if problem:
         raise InputError(f"{path} is not a complete search record: {problem}")
     return record

@@ -10,6 +10,8 @@ excerpt of the value.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -220,3 +222,41 @@ def _described(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     return excerpt(repr(value), 40)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unwritable_text(value: Any, where: str = "") -> str | None:
+    """Where ``value`` (decoded JSON) holds half of a character, in words; None when it holds
+    none. JSON can name a lone surrogate with an escape (``"\\ud800"``), and no UTF-8 file can
+    hold one: a deep session read with one could never be saved again (its next step ended in an
+    internal error), and a search record's report showed a replacement character in its place.
+    Checked by the C encoder at once; walked to name the place only when it fails."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+        return None
+    except (UnicodeEncodeError, RecursionError):
+        pass
+    pending = [(value, where)]
+    while pending:
+        value, where = pending.pop()
+        if isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found:
+                return f"'{where}' holds {found[0]!r}, half of a character (a lone surrogate), which no file can hold"
+        elif isinstance(value, dict):
+            for name, item in reversed(value.items()):
+                named = f"{where}.{_key_shown(name)}" if where else _key_shown(name)
+                found = _SURROGATE.search(name)
+                if found:
+                    return (f"'{where or 'the document'}' holds a name with {found[0]!r}, half of a character (a "
+                            f"lone surrogate), which no file can hold")
+                pending.append((item, named))
+        elif isinstance(value, list):
+            pending.extend((item, f"{where}[{position}]") for position, item in reversed(list(enumerate(value))))
+    return None
+
+
+def _key_shown(name: str) -> str:
+    return name if name.isprintable() and len(name) <= 40 else excerpt(name, 40)
