@@ -34,4 +34,4 @@ def _quiet_until_main() -> None:
 
 _quiet_until_main()
 
-__version__ = "0.4.70"
+__version__ = "0.4.71"
