@@ -232,32 +232,34 @@ def test_a_next_killed_at_any_moment_keeps_every_verdict(world, tmp_path):
     assert sum(1 for c in final["candidates"] if c["verdict"] == "relevant") == 5
 
 
-# A `deep next` that kills itself (SIGKILL) at a counted point of its writes: after ``count``
-# bytes of the papers file's append, or before or after its ``count``-th rename.
-KILLED_AT = """
+# A `deep next` that signals itself (SIGKILL, or SIGTERM) at a counted point of its writes:
+# before or after its ``count``-th rename, or in the papers file's append: SIGKILL after
+# ``count`` bytes of it (a kill cuts a write short), SIGTERM after the whole of it (a signal
+# Python handles never does: the system call finishes or is retried, then the handler runs).
+STOPPED_AT = """
 import os, signal, sys
 from litsearch.deep import paper_store
-where, count = sys.argv[1], int(sys.argv[2])
-def die():
-    os.kill(os.getpid(), signal.SIGKILL)
+name, where, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def stop():
+    os.kill(os.getpid(), getattr(signal, name))
 if where == "append":
     whole = paper_store._write_all
     def cut(descriptor, at, blob):
-        whole(descriptor, at, blob[:count])
-        die()
+        whole(descriptor, at, blob[:count] if name == "SIGKILL" else blob)
+        stop()
     paper_store._write_all = cut
 else:
     rename, seen = os.replace, []
     def counted(*args):
         seen.append(args)
         if len(seen) == count and where == "before-rename":
-            die()
+            stop()
         rename(*args)
         if len(seen) == count and where == "after-rename":
-            die()
+            stop()
     os.replace = counted
 from litsearch.cli import main
-sys.exit(main(sys.argv[3:]))
+sys.exit(main(sys.argv[4:]))
 """
 
 
@@ -274,8 +276,9 @@ def test_a_next_killed_during_the_append_or_the_rename_keeps_the_last_step(world
     session = tmp_path / "review.json"
     start(run)
     before = whole(session)
-    killed = subprocess.run([sys.executable, "-c", KILLED_AT, where, str(count), "deep", "next", "review.json",
-                             "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True, timeout=300)
+    killed = subprocess.run([sys.executable, "-c", STOPPED_AT, "SIGKILL", where, str(count), "deep", "next",
+                             "review.json", "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True,
+                            timeout=300)
     assert killed.returncode == -signal.SIGKILL, killed.stderr
     after = whole(session)  # read and checked
     verdicts = {c["key"]: c["verdict"] for c in after["candidates"]}
@@ -292,35 +295,6 @@ def test_a_next_killed_during_the_append_or_the_rename_keeps_the_last_step(world
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".review.")]
 
 
-# A `deep next` sent SIGTERM at a counted point of its writes (the write itself completes, as a
-# signal never cuts one short: Python finishes or retries the system call, then runs the handler).
-SIGNALLED_AT = """
-import os, signal, sys
-from litsearch.deep import paper_store
-where, count = sys.argv[1], int(sys.argv[2])
-def signal_now():
-    os.kill(os.getpid(), signal.SIGTERM)
-if where == "append":
-    whole = paper_store._write_all
-    def then_signal(descriptor, at, blob):
-        whole(descriptor, at, blob)
-        signal_now()
-    paper_store._write_all = then_signal
-else:
-    rename, seen = os.replace, []
-    def counted(*args):
-        seen.append(args)
-        if len(seen) == count and where == "before-rename":
-            signal_now()
-        rename(*args)
-        if len(seen) == count and where == "after-rename":
-            signal_now()
-    os.replace = counted
-from litsearch.cli import main
-sys.exit(main(sys.argv[3:]))
-"""
-
-
 @pytest.mark.parametrize("where,count", [("before-rename", 1), ("after-rename", 1), ("append", 0),
                                          ("before-rename", 2), ("after-rename", 2)])
 def test_a_next_stopped_by_sigterm_keeps_a_complete_step_and_says_where_it_stands(world, tmp_path, where, count):
@@ -333,8 +307,9 @@ def test_a_next_stopped_by_sigterm_keeps_a_complete_step_and_says_where_it_stand
     session = tmp_path / "review.json"
     start(run)
     before = whole(session)
-    stopped = subprocess.run([sys.executable, "-c", SIGNALLED_AT, where, str(count), "deep", "next", "review.json",
-                              "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True, timeout=300)
+    stopped = subprocess.run([sys.executable, "-c", STOPPED_AT, "SIGTERM", where, str(count), "deep", "next",
+                              "review.json", "--relevant", "1", "-q"], cwd=tmp_path, env=env, capture_output=True,
+                             timeout=300)
     assert stopped.returncode == 143, stopped.stderr
     assert stopped.stderr.decode() == ("lit-search deep: terminated (SIGTERM); see where it stands with "
                                        "`lit-search deep next review.json --show`\n")

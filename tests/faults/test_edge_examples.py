@@ -219,14 +219,21 @@ def test_dedupe_writes_the_users_own_csv_cells_as_read_and_neutralises_converted
 
 # ---------------------------------------------------------------- interrupts (class 9)
 
-@pytest.mark.parametrize("delay", [0.04, 0.08, 0.15, 0.3, 0.6])
-def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
-    server, env, run = api
+def signalled_search(env: dict, signal_number: int, delay: float) -> tuple[subprocess.Popen, bytes, bytes]:
+    """A search sent ``signal_number`` ``delay`` seconds after it started: the ended process, its
+    stdout and stderr."""
     process = subprocess.Popen([*lit_search_command(), "CRISPR off-target effects"], env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(delay)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signal_number)
     out, err = process.communicate(timeout=60)
+    return process, out, err
+
+
+@pytest.mark.parametrize("delay", [0.04, 0.08, 0.15, 0.3, 0.6])
+def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
+    server, env, run = api
+    process, out, err = signalled_search(env, signal.SIGINT, delay)
     if process.returncode == 0:  # finished before the signal arrived
         return
     if process.returncode == 1 and err.startswith(b"Fatal Python error: init_"):
@@ -249,11 +256,7 @@ def test_ctrl_c_at_any_moment_is_one_line_and_exit_130(api, delay):
 def test_sigterm_at_any_moment_is_one_line_and_exit_143(api, delay):
     """`timeout`, a service manager, a cancelled job: SIGTERM unwinds the command as Ctrl-C does."""
     server, env, run = api
-    process = subprocess.Popen([*lit_search_command(), "CRISPR off-target effects"], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(delay)
-    process.send_signal(signal.SIGTERM)
-    out, err = process.communicate(timeout=60)
+    process, out, err = signalled_search(env, signal.SIGTERM, delay)
     if process.returncode == 0:  # finished before the signal arrived
         return
     if process.returncode == -signal.SIGTERM:  # before lit-search's main ran: nothing read or written yet
